@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pap-plan - plan probes for a control-flow graph written in pap's text
+ * format, show them, and optionally run a walk through them and decode it
+ * back: compile -> run -> decode on one graph, without a compiler.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgtext.h"
+#include "decode.h"
+#include "plan.h"
+
+static const char *prog = "pap-plan";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s [OPTION]... GRAPH\n"
+"Plan pap probes for the control-flow graph in GRAPH (pap's text format,\n"
+"see pap-plan(1)) and print them.  With --walk, execute a walk through the\n"
+"probes exactly as the runtime would and decode what they recorded.\n"
+"\n"
+"  -m, --mode=MODE       pap-epp (default), pap, or epp\n"
+"  -w, --walk=FILE       blocks visited, entry first, a returning block last\n"
+"      --max-paths=N     cut acyclic regions with more than N paths\n"
+"  -q, --quiet           do not print the plan\n"
+"  -h, --help            show this help and exit\n"
+"  -V, --version         show the version and exit\n"
+"\n"
+"Exit status: 0 when the walk decodes to itself, 1 on any error.\n",
+		prog);
+}
+
+/* Reads a whole file; NULL with a message on error. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f) {
+		fprintf(stderr, "%s: error: %s: %s\n", prog, path,
+			strerror(errno));
+		return NULL;
+	}
+	do {
+		if (cap - len < 4096) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (256u << 20)) {
+				fprintf(stderr, "%s: error: %s: file too large\n",
+					prog, path);
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		fprintf(stderr, "%s: error: %s: read failed\n", prog, path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = 0;
+	if (memchr(buf, 0, len)) {
+		fprintf(stderr, "%s: error: %s: not a text file\n", prog, path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static const char *op_name(uint8_t kind)
+{
+	static const char *const names[] = {
+		"init", "add", "fold", "set", "count", "record"
+	};
+
+	return kind < 6 ? names[kind] : "?";
+}
+
+static void print_plan(const struct pap_cfgtext *t, const struct pap_plan *p)
+{
+	const struct pap_cfg *cfg = t->cfg;
+	uint32_t e, k;
+
+	printf("plan: %s\n", p->note);
+	for (e = 0; e < cfg->nedges; e++) {
+		const struct pap_edge *pe = &cfg->edges[e];
+
+		if (pe->flags & PAP_EF_DEAD || pe->kind == PAP_EDGE_FAKE)
+			continue;
+		printf("  %s -> %s%s%s:", pap_cfgtext_name(t, pe->src),
+		       pap_cfgtext_name(t, pe->dst),
+		       pe->flags & PAP_EF_BACK ? " (back)" : "",
+		       p->is_fold[e] ? " (fold)" : "");
+		if (!pap_plan_nops(p, e))
+			printf(" -");
+		for (k = p->op_off[e]; k < p->op_off[e + 1]; k++) {
+			const struct pap_op *op = &p->ops[k];
+
+			printf(" %s", op_name(op->kind));
+			switch (op->kind) {
+			case PAP_OP_INIT:
+				printf(" r=%llu a=%lld", (unsigned long long)op->n,
+				       (long long)op->k);
+				break;
+			case PAP_OP_FOLD:
+				printf(" r=r*%llu+(a%+lld)",
+				       (unsigned long long)op->n,
+				       (long long)op->k);
+				break;
+			case PAP_OP_ADD:
+			case PAP_OP_SET:
+			case PAP_OP_COUNT:
+				printf(" %lld", (long long)op->k);
+				break;
+			}
+			if (k + 1 < p->op_off[e + 1])
+				printf(";");
+		}
+		printf("\n");
+	}
+}
+
+struct emitted {
+	struct pap_breakpoint bps[4096];
+	size_t nbps;
+	uint64_t record, counts[4096];
+	size_t ncounts, nrecords;
+	int overflow;
+};
+
+static void on_bp(void *ctx, uint32_t site, uint64_t r)
+{
+	struct emitted *em = ctx;
+
+	if (em->nbps == 4096) {
+		em->overflow = 1;
+		return;
+	}
+	em->bps[em->nbps].site = site;
+	em->bps[em->nbps++].r = r;
+}
+
+static void on_record(void *ctx, uint64_t r)
+{
+	struct emitted *em = ctx;
+
+	em->record = r;
+	em->nrecords++;
+}
+
+static void on_count(void *ctx, uint64_t id)
+{
+	struct emitted *em = ctx;
+
+	if (em->ncounts == 4096) {
+		em->overflow = 1;
+		return;
+	}
+	em->counts[em->ncounts++] = id;
+}
+
+static void print_path(const struct pap_cfgtext *t, const struct pap_path *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->len; i++) {
+		const struct pap_edge *e = &t->cfg->edges[p->edges[i]];
+
+		if (e->src != t->cfg->entry)
+			printf(" %s", pap_cfgtext_name(t, e->src));
+	}
+	printf("\n");
+}
+
+/* Runs the walk through the probes, decodes, compares; 0 if equal. */
+static int run_walk(const struct pap_cfgtext *t, const struct pap_plan *p,
+		    const uint32_t *walk, size_t len)
+{
+	static struct emitted em;
+	struct pap_exec_sink sink = { on_bp, on_record, on_count, &em };
+	struct pap_exec_state st = { 0, 0 };
+	struct pap_path out;
+	size_t i, c;
+	int err = 0;
+
+	for (i = 0; i < len; i++)
+		pap_exec_edge(p, &st, walk[i], &sink);
+	if (em.overflow) {
+		fprintf(stderr, "%s: error: walk emits more than 4096 records\n",
+			prog);
+		return 1;
+	}
+	pap_path_init(&out);
+	if (p->mode == PAP_MODE_EPP) {
+		printf("run: %zu acyclic path ids\n", em.ncounts);
+		for (c = 0; c < em.ncounts && !err; c++) {
+			out.len = 0;
+			err = pap_decode_bl(p, em.counts[c], &out);
+			printf("  id %llu:", (unsigned long long)em.counts[c]);
+			if (!err)
+				print_path(t, &out);
+		}
+		pap_path_free(&out);
+		if (err)
+			fprintf(stderr, "%s: error: %s\n", prog,
+				pap_strerror(err));
+		return err != 0;
+	}
+	printf("run: %zu breakpoints, final r = %llu\n", em.nbps,
+	       (unsigned long long)em.record);
+	for (i = 0; i < em.nbps; i++)
+		printf("  breakpoint at %s -> %s, r = %llu\n",
+		       pap_cfgtext_name(t, t->cfg->edges[em.bps[i].site].src),
+		       pap_cfgtext_name(t, t->cfg->edges[em.bps[i].site].dst),
+		       (unsigned long long)em.bps[i].r);
+	err = pap_decode_path(p, em.bps, em.nbps, em.record, &out);
+	if (err) {
+		fprintf(stderr, "%s: error: decode: %s\n", prog,
+			pap_strerror(err));
+		pap_path_free(&out);
+		return 1;
+	}
+	printf("decoded:");
+	print_path(t, &out);
+	err = out.len != len || memcmp(out.edges, walk, len * sizeof(*walk));
+	printf("%s\n", err ? "MISMATCH: decoded path differs from the walk" :
+			     "exact: decoded path equals the walk");
+	pap_path_free(&out);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "walk", required_argument, NULL, 'w' },
+		{ "max-paths", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum pap_mode mode = PAP_MODE_PAP_EPP;
+	struct pap_plan_opts opts = { 0 };
+	const char *walk_file = NULL;
+	struct pap_cfgtext t;
+	struct pap_plan *plan;
+	char err[512], *text, *end;
+	int c, quiet = 0, status = 0, r;
+
+	while ((c = getopt_long(argc, argv, "m:w:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (pap_mode_parse(optarg, &mode)) {
+				fprintf(stderr, "%s: error: unknown mode '%s' "
+					"(use pap-epp, pap or epp)\n", prog,
+					optarg);
+				return 1;
+			}
+			break;
+		case 'w':
+			walk_file = optarg;
+			break;
+		case 'P':
+			errno = 0;
+			opts.max_paths = strtoull(optarg, &end, 10);
+			if (errno || *end || opts.max_paths < 2 ||
+			    opts.max_paths > (1ull << 63)) {
+				fprintf(stderr, "%s: error: --max-paths wants a "
+					"number from 2 to 2^63, not '%s'\n",
+					prog, optarg);
+				return 1;
+			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pap-plan (pap) %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "%s: error: expected one GRAPH file\n", prog);
+		usage(stderr);
+		return 1;
+	}
+	text = slurp(argv[optind]);
+	if (!text)
+		return 1;
+	r = pap_cfgtext_parse(text, argv[optind], &t, err, sizeof(err));
+	free(text);
+	if (r) {
+		fprintf(stderr, "%s\n", r == PAP_ENOMEM ? "out of memory" : err);
+		return 1;
+	}
+	r = pap_plan_build(t.cfg, mode, &opts, &plan);
+	if (r) {
+		fprintf(stderr, "%s: error: %s: cannot plan: %s\n", prog,
+			argv[optind], pap_strerror(r));
+		pap_cfgtext_free(&t);
+		return 1;
+	}
+	if (!quiet)
+		print_plan(&t, plan);
+	if (walk_file) {
+		uint32_t *walk;
+		size_t len;
+
+		text = slurp(walk_file);
+		if (!text) {
+			status = 1;
+			goto out;
+		}
+		r = pap_cfgtext_walk(&t, text, walk_file, &walk, &len, err,
+				     sizeof(err));
+		free(text);
+		if (r) {
+			fprintf(stderr, "%s\n", err);
+			status = 1;
+			goto out;
+		}
+		status = run_walk(&t, plan, walk, len);
+		free(walk);
+	}
+out:
+	pap_plan_free(plan);
+	pap_cfgtext_free(&t);
+	return status;
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cfg.c - building and finishing the control-flow graph model.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "util.h"
+
+const char *pap_strerror(int err)
+{
+	switch (err) {
+	case PAP_OK:
+		return "success";
+	case PAP_ENOMEM:
+		return "out of memory";
+	case PAP_EINVAL:
+		return "invalid argument or malformed graph";
+	case PAP_ECORRUPT:
+		return "record stream does not match the plan";
+	case PAP_ELIMIT:
+		return "size limit exceeded";
+	}
+	return "unknown error";
+}
+
+struct pap_cfg *pap_cfg_new(uint32_t nblocks)
+{
+	struct pap_cfg *cfg;
+
+	if (nblocks == 0 || nblocks > UINT32_MAX / 4)
+		return NULL;
+	cfg = calloc(1, sizeof(*cfg));
+	if (!cfg)
+		return NULL;
+	cfg->nblocks = nblocks;
+	cfg->nnodes = nblocks + 2;
+	cfg->entry_block = 0;
+	cfg->entry = nblocks;
+	cfg->exit = nblocks + 1;
+	cfg->is_return = calloc(nblocks, 1);
+	if (!cfg->is_return) {
+		free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+void pap_cfg_free(struct pap_cfg *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->edges);
+	free(cfg->is_return);
+	free(cfg->in_off);
+	free(cfg->in_edge);
+	free(cfg->out_off);
+	free(cfg->out_edge);
+	free(cfg->reachable);
+	free(cfg->rpo);
+	free(cfg->rpo_index);
+	free(cfg);
+}
+
+static int64_t cfg_push_edge(struct pap_cfg *cfg, uint32_t src, uint32_t dst,
+			     enum pap_edge_kind kind, uint8_t flags)
+{
+	struct pap_edge *e;
+
+	if (cfg->nedges == cfg->cap_edges) {
+		uint32_t cap = cfg->cap_edges ? cfg->cap_edges * 2 : 16;
+
+		if (cap < cfg->cap_edges || cap > UINT32_MAX / 2)
+			return PAP_ELIMIT;
+		e = realloc(cfg->edges, (size_t)cap * sizeof(*e));
+		if (!e)
+			return PAP_ENOMEM;
+		cfg->edges = e;
+		cfg->cap_edges = cap;
+	}
+	e = &cfg->edges[cfg->nedges];
+	e->src = src;
+	e->dst = dst;
+	e->kind = (uint8_t)kind;
+	e->flags = flags;
+	e->weight = 0;
+	return cfg->nedges++;
+}
+
+int64_t pap_cfg_add_edge(struct pap_cfg *cfg, uint32_t src, uint32_t dst,
+			 enum pap_edge_kind kind)
+{
+	if (!cfg || cfg->finished || src >= cfg->nblocks ||
+	    dst >= cfg->nblocks || kind > PAP_EDGE_ABNORMAL)
+		return PAP_EINVAL;
+	return cfg_push_edge(cfg, src, dst, kind, 0);
+}
+
+int pap_cfg_set_entry(struct pap_cfg *cfg, uint32_t block)
+{
+	if (!cfg || cfg->finished || block >= cfg->nblocks)
+		return PAP_EINVAL;
+	cfg->entry_block = block;
+	return PAP_OK;
+}
+
+int pap_cfg_mark_return(struct pap_cfg *cfg, uint32_t block)
+{
+	if (!cfg || cfg->finished || block >= cfg->nblocks)
+		return PAP_EINVAL;
+	cfg->is_return[block] = 1;
+	return PAP_OK;
+}
+
+/* Builds in/out CSR arrays over the edges not flagged dead. */
+static int cfg_build_adjacency(struct pap_cfg *cfg)
+{
+	uint32_t n = cfg->nnodes, i;
+	uint32_t *in_fill, *out_fill;
+
+	free(cfg->in_off);
+	free(cfg->out_off);
+	free(cfg->in_edge);
+	free(cfg->out_edge);
+	cfg->in_off = calloc(n + 1, sizeof(uint32_t));
+	cfg->out_off = calloc(n + 1, sizeof(uint32_t));
+	cfg->in_edge = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
+	cfg->out_edge = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
+	in_fill = calloc(n, sizeof(uint32_t));
+	out_fill = calloc(n, sizeof(uint32_t));
+	if (!cfg->in_off || !cfg->out_off || !cfg->in_edge || !cfg->out_edge ||
+	    !in_fill || !out_fill) {
+		free(in_fill);
+		free(out_fill);
+		return PAP_ENOMEM;
+	}
+	for (i = 0; i < cfg->nedges; i++) {
+		const struct pap_edge *e = &cfg->edges[i];
+
+		if (e->flags & PAP_EF_DEAD)
+			continue;
+		cfg->in_off[e->dst + 1]++;
+		cfg->out_off[e->src + 1]++;
+	}
+	for (i = 0; i < n; i++) {
+		cfg->in_off[i + 1] += cfg->in_off[i];
+		cfg->out_off[i + 1] += cfg->out_off[i];
+	}
+	for (i = 0; i < cfg->nedges; i++) {
+		const struct pap_edge *e = &cfg->edges[i];
+
+		if (e->flags & PAP_EF_DEAD)
+			continue;
+		cfg->in_edge[cfg->in_off[e->dst] + in_fill[e->dst]++] = i;
+		cfg->out_edge[cfg->out_off[e->src] + out_fill[e->src]++] = i;
+	}
+	free(in_fill);
+	free(out_fill);
+	return PAP_OK;
+}
+
+/* Marks nodes reachable from ENTRY (forward) into @seen. */
+static int cfg_mark_forward(const struct pap_cfg *cfg, uint8_t *seen)
+{
+	uint32_t *stack = malloc((size_t)cfg->nnodes * sizeof(uint32_t));
+	uint32_t sp = 0, k;
+
+	if (!stack)
+		return PAP_ENOMEM;
+	memset(seen, 0, cfg->nnodes);
+	seen[cfg->entry] = 1;
+	stack[sp++] = cfg->entry;
+	while (sp) {
+		uint32_t v = stack[--sp];
+
+		for (k = cfg->out_off[v]; k < cfg->out_off[v + 1]; k++) {
+			uint32_t w = cfg->edges[cfg->out_edge[k]].dst;
+
+			if (!seen[w]) {
+				seen[w] = 1;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(stack);
+	return PAP_OK;
+}
+
+/* Marks nodes that reach EXIT (backward) into @seen. */
+static int cfg_mark_backward(const struct pap_cfg *cfg, uint8_t *seen)
+{
+	uint32_t *stack = malloc((size_t)cfg->nnodes * sizeof(uint32_t));
+	uint32_t sp = 0, k;
+
+	if (!stack)
+		return PAP_ENOMEM;
+	memset(seen, 0, cfg->nnodes);
+	seen[cfg->exit] = 1;
+	stack[sp++] = cfg->exit;
+	while (sp) {
+		uint32_t v = stack[--sp];
+
+		for (k = cfg->in_off[v]; k < cfg->in_off[v + 1]; k++) {
+			uint32_t w = cfg->edges[cfg->in_edge[k]].src;
+
+			if (!seen[w]) {
+				seen[w] = 1;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(stack);
+	return PAP_OK;
+}
+
+/*
+ * Iterative depth-first search from ENTRY following out-edges in id order:
+ * fills the reverse postorder and flags retreating edges PAP_EF_BACK.
+ */
+static int cfg_dfs(struct pap_cfg *cfg)
+{
+	uint32_t n = cfg->nnodes, sp = 0, npost = 0, i;
+	uint32_t *stack = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *next = malloc((size_t)n * sizeof(uint32_t));
+	uint8_t *state = calloc(n, 1);	/* 0 new, 1 on stack, 2 done */
+	uint32_t *post = malloc((size_t)n * sizeof(uint32_t));
+
+	free(cfg->rpo);
+	free(cfg->rpo_index);
+	cfg->rpo = malloc((size_t)n * sizeof(uint32_t));
+	cfg->rpo_index = malloc((size_t)n * sizeof(uint32_t));
+	if (!stack || !next || !state || !post || !cfg->rpo ||
+	    !cfg->rpo_index) {
+		free(stack);
+		free(next);
+		free(state);
+		free(post);
+		return PAP_ENOMEM;
+	}
+	cfg->nback = 0;
+	stack[sp++] = cfg->entry;
+	state[cfg->entry] = 1;
+	next[cfg->entry] = cfg->out_off[cfg->entry];
+	while (sp) {
+		uint32_t v = stack[sp - 1];
+
+		if (next[v] < cfg->out_off[v + 1]) {
+			uint32_t eid = cfg->out_edge[next[v]++];
+			uint32_t w = cfg->edges[eid].dst;
+
+			if (state[w] == 1) {
+				cfg->edges[eid].flags |= PAP_EF_BACK;
+				cfg->nback++;
+			} else if (state[w] == 0) {
+				state[w] = 1;
+				next[w] = cfg->out_off[w];
+				stack[sp++] = w;
+			}
+		} else {
+			state[v] = 2;
+			post[npost++] = v;
+			sp--;
+		}
+	}
+	for (i = 0; i < n; i++)
+		cfg->rpo_index[i] = PAP_NONE;
+	for (i = 0; i < npost; i++) {
+		cfg->rpo[i] = post[npost - 1 - i];
+		cfg->rpo_index[cfg->rpo[i]] = i;
+	}
+	cfg->nrpo = npost;
+	free(stack);
+	free(next);
+	free(state);
+	free(post);
+	return PAP_OK;
+}
+
+int pap_cfg_finish(struct pap_cfg *cfg)
+{
+	uint8_t *reach_exit = NULL;
+	uint32_t b, i;
+	int64_t r;
+	int err;
+
+	if (!cfg || cfg->finished)
+		return PAP_EINVAL;
+	r = cfg_push_edge(cfg, cfg->entry, cfg->entry_block, PAP_EDGE_NORMAL,
+			  PAP_EF_VIRTUAL);
+	if (r < 0)
+		return (int)r;
+	for (b = 0; b < cfg->nblocks; b++) {
+		if (!cfg->is_return[b])
+			continue;
+		r = cfg_push_edge(cfg, b, cfg->exit, PAP_EDGE_NORMAL,
+				  PAP_EF_VIRTUAL);
+		if (r < 0)
+			return (int)r;
+	}
+	cfg->reachable = calloc(cfg->nnodes, 1);
+	reach_exit = calloc(cfg->nnodes, 1);
+	if (!cfg->reachable || !reach_exit) {
+		free(reach_exit);
+		return PAP_ENOMEM;
+	}
+	err = cfg_build_adjacency(cfg);
+	if (!err)
+		err = cfg_mark_forward(cfg, cfg->reachable);
+	if (!err)
+		err = cfg_mark_backward(cfg, reach_exit);
+	if (err)
+		goto out;
+	/* Blocks that never return get a FAKE edge so every path can end. */
+	for (b = 0; b < cfg->nblocks; b++) {
+		if (!cfg->reachable[b] || reach_exit[b])
+			continue;
+		r = cfg_push_edge(cfg, b, cfg->exit, PAP_EDGE_FAKE,
+				  PAP_EF_VIRTUAL);
+		if (r < 0) {
+			err = (int)r;
+			goto out;
+		}
+	}
+	cfg->reachable[cfg->exit] = 1;
+	for (i = 0; i < cfg->nedges; i++)
+		if (!cfg->reachable[cfg->edges[i].src])
+			cfg->edges[i].flags |= PAP_EF_DEAD;
+	err = cfg_build_adjacency(cfg);
+	if (!err)
+		err = cfg_dfs(cfg);
+	if (!err)
+		cfg->finished = 1;
+out:
+	free(reach_exit);
+	return err;
+}

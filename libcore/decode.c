@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode.c - backwalk (PAP, PAP+EPP) and path regeneration (EPP).
+ */
+#include <stdlib.h>
+
+#include "decode.h"
+
+void pap_path_init(struct pap_path *p)
+{
+	p->edges = NULL;
+	p->len = p->cap = 0;
+	p->start_fold = p->end_fold = PAP_NONE;
+}
+
+void pap_path_free(struct pap_path *p)
+{
+	free(p->edges);
+	pap_path_init(p);
+}
+
+int pap_path_push(struct pap_path *p, uint32_t edge)
+{
+	if (p->len == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		uint32_t *n = realloc(p->edges, cap * sizeof(uint32_t));
+
+		if (!n)
+			return PAP_ENOMEM;
+		p->edges = n;
+		p->cap = cap;
+	}
+	p->edges[p->len++] = edge;
+	return PAP_OK;
+}
+
+static void path_reverse(struct pap_path *p, size_t from)
+{
+	size_t i = from, j = p->len;
+
+	while (i + 1 < j) {
+		uint32_t t = p->edges[i];
+
+		p->edges[i++] = p->edges[--j];
+		p->edges[j] = t;
+	}
+}
+
+/* Last table entry of node @x whose value is <= @d (values ascend). */
+static const struct pap_num_edge *num_pick(const struct pap_plan *p,
+					   uint32_t x, uint64_t d)
+{
+	uint32_t lo = p->num_off[x], hi = p->num_off[x + 1];
+
+	if (lo == hi || p->num[lo].val > d)
+		return NULL;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->num[mid].val <= d)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &p->num[lo];
+}
+
+/*
+ * Backward from node @x along the reverse numbering with digit @d,
+ * pushing the edges walked; *start gets the START edge's fold edge
+ * (PAP_NONE: function entry).
+ */
+static int walk_back(const struct pap_plan *p, uint32_t x, uint64_t d,
+		     struct pap_path *out, uint32_t *start)
+{
+	uint32_t steps = 0;
+
+	if (d >= p->npaths[x])
+		return PAP_ECORRUPT;
+	for (;;) {
+		const struct pap_num_edge *ne = num_pick(p, x, d);
+		int err;
+
+		if (!ne || steps++ > p->cfg->nnodes)
+			return PAP_ECORRUPT;
+		d -= ne->val;
+		if (ne->kind == PAP_NUM_START) {
+			if (d)
+				return PAP_ECORRUPT;
+			*start = ne->edge;
+			return PAP_OK;
+		}
+		err = pap_path_push(out, ne->edge);
+		if (err)
+			return err;
+		x = ne->node;
+	}
+}
+
+static int decode_pap_epp(const struct pap_plan *p,
+			  const struct pap_breakpoint *bps, size_t nbps,
+			  uint64_t r, struct pap_path *out)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t end = PAP_NONE, start;
+	size_t j = nbps;
+	int err;
+
+	for (;;) {
+		uint32_t x = end == PAP_NONE ? cfg->exit :
+					       cfg->edges[end].src;
+		uint64_t n = end == PAP_NONE ? p->exit_radix :
+				p->npaths[x] < 2 ? 2 : p->npaths[x];
+
+		if (r / n == 0)		/* the leading 1 must remain */
+			return PAP_ECORRUPT;
+		if (end != PAP_NONE) {
+			err = pap_path_push(out, end);
+			if (err)
+				return err;
+		}
+		err = walk_back(p, x, r % n, out, &start);
+		if (err)
+			return err;
+		r /= n;
+		if (start == PAP_NONE)
+			return r == 1 && j == 0 ? PAP_OK : PAP_ECORRUPT;
+		if (r == 1) {
+			/* First digit of a segment: it overflowed at end. */
+			if (j == 0 || bps[j - 1].site != end)
+				return PAP_ECORRUPT;
+			r = bps[--j].r;
+			if (r < 2)
+				return PAP_ECORRUPT;
+		}
+		if (start >= cfg->nedges || !p->is_fold[start])
+			return PAP_ECORRUPT;
+		end = start;
+	}
+}
+
+static int decode_pap(const struct pap_plan *p,
+		      const struct pap_breakpoint *bps, size_t nbps,
+		      uint64_t r, struct pap_path *out)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t node = cfg->exit;
+	size_t j = nbps;
+	int err;
+
+	for (;;) {
+		uint32_t stop, s, e;
+
+		if (j && bps[j - 1].site >= cfg->nedges)
+			return PAP_ECORRUPT;
+		stop = j ? cfg->edges[bps[j - 1].site].src : cfg->entry;
+		if (r == 0 && node == stop) {
+			if (j == 0)
+				return PAP_OK;
+			/* The segment began with the breakpoint's edge. */
+			if (!out->len || out->edges[out->len - 1] !=
+					 bps[j - 1].site)
+				return PAP_ECORRUPT;
+			r = bps[--j].r;
+			if (r == 0)
+				return PAP_ECORRUPT;
+			continue;
+		}
+		s = pap_cfg_fanin(cfg, node);
+		if (node == cfg->entry || s == 0)
+			return PAP_ECORRUPT;
+		if (s == 1) {
+			e = cfg->in_edge[cfg->in_off[node]];
+		} else {
+			e = p->in_index[cfg->in_off[node] + r % s];
+			r /= s;
+		}
+		err = pap_path_push(out, e);
+		if (err)
+			return err;
+		/* r == 0 walks index-0 and single in-edges, which form no
+		 * cycle; r > 0 shrinks at every merge.  So this ends, but
+		 * bound it against corrupt input all the same. */
+		if (out->len > ((uint64_t)nbps + 1) * 65 *
+				       ((uint64_t)cfg->nnodes + 1))
+			return PAP_ECORRUPT;
+		node = cfg->edges[e].src;
+	}
+}
+
+int pap_decode_path(const struct pap_plan *plan,
+		    const struct pap_breakpoint *bps, size_t nbps,
+		    uint64_t final, struct pap_path *out)
+{
+	size_t from = out->len;
+	int err;
+
+	if (plan->mode == PAP_MODE_PAP)
+		err = decode_pap(plan, bps, nbps, final, out);
+	else if (plan->mode == PAP_MODE_PAP_EPP)
+		err = decode_pap_epp(plan, bps, nbps, final, out);
+	else
+		err = PAP_EINVAL;
+	if (err) {
+		out->len = from;
+		return err;
+	}
+	path_reverse(out, from);
+	return PAP_OK;
+}
+
+int pap_decode_bl(const struct pap_plan *p, uint64_t id,
+		  struct pap_path *out)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t x = cfg->nnodes;	/* S */
+	uint32_t steps = 0;
+	const struct pap_num_edge *ne;
+	int err;
+
+	if (p->mode != PAP_MODE_EPP)
+		return PAP_EINVAL;
+	if (id >= p->start_count)
+		return PAP_ECORRUPT;
+	out->start_fold = out->end_fold = PAP_NONE;
+	ne = num_pick(p, x, id);
+	if (!ne || ne->kind != PAP_NUM_START)
+		return PAP_ECORRUPT;
+	id -= ne->val;
+	out->start_fold = ne->edge;
+	x = ne->node;
+	for (;;) {
+		ne = num_pick(p, x, id);
+		if (!ne || steps++ > cfg->nnodes)
+			return PAP_ECORRUPT;
+		id -= ne->val;
+		if (ne->kind == PAP_NUM_END) {
+			out->end_fold = ne->edge;
+			return id == 0 ? PAP_OK : PAP_ECORRUPT;
+		}
+		err = pap_path_push(out, ne->edge);
+		if (err)
+			return err;
+		x = ne->node;
+	}
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_property.c - random graphs, random walks, every mode: what the
+ * probes emit must decode to exactly the walk.
+ *
+ * 10,000 graphs by default (PAP_TEST_CFGS), reducible and irreducible,
+ * with self-loops, parallel edges and fan-in up to 1000; walks up to 10^6
+ * edges.  One graph in eight gets a small path limit so that cutting and
+ * the fallback to PAP are exercised too.  Deterministic: the seed is
+ * PAP_TEST_SEED (default fixed), and a failure prints the seed and graph
+ * number; PAP_TEST_ONLY=N reruns graph N alone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+
+static unsigned long long env_ull(const char *name, unsigned long long def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 0) : def;
+}
+
+/* Walk lengths: mostly short, some long, a few of 10^6 edges. */
+static size_t walk_length(struct tl_rng *g, unsigned long long i, int w)
+{
+	uint64_t c = tl_below(g, 1000);
+
+	if (w == 0 && i % 1000 == 999)
+		return 1000000;
+	if (c < 700)
+		return (size_t)tl_below(g, 64);
+	if (c < 950)
+		return (size_t)tl_below(g, 2000);
+	return (size_t)tl_below(g, 40000);
+}
+
+/* Structural promises of a plan, checked apart from decoding. */
+static void check_plan_shape(const struct pap_plan *plan, const char *ctx)
+{
+	const struct pap_cfg *cfg = plan->cfg;
+	uint32_t v, e;
+
+	if (plan->mode == PAP_MODE_PAP) {
+		for (v = 0; v < cfg->nnodes; v++) {
+			uint32_t first;
+
+			if (pap_cfg_fanin(cfg, v) < 2)
+				continue;
+			first = plan->in_index[cfg->in_off[v]];
+			if (cfg->edges[first].flags & PAP_EF_BACK)
+				fail_msg("%s: index 0 of node %u is a back edge",
+					 ctx, v);
+		}
+		return;
+	}
+	for (e = 0; e < cfg->nedges; e++)
+		if ((cfg->edges[e].flags & PAP_EF_BACK) &&
+		    !(cfg->edges[e].flags & PAP_EF_DEAD) && !plan->is_fold[e])
+			fail_msg("%s: back edge %u is not a fold", ctx, e);
+}
+
+/* test_property_random_walks: the main exactness property. */
+static void test_property_random_walks(void **state)
+{
+	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261122);
+	unsigned long long ncfg = env_ull("PAP_TEST_CFGS", 10000);
+	unsigned long long only = env_ull("PAP_TEST_ONLY", ~0ull);
+	unsigned long long i, walked = 0, bps = 0, irreducible = 0, cuts = 0;
+	unsigned long long fallbacks = 0, longest = 0, walks = 0;
+	unsigned long long epp_refused = 0;
+
+	(void)state;
+	for (i = 0; i < ncfg; i++) {
+		struct tl_rng g = { seed * 0x9e3779b97f4a7c15ull + i };
+		struct tl_cfg_params p;
+		struct pap_plan_opts opts = { 0 };
+		struct pap_loop_nest nest;
+		struct pap_cfg *cfg;
+		int m, w;
+
+		if (only != ~0ull && i != only)
+			continue;
+		tl_random_params(&g, &p);
+		if (i % 1000 == 999) {
+			/* the 10^6-edge walks need cycles to walk */
+			p.forward_only = 0;
+			p.self_loops += 1;
+			p.extra_edges += p.nblocks;
+		}
+		cfg = tl_random_cfg(&g, &p);
+		if (!cfg)
+			fail_msg("seed=%llu graph=%llu: cannot build graph",
+				 seed, i);
+		if (tl_below(&g, 8) == 0)
+			opts.max_paths = 2 + tl_below(&g, 1000);
+		if (!pap_loops_find(cfg, &nest)) {
+			irreducible += !nest.reducible;
+			pap_loops_free(&nest);
+		}
+		for (w = 0; w < 2; w++) {
+			uint32_t *walk;
+			size_t len;
+
+			if (tl_random_walk(&g, cfg, walk_length(&g, i, w),
+					   &walk, &len))
+				fail_msg("seed=%llu graph=%llu: cannot walk",
+					 seed, i);
+			for (m = 0; m < 3; m++) {
+				struct pap_plan *plan;
+				struct tl_result res;
+				char why[256], ctx[128];
+				int err;
+
+				snprintf(ctx, sizeof(ctx),
+					 "seed=%llu graph=%llu mode=%s "
+					 "max_paths=%llu walk=%zu edges",
+					 seed, i, pap_mode_name(m),
+					 (unsigned long long)opts.max_paths,
+					 len);
+				err = pap_plan_build(cfg, m, &opts, &plan);
+				/* EPP under a forced small limit may be
+				 * unboundable (more out-edges than the
+				 * limit): documented, and counted. */
+				if (err == PAP_ELIMIT && m == PAP_MODE_EPP &&
+				    opts.max_paths) {
+					epp_refused += w == 0;
+					continue;
+				}
+				if (err)
+					fail_msg("%s: plan: %s", ctx,
+						 pap_strerror(err));
+				check_plan_shape(plan, ctx);
+				if (tl_check_walk(plan, walk, len, &res, why,
+						  sizeof(why)))
+					fail_msg("%s: %s (rerun with "
+						 "PAP_TEST_SEED=%llu "
+						 "PAP_TEST_ONLY=%llu)",
+						 ctx, why, seed, i);
+				bps += res.nbreakpoints;
+				if (w == 0) {
+					cuts += plan->ncuts;
+					fallbacks += plan->fell_back;
+				}
+				pap_plan_free(plan);
+			}
+			walked += len;
+			walks++;
+			if (len > longest)
+				longest = len;
+			free(walk);
+		}
+		pap_cfg_free(cfg);
+	}
+	print_message("# %llu graphs (%llu irreducible), %llu walks, %llu "
+		      "edges walked (longest %llu), %llu breakpoints, %llu "
+		      "cut edges, %llu fallbacks to pap, %llu epp plans "
+		      "refused under a forced limit\n", ncfg, irreducible,
+		      walks, walked, longest, bps, cuts, fallbacks,
+		      epp_refused);
+	if (only == ~0ull && ncfg >= 1000) {
+		assert_true(irreducible > ncfg / 100);
+		assert_true(bps > 1000);
+		assert_true(cuts > 0);
+		assert_true(longest >= 1000000);
+	}
+}
+
+/* test_property_corrupt_records: random breakpoints and final values
+ * never crash the decoder and never take longer than the bound; most
+ * are refused. */
+static void test_property_corrupt_records(void **state)
+{
+	struct tl_rng g = { 99 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		struct tl_cfg_params p;
+		struct pap_cfg *cfg;
+		struct pap_breakpoint bps[4];
+		struct pap_path out;
+		int m;
+		size_t n, k;
+
+		tl_random_params(&g, &p);
+		cfg = tl_random_cfg(&g, &p);
+		assert_non_null(cfg);
+		n = (size_t)tl_below(&g, 5);
+		for (k = 0; k < n; k++) {
+			bps[k].site = tl_below(&g, 2) ?
+				(uint32_t)tl_below(&g, cfg->nedges + 2) :
+				(uint32_t)tl_next(&g);
+			bps[k].r = tl_below(&g, 2) ? tl_next(&g) :
+						    tl_below(&g, 16);
+		}
+		for (m = PAP_MODE_PAP; m <= PAP_MODE_PAP_EPP; m++) {
+			struct pap_plan *plan;
+			uint64_t fin = tl_below(&g, 2) ? tl_next(&g) :
+							tl_below(&g, 64);
+			int err;
+
+			assert_int_equal(pap_plan_build(cfg, m, NULL, &plan),
+					 0);
+			pap_path_init(&out);
+			err = pap_decode_path(plan, bps, n, fin, &out);
+			assert_true(err == PAP_OK || err == PAP_ECORRUPT);
+			if (err)
+				assert_int_equal(out.len, 0);
+			pap_path_free(&out);
+			pap_path_init(&out);
+			assert_int_equal(pap_decode_bl(plan, 0, &out),
+					 PAP_EINVAL);
+			pap_path_free(&out);
+			pap_plan_free(plan);
+		}
+		pap_cfg_free(cfg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_property_random_walks),
+		cmocka_unit_test(test_property_corrupt_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

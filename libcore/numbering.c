@@ -43,11 +43,12 @@ static int num_topo(const struct pap_cfg *cfg, const uint8_t *is_fold,
 
 /*
  * Counts paths node by node, cutting a node's region edges when its count
- * would pass @limit.  Forward: paths to T, in reverse topological order.
- * Reverse: paths from S, in topological order.
+ * would pass @limit.  Forward: paths to T, in reverse topological order,
+ * and all ids together must stay within @total_limit.  Reverse: paths
+ * from S, in topological order.
  */
 static int num_count(struct numbering *nb, const uint32_t *order,
-		     uint64_t limit)
+		     uint64_t limit, uint64_t total_limit)
 {
 	const struct pap_cfg *cfg = nb->cfg;
 	uint32_t i, k;
@@ -90,7 +91,7 @@ static int num_count(struct numbering *nb, const uint32_t *order,
 		for (i = 0; i < cfg->nedges; i++)
 			if (nb->is_fold[i] && !(cfg->edges[i].flags & PAP_EF_DEAD))
 				c = pap_sat_add(c, nb->count[cfg->edges[i].dst]);
-		if (c > limit)
+		if (c > total_limit)
 			return PAP_ELIMIT;
 		nb->count[nb->S] = c;
 	}
@@ -212,16 +213,52 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-static const struct num_edge *sort_edges;
-
-static int num_by_weight(const void *pa, const void *pb)
+/*
+ * Orders aux edge ids by falling weight, ties by id: a stable LSD radix
+ * sort on 16-bit digits of ~weight, skipping digits all keys share (static
+ * weights take few values, so most passes are skipped).  Linear.
+ */
+static int num_sort_by_weight(const struct num_edge *e, uint32_t n,
+			      uint32_t *order)
 {
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	uint64_t wa = sort_edges[a].weight, wb = sort_edges[b].weight;
+	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *count = malloc(65537 * sizeof(uint32_t));
+	uint32_t i, shift;
 
-	if (wa != wb)
-		return wa > wb ? -1 : 1;
-	return a < b ? -1 : a > b;
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return PAP_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (shift = 0; shift < 64; shift += 16) {
+		uint32_t first = (uint32_t)((~e[0].weight >> shift) & 0xffff);
+		int same = 1;
+
+		memset(count, 0, 65537 * sizeof(uint32_t));
+		for (i = 0; i < n; i++) {
+			uint32_t d = (uint32_t)((~e[i].weight >> shift) &
+						0xffff);
+
+			count[d + 1]++;
+			same &= d == first;
+		}
+		if (same)
+			continue;
+		for (i = 0; i < 65536; i++)
+			count[i + 1] += count[i];
+		for (i = 0; i < n; i++) {
+			uint32_t d = (uint32_t)((~e[order[i]].weight >> shift) &
+						0xffff);
+
+			tmp[count[d]++] = order[i];
+		}
+		memcpy(order, tmp, (size_t)n * sizeof(uint32_t));
+	}
+	free(tmp);
+	free(count);
+	return PAP_OK;
 }
 
 /*
@@ -250,10 +287,8 @@ static int num_chords(struct numbering *nb)
 	for (i = 0; i < nn; i++)
 		parent[i] = i;
 	parent[nb->T] = nb->S;	/* the forced T->S edge */
-	for (i = 0; i < ne; i++)
-		order[i] = i;
-	sort_edges = nb->e;
-	qsort(order, ne, sizeof(uint32_t), num_by_weight);
+	if (ne && num_sort_by_weight(nb->e, ne, order))
+		goto out;
 	for (i = 0; i < ne; i++) {
 		const struct num_edge *ae = &nb->e[order[i]];
 		uint32_t a = uf_find(parent, ae->src);
@@ -319,6 +354,7 @@ int numbering_build(struct numbering *nb, const struct pap_cfg *cfg,
 {
 	uint32_t *order = NULL;
 	uint8_t *initial = NULL;
+	uint64_t node_limit = limit;
 	size_t ne_max;
 	int err;
 
@@ -352,13 +388,11 @@ int numbering_build(struct numbering *nb, const struct pap_cfg *cfg,
 	 */
 	for (;;) {
 		nb->ncuts = 0;
-		err = num_count(nb, order, limit);
-		if (err != PAP_ELIMIT || limit <= 2)
-			break;
-		if (reverse)
+		err = num_count(nb, order, node_limit, limit);
+		if (err != PAP_ELIMIT || node_limit <= 2 || reverse)
 			break;
 		memcpy(is_fold, initial, cfg->nedges);
-		limit /= 2;
+		node_limit /= 2;
 	}
 	if (err)
 		goto out;

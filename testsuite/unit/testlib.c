@@ -150,6 +150,16 @@ static uint32_t *walk_exit_distance(const struct pap_cfg *cfg)
 	return dist;
 }
 
+/* Can the walk take edge @c without leaving the function? */
+static int walk_inside(const struct pap_cfg *cfg, const uint32_t *dist,
+		       uint32_t c)
+{
+	const struct pap_edge *e = &cfg->edges[c];
+
+	return e->kind != PAP_EDGE_FAKE && e->dst != cfg->exit &&
+	       dist[e->dst] != PAP_NONE;
+}
+
 int tl_random_walk(struct tl_rng *g, const struct pap_cfg *cfg, size_t steps,
 		   uint32_t **edges, size_t *len)
 {
@@ -168,15 +178,19 @@ int tl_random_walk(struct tl_rng *g, const struct pap_cfg *cfg, size_t steps,
 		uint32_t e = PAP_NONE, k;
 
 		if (n < steps) {
-			/* a random live edge that can still get out */
-			for (k = 0; k < 8 && e == PAP_NONE; k++) {
-				uint32_t c = cfg->out_edge[lo + tl_below(g, fan)];
+			/* a random edge that stays inside and can get out */
+			uint32_t ok = 0, pick;
 
-				/* stay inside until the walk is long enough */
-				if (cfg->edges[c].kind != PAP_EDGE_FAKE &&
-				    dist[cfg->edges[c].dst] != PAP_NONE &&
-				    (cfg->edges[c].dst != cfg->exit || k == 7))
-					e = c;
+			for (k = lo; k < lo + fan; k++)
+				ok += walk_inside(cfg, dist, cfg->out_edge[k]);
+			if (ok) {
+				pick = (uint32_t)tl_below(g, ok);
+				for (k = lo;; k++)
+					if (walk_inside(cfg, dist,
+							cfg->out_edge[k]) &&
+					    pick-- == 0)
+						break;
+				e = cfg->out_edge[k];
 			}
 		}
 		if (e == PAP_NONE) {

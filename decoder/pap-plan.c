@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pap/version.h>
+
 #include "cfgtext.h"
 #include "decode.h"
 #include "plan.h"
@@ -298,7 +300,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("pap-plan (pap) %s\n", PACKAGE_VERSION);
+			printf("pap-plan (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
 		default:
 			usage(stderr);

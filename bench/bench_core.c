@@ -183,42 +183,6 @@ static void bench_planning(void)
 	}
 }
 
-struct rec {
-	struct pap_breakpoint *bps;
-	size_t nbps, cap;
-	uint64_t *ids;
-	size_t nids, capids;
-	uint64_t final;
-};
-
-static void on_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	struct rec *c = ctx;
-
-	if (c->nbps == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 1024;
-		c->bps = realloc(c->bps, c->cap * sizeof(*c->bps));
-	}
-	c->bps[c->nbps].site = site;
-	c->bps[c->nbps++].r = r;
-}
-
-static void on_record(void *ctx, uint64_t r)
-{
-	((struct rec *)ctx)->final = r;
-}
-
-static void on_count(void *ctx, uint64_t id)
-{
-	struct rec *c = ctx;
-
-	if (c->nids == c->capids) {
-		c->capids = c->capids ? 2 * c->capids : 1024;
-		c->ids = realloc(c->ids, c->capids * sizeof(*c->ids));
-	}
-	c->ids[c->nids++] = id;
-}
-
 static void bench_decoding(void)
 {
 	enum { RUNS = 5, STEPS = 10000000 };
@@ -236,13 +200,13 @@ static void bench_decoding(void)
 	       "blocks/s");
 	for (m = 0; m < 3; m++) {
 		struct pap_plan *plan;
-		struct rec rc;
-		struct pap_exec_sink sink = { on_bp, on_record, on_count, &rc };
+		struct pap_activation rc;
+		struct pap_exec_sink sink = pap_activation_sink(&rc);
 		struct pap_exec_state st = { 0, 0 };
 		double t[RUNS];
 		size_t i, decoded = 0;
 
-		memset(&rc, 0, sizeof(rc));
+		pap_activation_init(&rc);
 		if (pap_plan_build(cfg, m, NULL, &plan))
 			abort();
 		for (i = 0; i < len; i++)
@@ -275,8 +239,7 @@ static void bench_decoding(void)
 		       m == PAP_MODE_EPP ? rc.nids : rc.nbps + 1,
 		       median(t, RUNS) * 1e3,
 		       decoded / median(t, RUNS));
-		free(rc.bps);
-		free(rc.ids);
+		pap_activation_free(&rc);
 		pap_plan_free(plan);
 	}
 	free(walk);

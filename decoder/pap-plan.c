@@ -141,45 +141,6 @@ static void print_plan(const struct pap_cfgtext *t, const struct pap_plan *p)
 	}
 }
 
-struct emitted {
-	struct pap_breakpoint bps[4096];
-	size_t nbps;
-	uint64_t record, counts[4096];
-	size_t ncounts, nrecords;
-	int overflow;
-};
-
-static void on_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	struct emitted *em = ctx;
-
-	if (em->nbps == 4096) {
-		em->overflow = 1;
-		return;
-	}
-	em->bps[em->nbps].site = site;
-	em->bps[em->nbps++].r = r;
-}
-
-static void on_record(void *ctx, uint64_t r)
-{
-	struct emitted *em = ctx;
-
-	em->record = r;
-	em->nrecords++;
-}
-
-static void on_count(void *ctx, uint64_t id)
-{
-	struct emitted *em = ctx;
-
-	if (em->ncounts == 4096) {
-		em->overflow = 1;
-		return;
-	}
-	em->counts[em->ncounts++] = id;
-}
-
 static void print_path(const struct pap_cfgtext *t, const struct pap_path *p)
 {
 	size_t i;
@@ -197,27 +158,29 @@ static void print_path(const struct pap_cfgtext *t, const struct pap_path *p)
 static int run_walk(const struct pap_cfgtext *t, const struct pap_plan *p,
 		    const uint32_t *walk, size_t len)
 {
-	static struct emitted em;
-	struct pap_exec_sink sink = { on_bp, on_record, on_count, &em };
+	struct pap_activation em;
+	struct pap_exec_sink sink = pap_activation_sink(&em);
 	struct pap_exec_state st = { 0, 0 };
 	struct pap_path out;
 	size_t i, c;
 	int err = 0;
 
+	pap_activation_init(&em);
 	for (i = 0; i < len; i++)
 		pap_exec_edge(p, &st, walk[i], &sink);
-	if (em.overflow) {
-		fprintf(stderr, "%s: error: walk emits more than 4096 records\n",
+	if (em.oom) {
+		fprintf(stderr, "%s: error: out of memory running the walk\n",
 			prog);
+		pap_activation_free(&em);
 		return 1;
 	}
 	pap_path_init(&out);
 	if (p->mode == PAP_MODE_EPP) {
-		printf("run: %zu acyclic path ids\n", em.ncounts);
-		for (c = 0; c < em.ncounts && !err; c++) {
+		printf("run: %zu acyclic path ids\n", em.nids);
+		for (c = 0; c < em.nids && !err; c++) {
 			out.len = 0;
-			err = pap_decode_bl(p, em.counts[c], &out);
-			printf("  id %llu:", (unsigned long long)em.counts[c]);
+			err = pap_decode_bl(p, em.ids[c], &out);
+			printf("  id %llu:", (unsigned long long)em.ids[c]);
 			if (!err)
 				print_path(t, &out);
 		}
@@ -225,20 +188,22 @@ static int run_walk(const struct pap_cfgtext *t, const struct pap_plan *p,
 		if (err)
 			fprintf(stderr, "%s: error: %s\n", prog,
 				pap_strerror(err));
+		pap_activation_free(&em);
 		return err != 0;
 	}
 	printf("run: %zu breakpoints, final r = %llu\n", em.nbps,
-	       (unsigned long long)em.record);
+	       (unsigned long long)em.final);
 	for (i = 0; i < em.nbps; i++)
 		printf("  breakpoint at %s -> %s, r = %llu\n",
 		       pap_cfgtext_name(t, t->cfg->edges[em.bps[i].site].src),
 		       pap_cfgtext_name(t, t->cfg->edges[em.bps[i].site].dst),
 		       (unsigned long long)em.bps[i].r);
-	err = pap_decode_path(p, em.bps, em.nbps, em.record, &out);
+	err = pap_decode_path(p, em.bps, em.nbps, em.final, &out);
 	if (err) {
 		fprintf(stderr, "%s: error: decode: %s\n", prog,
 			pap_strerror(err));
 		pap_path_free(&out);
+		pap_activation_free(&em);
 		return 1;
 	}
 	printf("decoded:");
@@ -247,6 +212,7 @@ static int run_walk(const struct pap_cfgtext *t, const struct pap_plan *p,
 	printf("%s\n", err ? "MISMATCH: decoded path differs from the walk" :
 			     "exact: decoded path equals the walk");
 	pap_path_free(&out);
+	pap_activation_free(&em);
 	return err;
 }
 

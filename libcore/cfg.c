@@ -160,49 +160,28 @@ static int cfg_build_adjacency(struct pap_cfg *cfg)
 	return PAP_OK;
 }
 
-/* Marks nodes reachable from ENTRY (forward) into @seen. */
-static int cfg_mark_forward(const struct pap_cfg *cfg, uint8_t *seen)
+/*
+ * Marks into @seen the nodes reachable from ENTRY (forward) or, with
+ * @backward, the nodes that reach EXIT.
+ */
+static int cfg_mark(const struct pap_cfg *cfg, int backward, uint8_t *seen)
 {
+	const uint32_t *off = backward ? cfg->in_off : cfg->out_off;
+	const uint32_t *adj = backward ? cfg->in_edge : cfg->out_edge;
 	uint32_t *stack = malloc((size_t)cfg->nnodes * sizeof(uint32_t));
-	uint32_t sp = 0, k;
+	uint32_t root = backward ? cfg->exit : cfg->entry, sp = 0, k;
 
 	if (!stack)
 		return PAP_ENOMEM;
 	memset(seen, 0, cfg->nnodes);
-	seen[cfg->entry] = 1;
-	stack[sp++] = cfg->entry;
+	seen[root] = 1;
+	stack[sp++] = root;
 	while (sp) {
 		uint32_t v = stack[--sp];
 
-		for (k = cfg->out_off[v]; k < cfg->out_off[v + 1]; k++) {
-			uint32_t w = cfg->edges[cfg->out_edge[k]].dst;
-
-			if (!seen[w]) {
-				seen[w] = 1;
-				stack[sp++] = w;
-			}
-		}
-	}
-	free(stack);
-	return PAP_OK;
-}
-
-/* Marks nodes that reach EXIT (backward) into @seen. */
-static int cfg_mark_backward(const struct pap_cfg *cfg, uint8_t *seen)
-{
-	uint32_t *stack = malloc((size_t)cfg->nnodes * sizeof(uint32_t));
-	uint32_t sp = 0, k;
-
-	if (!stack)
-		return PAP_ENOMEM;
-	memset(seen, 0, cfg->nnodes);
-	seen[cfg->exit] = 1;
-	stack[sp++] = cfg->exit;
-	while (sp) {
-		uint32_t v = stack[--sp];
-
-		for (k = cfg->in_off[v]; k < cfg->in_off[v + 1]; k++) {
-			uint32_t w = cfg->edges[cfg->in_edge[k]].src;
+		for (k = off[v]; k < off[v + 1]; k++) {
+			const struct pap_edge *e = &cfg->edges[adj[k]];
+			uint32_t w = backward ? e->src : e->dst;
 
 			if (!seen[w]) {
 				seen[w] = 1;
@@ -306,9 +285,9 @@ int pap_cfg_finish(struct pap_cfg *cfg)
 	}
 	err = cfg_build_adjacency(cfg);
 	if (!err)
-		err = cfg_mark_forward(cfg, cfg->reachable);
+		err = cfg_mark(cfg, 0, cfg->reachable);
 	if (!err)
-		err = cfg_mark_backward(cfg, reach_exit);
+		err = cfg_mark(cfg, 1, reach_exit);
 	if (err)
 		goto out;
 	/* Blocks that never return get a FAKE edge so every path can end. */

@@ -27,6 +27,27 @@ struct pap_breakpoint {
 };
 
 /*
+ * What the probes of one activation emitted, in order: breakpoints, the
+ * recorded value (PAP, PAP+EPP) and the acyclic path ids counted (EPP).
+ */
+struct pap_activation {
+	struct pap_breakpoint *bps;
+	size_t nbps, cap_bps;
+	uint64_t *ids;
+	size_t nids, cap_ids;
+	uint64_t final;
+	size_t nrecords;
+	int oom;		/* an append failed: the contents are partial */
+};
+
+void pap_activation_init(struct pap_activation *act);
+/* Empties @act, keeping its memory for the next activation. */
+void pap_activation_reset(struct pap_activation *act);
+void pap_activation_free(struct pap_activation *act);
+/* A sink for pap_exec_edge() that appends what it emits to @act. */
+struct pap_exec_sink pap_activation_sink(struct pap_activation *act);
+
+/*
  * PAP and PAP+EPP: decodes one activation, given its breakpoints in
  * emission order and the value RECORD saw, into the full edge sequence
  * from the ENTRY edge to the edge into EXIT.  Any input that no execution

@@ -225,55 +225,9 @@ int tl_random_walk(struct tl_rng *g, const struct pap_cfg *cfg, size_t steps,
 	return 0;
 }
 
-/* What the probes emitted during one activation. */
-struct tl_sink {
-	struct pap_breakpoint *bps;
-	size_t nbps, cap_bps;
-	uint64_t *counts;
-	size_t ncounts, cap_counts;
-	uint64_t record;
-	size_t nrecords;
-};
-
-static void sink_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	struct tl_sink *s = ctx;
-
-	if (s->nbps == s->cap_bps) {
-		s->cap_bps = s->cap_bps ? 2 * s->cap_bps : 64;
-		s->bps = realloc(s->bps, s->cap_bps * sizeof(*s->bps));
-		if (!s->bps)
-			abort();
-	}
-	s->bps[s->nbps].site = site;
-	s->bps[s->nbps++].r = r;
-}
-
-static void sink_record(void *ctx, uint64_t r)
-{
-	struct tl_sink *s = ctx;
-
-	s->record = r;
-	s->nrecords++;
-}
-
-static void sink_count(void *ctx, uint64_t id)
-{
-	struct tl_sink *s = ctx;
-
-	if (s->ncounts == s->cap_counts) {
-		s->cap_counts = s->cap_counts ? 2 * s->cap_counts : 64;
-		s->counts = realloc(s->counts,
-				    s->cap_counts * sizeof(*s->counts));
-		if (!s->counts)
-			abort();
-	}
-	s->counts[s->ncounts++] = id;
-}
-
 /* EPP: each COUNT must regenerate the walk's next piece between folds. */
 static int check_epp(const struct pap_plan *plan, const uint32_t *walk,
-		     size_t len, const struct tl_sink *s, char *why,
+		     size_t len, const struct pap_activation *s, char *why,
 		     size_t whylen)
 {
 	size_t pos = 0, c;
@@ -281,7 +235,7 @@ static int check_epp(const struct pap_plan *plan, const uint32_t *walk,
 	struct pap_path p;
 
 	pap_path_init(&p);
-	for (c = 0; c < s->ncounts; c++) {
+	for (c = 0; c < s->nids; c++) {
 		size_t i, end = pos;
 		int err;
 
@@ -292,10 +246,10 @@ static int check_epp(const struct pap_plan *plan, const uint32_t *walk,
 		if (end < len && !plan->is_fold[walk[end]])
 			end++;
 		p.len = 0;
-		err = pap_decode_bl(plan, s->counts[c], &p);
+		err = pap_decode_bl(plan, s->ids[c], &p);
 		if (err) {
 			snprintf(why, whylen, "count %zu: id %llu: %s", c,
-				 (unsigned long long)s->counts[c],
+				 (unsigned long long)s->ids[c],
 				 pap_strerror(err));
 			goto fail;
 		}
@@ -331,7 +285,7 @@ static int check_epp(const struct pap_plan *plan, const uint32_t *walk,
 	}
 	if (pos != len) {
 		snprintf(why, whylen, "%zu counts cover %zu of %zu edges",
-			 s->ncounts, pos, len);
+			 s->nids, pos, len);
 		goto fail;
 	}
 	pap_path_free(&p);
@@ -344,21 +298,26 @@ fail:
 int tl_check_walk(const struct pap_plan *plan, const uint32_t *walk,
 		  size_t len, struct tl_result *res, char *why, size_t whylen)
 {
-	struct tl_sink s;
-	struct pap_exec_sink sink = { sink_bp, sink_record, sink_count, &s };
+	struct pap_activation s;
+	struct pap_exec_sink sink = pap_activation_sink(&s);
+	/* INIT must set both registers: start them with garbage */
 	struct pap_exec_state st = { 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5ull };
 	struct pap_path p;
 	size_t i;
 	int bad = 1, err;
 
-	memset(&s, 0, sizeof(s));
+	pap_activation_init(&s);
 	pap_path_init(&p);
 	for (i = 0; i < len; i++)
 		pap_exec_edge(plan, &st, walk[i], &sink);
 	if (res) {
 		res->nbreakpoints = s.nbps;
 		res->nrecords = s.nrecords;
-		res->ncounts = s.ncounts;
+		res->ncounts = s.nids;
+	}
+	if (s.oom) {
+		snprintf(why, whylen, "out of memory recording the walk");
+		goto out;
 	}
 	if (plan->mode == PAP_MODE_EPP) {
 		bad = check_epp(plan, walk, len, &s, why, whylen);
@@ -369,7 +328,7 @@ int tl_check_walk(const struct pap_plan *plan, const uint32_t *walk,
 			 s.nrecords);
 		goto out;
 	}
-	err = pap_decode_path(plan, s.bps, s.nbps, s.record, &p);
+	err = pap_decode_path(plan, s.bps, s.nbps, s.final, &p);
 	if (err) {
 		snprintf(why, whylen, "decode failed: %s (%zu breakpoints)",
 			 pap_strerror(err), s.nbps);
@@ -390,7 +349,6 @@ int tl_check_walk(const struct pap_plan *plan, const uint32_t *walk,
 	bad = 0;
 out:
 	pap_path_free(&p);
-	free(s.bps);
-	free(s.counts);
+	pap_activation_free(&s);
 	return bad;
 }

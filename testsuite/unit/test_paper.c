@@ -353,6 +353,36 @@ static void test_paper_bl_dense(void **state)
 	}
 }
 
+/* test_paper_loop_body_radix: pap-epp numbers each loop body on its own
+ * (loop bodies first): the back edge's radix counts the body's paths, not
+ * the paths that led to the loop. */
+static void test_paper_loop_body_radix(void **state)
+{
+	struct pap_cfgtext t;
+	struct pap_plan *plan;
+	uint32_t back, k;
+
+	(void)state;
+	/* four paths reach the loop through two diamonds; the body has one */
+	parse("blocks A X Y J P Q K H B L E\n"
+	      "edge A X\nedge A Y\nedge X J\nedge Y J\n"
+	      "edge J P\nedge J Q\nedge P K\nedge Q K\nedge K H\n"
+	      "edge H B\nedge B L\nedge L H\nedge H E\nreturn E\n", &t);
+	back = tl_edge(t.cfg, pap_cfgtext_block(&t, "L"),
+		       pap_cfgtext_block(&t, "H"));
+	assert_true(t.cfg->edges[back].flags & PAP_EF_BACK);
+	assert_int_equal(pap_plan_build(t.cfg, PAP_MODE_PAP_EPP, NULL, &plan),
+			 0);
+	for (k = plan->op_off[back]; k < plan->op_off[back + 1]; k++)
+		if (plan->ops[k].kind == PAP_OP_FOLD)
+			/* paths ending at L: from the loop entry, from the
+			 * back edge; 5 if the four prefix paths counted */
+			assert_int_equal(plan->ops[k].n, 2);
+	check_named_walk(&t, PAP_MODE_PAP_EPP, "A Y J Q K H B L H B L H E");
+	pap_plan_free(plan);
+	pap_cfgtext_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_paper_self_loop),
 		cmocka_unit_test(test_paper_switch1000),
 		cmocka_unit_test(test_paper_bl_dense),
+		cmocka_unit_test(test_paper_loop_body_radix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

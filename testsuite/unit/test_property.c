@@ -173,56 +173,163 @@ static void test_property_random_walks(void **state)
 	}
 }
 
-/* test_property_corrupt_records: random breakpoints and final values
- * never crash the decoder and never take longer than the bound; most
- * are refused. */
+/*
+ * Decoding @a with @plan either fails with PAP_ECORRUPT or yields a path
+ * whose execution emits exactly @a again: the decoder never invents a
+ * path that did not produce the records it was given.
+ */
+static void check_round_trip(const struct pap_plan *plan,
+			     const struct pap_activation *a, const char *ctx,
+			     unsigned long long *accepted)
+{
+	struct pap_activation b;
+	struct pap_exec_sink sink = pap_activation_sink(&b);
+	struct pap_exec_state st = { 0, 0 };
+	struct pap_path out;
+	size_t i;
+	int err;
+
+	pap_path_init(&out);
+	err = pap_decode_path(plan, a->bps, a->nbps, a->final, &out);
+	if (err) {
+		if (err != PAP_ECORRUPT)
+			fail_msg("%s: decode returned %d", ctx, err);
+		assert_int_equal(out.len, 0);
+		pap_path_free(&out);
+		return;
+	}
+	++*accepted;
+	pap_activation_init(&b);
+	for (i = 0; i < out.len; i++)
+		pap_exec_edge(plan, &st, out.edges[i], &sink);
+	if (b.nrecords != 1 || b.final != a->final || b.nbps != a->nbps)
+		fail_msg("%s: accepted records that its path does not emit",
+			 ctx);
+	for (i = 0; i < a->nbps; i++)
+		if (b.bps[i].site != a->bps[i].site || b.bps[i].r != a->bps[i].r)
+			fail_msg("%s: breakpoint %zu differs on re-execution",
+				 ctx, i);
+	pap_activation_free(&b);
+	pap_path_free(&out);
+}
+
+/* Damages a real activation's records in one of several ways. */
+static void tamper(struct tl_rng *g, const struct pap_cfg *cfg,
+		   struct pap_activation *a)
+{
+	size_t k = a->nbps ? (size_t)tl_below(g, a->nbps) : 0;
+	uint32_t e, src, kk;
+
+	switch (tl_below(g, 6)) {
+	case 0:		/* flip one bit of the final value */
+		a->final ^= 1ull << tl_below(g, 64);
+		break;
+	case 1:		/* flip one bit of a breakpoint value */
+		if (a->nbps)
+			a->bps[k].r ^= 1ull << tl_below(g, 64);
+		break;
+	case 2:		/* move a breakpoint to a sibling edge */
+		if (!a->nbps || a->bps[k].site >= cfg->nedges)
+			break;
+		src = cfg->edges[a->bps[k].site].src;
+		kk = cfg->out_off[src] +
+		     (uint32_t)tl_below(g, pap_cfg_fanout(cfg, src));
+		e = cfg->out_edge[kk];
+		a->bps[k].site = e;
+		break;
+	case 3:		/* drop a breakpoint */
+		if (a->nbps) {
+			memmove(a->bps + k, a->bps + k + 1,
+				(a->nbps - k - 1) * sizeof(*a->bps));
+			a->nbps--;
+		}
+		break;
+	case 4:		/* duplicate a breakpoint */
+		if (a->nbps && a->nbps < a->cap_bps) {
+			memmove(a->bps + k + 1, a->bps + k,
+				(a->nbps - k) * sizeof(*a->bps));
+			a->nbps++;
+		}
+		break;
+	default:	/* swap two breakpoints */
+		if (a->nbps > 1) {
+			size_t m = (size_t)tl_below(g, a->nbps);
+			struct pap_breakpoint t = a->bps[k];
+
+			a->bps[k] = a->bps[m];
+			a->bps[m] = t;
+		}
+		break;
+	}
+}
+
+/* test_property_corrupt_records: random and tampered record streams never
+ * crash the decoder, and whatever it accepts re-executes to exactly the
+ * records given (so a damaged stream is refused or means what it says). */
 static void test_property_corrupt_records(void **state)
 {
 	struct tl_rng g = { 99 };
-	int i;
+	unsigned long long accepted = 0, tampered = 0, i;
 
 	(void)state;
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < 3000; i++) {
 		struct tl_cfg_params p;
 		struct pap_cfg *cfg;
-		struct pap_breakpoint bps[4];
-		struct pap_path out;
+		struct pap_activation a;
+		struct pap_exec_sink sink;
+		uint32_t *walk;
+		size_t len, k;
 		int m;
-		size_t n, k;
+		char ctx[96];
 
 		tl_random_params(&g, &p);
 		cfg = tl_random_cfg(&g, &p);
 		assert_non_null(cfg);
-		n = (size_t)tl_below(&g, 5);
-		for (k = 0; k < n; k++) {
-			bps[k].site = tl_below(&g, 2) ?
-				(uint32_t)tl_below(&g, cfg->nedges + 2) :
-				(uint32_t)tl_next(&g);
-			bps[k].r = tl_below(&g, 2) ? tl_next(&g) :
-						    tl_below(&g, 16);
-		}
+		assert_int_equal(tl_random_walk(&g, cfg, tl_below(&g, 3000),
+						&walk, &len), 0);
 		for (m = PAP_MODE_PAP; m <= PAP_MODE_PAP_EPP; m++) {
 			struct pap_plan *plan;
-			uint64_t fin = tl_below(&g, 2) ? tl_next(&g) :
-							tl_below(&g, 64);
-			int err;
+			struct pap_exec_state st = { 0, 0 };
+			struct pap_path out;
 
+			snprintf(ctx, sizeof(ctx), "graph %llu mode %s", i,
+				 pap_mode_name(m));
 			assert_int_equal(pap_plan_build(cfg, m, NULL, &plan),
 					 0);
-			pap_path_init(&out);
-			err = pap_decode_path(plan, bps, n, fin, &out);
-			assert_true(err == PAP_OK || err == PAP_ECORRUPT);
-			if (err)
-				assert_int_equal(out.len, 0);
-			pap_path_free(&out);
+			/* a real activation, then damaged */
+			pap_activation_init(&a);
+			sink = pap_activation_sink(&a);
+			for (k = 0; k < len; k++)
+				pap_exec_edge(plan, &st, walk[k], &sink);
+			check_round_trip(plan, &a, ctx, &accepted);
+			tamper(&g, cfg, &a);
+			tampered++;
+			check_round_trip(plan, &a, ctx, &accepted);
+			/* pure noise */
+			a.nbps = a.nbps > 3 ? 3 : a.nbps;
+			for (k = 0; k < a.nbps; k++) {
+				a.bps[k].site = tl_below(&g, 2) ?
+					(uint32_t)tl_below(&g, cfg->nedges + 2) :
+					(uint32_t)tl_next(&g);
+				a.bps[k].r = tl_below(&g, 2) ? tl_next(&g) :
+							      tl_below(&g, 16);
+			}
+			a.final = tl_below(&g, 2) ? tl_next(&g) :
+						   tl_below(&g, 64);
+			check_round_trip(plan, &a, ctx, &accepted);
+			pap_activation_free(&a);
 			pap_path_init(&out);
 			assert_int_equal(pap_decode_bl(plan, 0, &out),
 					 PAP_EINVAL);
 			pap_path_free(&out);
 			pap_plan_free(plan);
 		}
+		free(walk);
 		pap_cfg_free(cfg);
 	}
+	print_message("# %llu tampered streams; %llu streams accepted, each "
+		      "re-executing to exactly its records\n", tampered,
+		      accepted);
 }
 
 int main(void)

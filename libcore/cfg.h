@@ -18,6 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PAP_NONE UINT32_MAX
 
 enum pap_edge_kind {
@@ -145,5 +149,9 @@ void pap_loops_free(struct pap_loop_nest *nest);
 /* Is @inner the loop @outer or nested in it?  PAP_NONE is the function. */
 int pap_loop_within(const struct pap_loop_nest *nest, uint32_t inner,
 		    uint32_t outer);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PAP_CORE_CFG_H */

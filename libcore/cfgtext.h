@@ -10,6 +10,10 @@
 
 #include "cfg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pap_cfgtext {
 	struct pap_cfg *cfg;	/* finished */
 	char **names;		/* per user block */
@@ -36,5 +40,9 @@ const char *pap_cfgtext_name(const struct pap_cfgtext *t, uint32_t v);
 int pap_cfgtext_walk(const struct pap_cfgtext *t, const char *text,
 		     const char *file, uint32_t **edges, size_t *len,
 		     char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PAP_CORE_CFGTEXT_H */

@@ -7,6 +7,10 @@
 
 #include "plan.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A growable sequence of CFG edge ids in execution order. */
 struct pap_path {
 	uint32_t *edges;
@@ -65,5 +69,9 @@ int pap_decode_path(const struct pap_plan *plan,
  */
 int pap_decode_bl(const struct pap_plan *plan, uint64_t id,
 		  struct pap_path *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PAP_CORE_DECODE_H */

@@ -25,6 +25,10 @@
 
 #include "cfg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum pap_mode {
 	PAP_MODE_EPP = 0,
 	PAP_MODE_PAP,
@@ -136,5 +140,9 @@ struct pap_exec_sink {
 /* Performs the operations of @edge exactly as the runtime does. */
 void pap_exec_edge(const struct pap_plan *plan, struct pap_exec_state *st,
 		   uint32_t edge, const struct pap_exec_sink *sink);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PAP_CORE_PLAN_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcc-common.h - every GCC internal header the plugin uses, in one place.
+ *
+ * pap supports GCC 12; the plugin is built against the installed GCC's
+ * plugin headers and refuses to load into any other version.
+ */
+#ifndef PAP_GCC_COMMON_H
+#define PAP_GCC_COMMON_H
+
+/* configure's -DPACKAGE_* would clash with GCC's own auto-host.h */
+#undef PACKAGE_NAME
+#undef PACKAGE_STRING
+#undef PACKAGE_TARNAME
+#undef PACKAGE_VERSION
+#undef PACKAGE_BUGREPORT
+#undef PACKAGE_URL
+#undef PACKAGE
+
+#include "gcc-plugin.h"
+#include "config.h"
+#include "system.h"
+#include "coretypes.h"
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "cfg.h"
+#include "tree-cfg.h"
+#include "gimple-iterator.h"
+#include "gimple-expr.h"
+#include "stringpool.h"
+#include "attribs.h"
+#include "diagnostic-core.h"
+#include "cgraph.h"
+#include "options.h"
+#include "toplev.h"
+#include "langhooks.h"
+
+#define BUILDING_GCC_VERSION_MAJOR GCC_VERSION / 1000
+
+#if GCC_VERSION < 12000
+#error "pap's plugin needs GCC 12 or newer"
+#endif
+
+#endif /* PAP_GCC_COMMON_H */

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pap-plugin.cc - pap.so: exact path profiling probes for GCC.
+ *
+ * Usage:
+ *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp]
+ *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
+ *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-verbose]
+ *       [-fplugin-arg-pap-disable] -c a.c
+ *
+ * A GIMPLE pass right after the CFG is built (pass "cfg", before any
+ * optimization reshapes it, so a path means the same at every -O level)
+ * translates each function's CFG into pap's core model, asks the core for
+ * a probe plan and emits the plan's operations on the edges.  For
+ *
+ *     while (i < n) { if (x[i]) s++; i++; }
+ *
+ * the loop's back edge gets "r = __pap_fold(&bps, r, 6, a, site, 1);
+ * a = 2" and one arm of the if "a += 3": one multiply per iteration.  The
+ * CFG, the source lines of each block and a checksum go to NAME.papm,
+ * next to the object file, for pap-decode.
+ *
+ * Debugging: -fplugin-arg-pap-verbose prints each function's plan summary;
+ * -fdump-tree-pap shows the instrumented GIMPLE.
+ */
+#include "gcc-common.h"
+#include "plugin-version.h"
+#include "plugin.h"
+
+#include <pap/version.h>
+
+int plugin_is_GPL_compatible;
+
+struct pap_options pap_opts;
+
+static struct plugin_info pap_plugin_info = {
+	PAP_VERSION_STRING,
+	"pap: exact path profiling.  Arguments (-fplugin-arg-pap-KEY[=VALUE]):\n"
+	"  mode=pap-epp|pap|epp  numbering (default pap-epp)\n"
+	"  meta=DIR              where NAME.papm metadata goes (default: next\n"
+	"                        to the object file)\n"
+	"  include=REGEX         instrument only functions matching REGEX\n"
+	"  exclude=REGEX         do not instrument functions matching REGEX\n"
+	"  verbose               print each function's plan\n"
+	"  disable               load but instrument nothing\n",
+};
+
+namespace {
+
+const pass_data pap_pass_data = {
+	GIMPLE_PASS,		/* type */
+	"pap",			/* name */
+	OPTGROUP_NONE,		/* optinfo_flags */
+	TV_NONE,		/* tv_id */
+	PROP_cfg,		/* properties_required */
+	0,			/* properties_provided */
+	0,			/* properties_destroyed */
+	0,			/* todo_flags_start */
+	0,			/* todo_flags_finish */
+};
+
+class pap_pass : public gimple_opt_pass {
+public:
+	pap_pass(gcc::context *ctxt) : gimple_opt_pass(pap_pass_data, ctxt)
+	{
+	}
+
+	bool gate(function *) final override
+	{
+		return !pap_opts.disable;
+	}
+
+	unsigned int execute(function *fun) final override
+	{
+		return pap_instrument_function(fun);
+	}
+};
+
+} /* namespace */
+
+static void pap_finish_unit(void *, void *)
+{
+	if (pap_opts.disable)
+		return;
+	pap_meta_write(aux_base_name ? aux_base_name : main_input_filename);
+}
+
+/* Compiles @value for -fplugin-arg-@base-@key; false after an error. */
+static bool pap_regex(const char *base, const char *key, const char *value,
+		      regex_t *re)
+{
+	int rc;
+
+	if (!value || !*value) {
+		error("%<-fplugin-arg-%s-%s%> needs a regular expression",
+		      base, key);
+		return false;
+	}
+	rc = regcomp(re, value, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, re, msg, sizeof(msg));
+		error("%<-fplugin-arg-%s-%s=%s%>: %s", base, key, value, msg);
+		return false;
+	}
+	return true;
+}
+
+static bool pap_parse_args(struct plugin_name_args *info)
+{
+	const char *base = info->base_name;
+	bool ok = true;
+	int i;
+
+	pap_opts.mode = PAP_MODE_PAP_EPP;
+	for (i = 0; i < info->argc; i++) {
+		const char *key = info->argv[i].key;
+		const char *value = info->argv[i].value;
+		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable");
+
+		if (flag && value) {
+			error("%<-fplugin-arg-%s-%s%> takes no value", base, key);
+			ok = false;
+		} else if (!flag && !value && (!strcmp(key, "mode") ||
+					       !strcmp(key, "meta"))) {
+			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
+			ok = false;
+		} else if (!strcmp(key, "mode")) {
+			if (pap_mode_parse(value, &pap_opts.mode)) {
+				error("%<-fplugin-arg-%s-mode=%s%>: unknown mode "
+				      "(use pap-epp, pap or epp)", base, value);
+				ok = false;
+			}
+		} else if (!strcmp(key, "meta")) {
+			pap_opts.meta_dir = value;
+		} else if (!strcmp(key, "include")) {
+			ok &= pap_regex(base, key, value, &pap_opts.include);
+			pap_opts.have_include = 1;
+		} else if (!strcmp(key, "exclude")) {
+			ok &= pap_regex(base, key, value, &pap_opts.exclude);
+			pap_opts.have_exclude = 1;
+		} else if (!strcmp(key, "verbose")) {
+			pap_opts.verbose = 1;
+		} else if (!strcmp(key, "disable")) {
+			pap_opts.disable = 1;
+		} else {
+			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
+			      "mode, meta, include, exclude, verbose, disable)",
+			      base, key);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+int plugin_init(struct plugin_name_args *info,
+		struct plugin_gcc_version *version)
+{
+	struct register_pass_info pass;
+
+	if (!plugin_default_version_check(version, &gcc_version)) {
+		error("pap.so was built for GCC %s and cannot load into GCC %s",
+		      gcc_version.basever, version->basever);
+		return 1;
+	}
+	if (!pap_parse_args(info))
+		return 1;
+	register_callback(info->base_name, PLUGIN_INFO, NULL,
+			  &pap_plugin_info);
+	pass.pass = new pap_pass(g);
+	pass.reference_pass_name = "cfg";
+	pass.ref_pass_instance_number = 1;
+	pass.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+			  &pass);
+	register_callback(info->base_name, PLUGIN_FINISH_UNIT, pap_finish_unit,
+			  NULL);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plugin.h - what the plugin's files share (internal).
+ */
+#ifndef PAP_PLUGIN_H
+#define PAP_PLUGIN_H
+
+#include <regex.h>
+
+#include "plan.h"
+
+struct pap_options {
+	enum pap_mode mode;
+	const char *meta_dir;		/* NULL: next to the object file */
+	int have_include, have_exclude;
+	regex_t include, exclude;
+	int verbose;
+	int disable;
+};
+
+extern struct pap_options pap_opts;
+
+/* A growable text buffer. */
+struct pap_text {
+	char *s;
+	size_t len, cap;
+};
+
+void pap_text_printf(struct pap_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pap_text_free(struct pap_text *t);
+/* FNV-1a over @len bytes. */
+uint64_t pap_hash(const void *p, size_t len, uint64_t h);
+
+/* instrument.cc: the pass body for one function; 0 or a TODO mask. */
+unsigned int pap_instrument_function(function *fun);
+
+/* meta.cc: metadata of the translation unit */
+extern struct pap_text pap_meta;
+void pap_meta_write(const char *base);
+
+#endif /* PAP_PLUGIN_H */

@@ -15,6 +15,7 @@
 #include "cfgtext.h"
 #include "decode.h"
 #include "plan.h"
+#include "textfile.h"
 
 static const char *prog = "pap-plan";
 
@@ -35,57 +36,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 when the walk decodes to itself, 1 on any error.\n",
 		prog);
-}
-
-/* Reads a whole file; NULL with a message on error. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f) {
-		fprintf(stderr, "%s: error: %s: %s\n", prog, path,
-			strerror(errno));
-		return NULL;
-	}
-	do {
-		if (cap - len < 4096) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (256u << 20)) {
-				fprintf(stderr, "%s: error: %s: file too large\n",
-					prog, path);
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		fprintf(stderr, "%s: error: %s: read failed\n", prog, path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = 0;
-	if (memchr(buf, 0, len)) {
-		fprintf(stderr, "%s: error: %s: not a text file\n", prog, path);
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 static const char *op_name(uint8_t kind)
@@ -278,9 +228,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	text = slurp(argv[optind]);
-	if (!text)
+	text = pap_read_text_file(argv[optind], 256u << 20, err, sizeof(err));
+	if (!text) {
+		fprintf(stderr, "%s\n", err);
 		return 1;
+	}
 	r = pap_cfgtext_parse(text, argv[optind], &t, err, sizeof(err));
 	free(text);
 	if (r) {
@@ -300,8 +252,10 @@ int main(int argc, char **argv)
 		uint32_t *walk;
 		size_t len;
 
-		text = slurp(walk_file);
+		text = pap_read_text_file(walk_file, 256u << 20, err,
+					  sizeof(err));
 		if (!text) {
+			fprintf(stderr, "%s\n", err);
 			status = 1;
 			goto out;
 		}

@@ -6,6 +6,7 @@
 #include "plugin.h"
 
 #include "cfgtext.h"
+#include "meta.h"
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_fold_decl, pap_count_decl, pap_record_decl;
@@ -247,7 +248,7 @@ unsigned int pap_instrument_function(function *fun)
 	struct pap_emit em;
 	basic_block bb, *blocks;
 	const char *asmname, *file;
-	char err[256], key[512];
+	char err[256], key[4600];
 	uint64_t checksum;
 	uint32_t id;
 	int r, have_graph = 0;
@@ -258,7 +259,7 @@ unsigned int pap_instrument_function(function *fun)
 	file = DECL_SOURCE_FILE(fun->decl);
 	pap_graph_text(fun, &graph);
 	pap_lines_text(fun, &lines);
-	checksum = pap_hash(graph.s, graph.len, 0);
+	checksum = pap_fnv1a(graph.s, graph.len);
 	r = pap_cfgtext_parse(graph.s, asmname, &g, err, sizeof(err));
 	if (r) {
 		warning(0, "pap: %s: cannot model the CFG: %s", asmname, err);
@@ -287,8 +288,14 @@ unsigned int pap_instrument_function(function *fun)
 		goto out;
 	}
 	pap_declare_runtime();
+	/* ASMNAME:CHECKSUM[:METAFILE]; the profile format has no spaces */
 	snprintf(key, sizeof(key), "%s:%016llx", asmname,
 		 (unsigned long long)checksum);
+	if (!strpbrk(pap_meta_path(), " \t\n") &&
+	    strlen(key) + strlen(pap_meta_path()) + 2 < sizeof(key)) {
+		strcat(key, ":");
+		strcat(key, pap_meta_path());
+	}
 	em.r = create_tmp_var(pap_u64, "pap_r");
 	em.a = create_tmp_var(pap_u64, "pap_a");
 	em.d = create_tmp_var(pap_u64, "pap_d");

@@ -34,40 +34,43 @@ void pap_text_free(struct pap_text *t)
 	t->len = t->cap = 0;
 }
 
-uint64_t pap_hash(const void *p, size_t len, uint64_t h)
+/*
+ * The absolute path of this unit's metadata file: BASE.papm, in the meta
+ * directory when one was given.  Computed once.
+ */
+const char *pap_meta_path(void)
 {
-	const unsigned char *c = (const unsigned char *)p;
-	size_t i;
+	static struct pap_text path;
+	const char *base = aux_base_name ? aux_base_name : main_input_filename;
+	const char *slash;
+	char cwd[4096];
 
-	if (!h)
-		h = 0xcbf29ce484222325ull;
-	for (i = 0; i < len; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
+	if (path.s)
+		return path.s;
+	if (pap_opts.meta_dir) {
+		slash = strrchr(base, '/');
+		base = slash ? slash + 1 : base;
+		if (pap_opts.meta_dir[0] != '/' && getcwd(cwd, sizeof(cwd)))
+			pap_text_printf(&path, "%s/", cwd);
+		pap_text_printf(&path, "%s/%s.papm", pap_opts.meta_dir, base);
+	} else {
+		if (base[0] != '/' && getcwd(cwd, sizeof(cwd)))
+			pap_text_printf(&path, "%s/", cwd);
+		pap_text_printf(&path, "%s.papm", base);
 	}
-	return h;
+	return path.s;
 }
 
-/*
- * Writes the unit's metadata to BASE.papm (in the meta directory when one
- * was given), atomically: a temporary file renamed into place.
- */
-void pap_meta_write(const char *base)
+/* Writes the unit's metadata atomically: a temporary file renamed. */
+void pap_meta_write(void)
 {
-	struct pap_text path = { NULL, 0, 0 }, tmp = { NULL, 0, 0 };
-	const char *slash;
+	struct pap_text tmp = { NULL, 0, 0 };
+	const char *path = pap_meta_path();
 	FILE *f;
 
 	if (!pap_meta.len)
 		return;
-	if (pap_opts.meta_dir) {
-		slash = strrchr(base, '/');
-		pap_text_printf(&path, "%s/%s.papm", pap_opts.meta_dir,
-				slash ? slash + 1 : base);
-	} else {
-		pap_text_printf(&path, "%s.papm", base);
-	}
-	pap_text_printf(&tmp, "%s.tmp%d", path.s, (int)getpid());
+	pap_text_printf(&tmp, "%s.tmp%d", path, (int)getpid());
 	f = fopen(tmp.s, "w");
 	if (!f) {
 		error("pap: cannot write %qs: %m", tmp.s);
@@ -75,11 +78,10 @@ void pap_meta_write(const char *base)
 	}
 	fprintf(f, "pap-meta 1\n");
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
-	if (fclose(f) || rename(tmp.s, path.s)) {
-		error("pap: cannot write %qs: %m", path.s);
+	if (fclose(f) || rename(tmp.s, path)) {
+		error("pap: cannot write %qs: %m", path);
 		unlink(tmp.s);
 	}
 out:
-	pap_text_free(&path);
 	pap_text_free(&tmp);
 }

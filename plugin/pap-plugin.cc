@@ -82,7 +82,7 @@ static void pap_finish_unit(void *, void *)
 {
 	if (pap_opts.disable)
 		return;
-	pap_meta_write(aux_base_name ? aux_base_name : main_input_filename);
+	pap_meta_write();
 }
 
 /* Compiles @value for -fplugin-arg-@base-@key; false after an error. */

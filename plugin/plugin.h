@@ -29,14 +29,13 @@ struct pap_text {
 void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pap_text_free(struct pap_text *t);
-/* FNV-1a over @len bytes. */
-uint64_t pap_hash(const void *p, size_t len, uint64_t h);
 
 /* instrument.cc: the pass body for one function; 0 or a TODO mask. */
 unsigned int pap_instrument_function(function *fun);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;
-void pap_meta_write(const char *base);
+void pap_meta_write(void);
+const char *pap_meta_path(void);
 
 #endif /* PAP_PLUGIN_H */

@@ -15,7 +15,8 @@
  *       the activation of fn ends with value r and breakpoint list *bps,
  *       which it consumes; complete is 0 when a noreturn call cut it.
  *
- * fn is a string "ASMNAME:CHECKSUM" naming the function in the metadata.
+ * fn is a string "ASMNAME:CHECKSUM[:METAFILE]" naming the function and
+ * the metadata file that describes it.
  */
 #ifndef PAP_ABI_H
 #define PAP_ABI_H
@@ -28,10 +29,14 @@
 extern "C" {
 #endif
 
-uint64_t __pap_fold(void **bps, uint64_t r, uint64_t n, uint64_t d,
+#ifndef PAP_API
+#define PAP_API __attribute__((visibility("default")))
+#endif
+
+PAP_API uint64_t __pap_fold(void **bps, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart);
-void __pap_count(const char *fn, uint64_t id);
-void __pap_record(const char *fn, void **bps, uint64_t r, int complete);
+PAP_API void __pap_count(const char *fn, uint64_t id);
+PAP_API void __pap_record(const char *fn, void **bps, uint64_t r, int complete);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ check "--help" "$tool" --help
 check "--version" "$tool" --version
 printf 'blocks A B\nedge A C\n' >"$tmp/bad.cfg"
 expect_error "unknown block named with file and line" "bad.cfg:2: error: unknown block 'C'" "$tool" "$tmp/bad.cfg"
-expect_error "missing file" "no-such.cfg: No such file or directory" "$tool" "$tmp/no-such.cfg"
+expect_error "missing file" "no-such.cfg: error: No such file or directory" "$tool" "$tmp/no-such.cfg"
 expect_error "bad mode" "unknown mode 'fast'" "$tool" -m fast "$ex/fig2.cfg"
 printf 'A B D F\n' >"$tmp/bad.walk"
 expect_error "walk that does not return" "must end in a block that returns" "$tool" -w "$tmp/bad.walk" "$ex/fig2.cfg"

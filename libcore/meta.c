@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meta.c - the metadata reader.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+
+uint64_t pap_fnv1a(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void pap_meta_init(struct pap_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+static void meta_fn_free(struct pap_meta_fn *f)
+{
+	uint32_t b;
+
+	if (f->lines)
+		for (b = 0; b < f->graph.nblocks; b++)
+			free(f->lines[b]);
+	free(f->lines);
+	pap_plan_free(f->plan);
+	if (f->graph.cfg)
+		pap_cfgtext_free(&f->graph);
+	free(f->name);
+	free(f->file);
+}
+
+void pap_meta_free(struct pap_meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfns; i++)
+		meta_fn_free(&m->fns[i]);
+	free(m->fns);
+	pap_meta_init(m);
+}
+
+static int meta_error(char *err, size_t errlen, const char *file,
+		      unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s:%u: error: ", file, line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return PAP_ECORRUPT;
+}
+
+/* The rest of the line after @key and a space, copied; NULL if absent. */
+static char *meta_value(const char *line, size_t len, const char *key)
+{
+	size_t k = strlen(key);
+	char *v;
+
+	if (len <= k + 1 || strncmp(line, key, k) || line[k] != ' ')
+		return NULL;
+	v = malloc(len - k);
+	if (!v)
+		return NULL;
+	memcpy(v, line + k + 1, len - k - 1);
+	v[len - k - 1] = 0;
+	return v;
+}
+
+/* "lines BLOCK N..." into f->lines. */
+static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
+{
+	char buf[4096], *tok, *save = NULL;
+	uint32_t b, *v, n = 0, cap = 8;
+
+	if (len >= sizeof(buf))
+		return PAP_ECORRUPT;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	tok = strtok_r(buf + 6, " ", &save);
+	if (!tok)
+		return PAP_ECORRUPT;
+	b = pap_cfgtext_block(&f->graph, tok);
+	if (b == PAP_NONE || f->lines[b])
+		return PAP_ECORRUPT;
+	v = malloc((cap + 1) * sizeof(uint32_t));
+	while (v && (tok = strtok_r(NULL, " ", &save))) {
+		char *end;
+		unsigned long x = strtoul(tok, &end, 10);
+
+		if (*end || x > UINT32_MAX) {
+			free(v);
+			return PAP_ECORRUPT;
+		}
+		if (n == cap) {
+			uint32_t *nv = realloc(v, (2 * cap + 1) *
+						  sizeof(uint32_t));
+
+			if (!nv) {
+				free(v);
+				return PAP_ENOMEM;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[++n] = (uint32_t)x;
+	}
+	if (!v)
+		return PAP_ENOMEM;
+	v[0] = n;
+	f->lines[b] = v;
+	return PAP_OK;
+}
+
+/* Parses one function section [start, stop) beginning at @line0. */
+static int meta_function(struct pap_meta_fn *f, const char *start,
+			 const char *stop, const char *file, unsigned line0,
+			 char *err, size_t errlen)
+{
+	const char *p = start, *graph_start = NULL, *graph_end = NULL;
+	unsigned line = line0;
+	char *mode = NULL, *sum = NULL, *gtext = NULL;
+	char gerr[256];
+	int r = PAP_OK;
+
+	while (p < stop && !r) {
+		const char *eol = memchr(p, '\n', (size_t)(stop - p));
+		size_t len = eol ? (size_t)(eol - p) : (size_t)(stop - p);
+
+		if (!f->name && (f->name = meta_value(p, len, "function"))) {
+		} else if (!f->file && (f->file = meta_value(p, len, "file"))) {
+		} else if (!mode && (mode = meta_value(p, len, "mode"))) {
+		} else if (!strncmp(p, "blocks ", 7) || !strncmp(p, "entry ", 6) ||
+			   !strncmp(p, "edge ", 5) || !strncmp(p, "return ", 7)) {
+			if (graph_end && graph_end != p)
+				r = meta_error(err, errlen, file, line,
+					       "graph lines must be together");
+			if (!graph_start)
+				graph_start = p;
+			graph_end = eol ? eol + 1 : stop;
+		} else if (!strncmp(p, "lines ", 6)) {
+			if (!f->graph.cfg) {
+				size_t glen = graph_start ?
+					(size_t)(graph_end - graph_start) : 0;
+
+				gtext = malloc(glen + 1);
+				if (!gtext)
+					return PAP_ENOMEM;
+				memcpy(gtext, graph_start ? graph_start : "",
+				       glen);
+				gtext[glen] = 0;
+				f->lines = NULL;
+				if (pap_cfgtext_parse(gtext, file, &f->graph,
+						      gerr, sizeof(gerr))) {
+					r = meta_error(err, errlen, file, line,
+						       "function %s: bad graph",
+						       f->name ? f->name : "?");
+					break;
+				}
+				f->lines = calloc(f->graph.nblocks,
+						  sizeof(*f->lines));
+				if (!f->lines)
+					r = PAP_ENOMEM;
+			}
+			if (!r && meta_lines(f, p, len))
+				r = meta_error(err, errlen, file, line,
+					       "bad lines record");
+		} else if (!sum && (sum = meta_value(p, len, "checksum"))) {
+		} else {
+			r = meta_error(err, errlen, file, line,
+				       "unexpected line '%.40s'", p);
+		}
+		p = eol ? eol + 1 : stop;
+		line++;
+	}
+	if (r)
+		goto out;
+	if (!f->name || !f->file || !mode || !sum || !f->graph.cfg) {
+		r = meta_error(err, errlen, file, line0,
+			       "incomplete function record");
+		goto out;
+	}
+	if (pap_mode_parse(mode, &f->mode)) {
+		r = meta_error(err, errlen, file, line0, "function %s: unknown "
+			       "mode '%s'", f->name, mode);
+		goto out;
+	}
+	f->checksum = strtoull(sum, NULL, 16);
+	if (f->checksum != pap_fnv1a(graph_start,
+				     (size_t)(graph_end - graph_start)))
+		r = meta_error(err, errlen, file, line0, "function %s: graph "
+			       "does not match its checksum", f->name);
+out:
+	free(mode);
+	free(sum);
+	free(gtext);
+	return r;
+}
+
+int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
+		   char *err, size_t errlen)
+{
+	const char *p = text;
+	unsigned line = 2;
+	size_t first = m->nfns;
+	int r = PAP_OK;
+
+	if (strncmp(text, "pap-meta 1\n", 11))
+		return meta_error(err, errlen, file, 1, strncmp(text,
+				  "pap-meta ", 9) ? "not pap metadata" :
+				  "metadata version not supported (this pap "
+				  "reads version 1)");
+	p += 11;
+	while (*p && !r) {
+		const char *end = strstr(p, "\nend\n");
+		const char *q;
+		unsigned nl = 0;
+
+		if (!end) {
+			r = meta_error(err, errlen, file, line,
+				       "function record without 'end'");
+			break;
+		}
+		if (m->nfns == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 16;
+			struct pap_meta_fn *n = realloc(m->fns, cap *
+							sizeof(*n));
+
+			if (!n) {
+				r = PAP_ENOMEM;
+				break;
+			}
+			m->fns = n;
+			m->cap = cap;
+		}
+		memset(&m->fns[m->nfns], 0, sizeof(m->fns[0]));
+		r = meta_function(&m->fns[m->nfns], p, end + 1, file, line,
+				  err, errlen);
+		m->nfns++;
+		for (q = p; q < end + 5; q++)
+			nl += *q == '\n';
+		line += nl;
+		p = end + 5;
+	}
+	if (r) {
+		while (m->nfns > first)
+			meta_fn_free(&m->fns[--m->nfns]);
+	}
+	return r;
+}
+
+struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
+				  uint64_t checksum)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfns; i++)
+		if (m->fns[i].checksum == checksum &&
+		    !strcmp(m->fns[i].name, name))
+			return &m->fns[i];
+	return NULL;
+}
+
+const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn)
+{
+	if (!fn->plan &&
+	    pap_plan_build(fn->graph.cfg, fn->mode, NULL, &fn->plan))
+		fn->plan = NULL;
+	return fn->plan;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meta.h - reading the plugin's per-unit metadata (NAME.papm).
+ *
+ * Format (text, version 1; doc/formats.md): "pap-meta 1", then for each
+ * instrumented function
+ *   function ASMNAME / file PATH / mode MODE
+ *   the graph in pap's text format (blocks, entry, edge, return lines)
+ *   lines BLOCK LINE...      (each block's distinct lines, statement order)
+ *   checksum HEX             (FNV-1a of the graph lines)
+ *   end
+ */
+#ifndef PAP_CORE_META_H
+#define PAP_CORE_META_H
+
+#include "cfgtext.h"
+#include "plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pap_meta_fn {
+	char *name;		/* assembler name */
+	char *file;		/* source file */
+	enum pap_mode mode;
+	uint64_t checksum;
+	struct pap_cfgtext graph;
+	uint32_t **lines;	/* per block: lines[b][0] = count, then lines */
+	struct pap_plan *plan;	/* made on first use */
+};
+
+struct pap_meta {
+	struct pap_meta_fn *fns;
+	size_t nfns, cap;
+};
+
+void pap_meta_init(struct pap_meta *m);
+void pap_meta_free(struct pap_meta *m);
+
+/*
+ * Adds the functions in metadata text @text (named @file) to @m, checking
+ * each graph against its checksum.  On error nothing is added and @err
+ * says "FILE:LINE: error: ...".
+ */
+int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
+		   char *err, size_t errlen);
+/* The function with this assembler name and checksum, or NULL. */
+struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
+				  uint64_t checksum);
+/* The function's plan, built on first use; NULL if it cannot be built. */
+const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn);
+
+/* FNV-1a, the checksum of metadata graphs. */
+uint64_t pap_fnv1a(const void *p, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_META_H */

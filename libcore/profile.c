@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.c - distinct records with counts; the profile file format.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+static uint64_t prof_hash(const char *fn, uint8_t kind, uint8_t complete,
+			  uint64_t value, const struct pap_breakpoint *bps,
+			  uint32_t nbps)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (; *fn; fn++)
+		h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
+	h = (h ^ kind ^ ((uint64_t)complete << 8)) * 0x100000001b3ull;
+	h = (h ^ value) * 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < nbps; i++) {
+		h = (h ^ bps[i].site) * 0x100000001b3ull;
+		h = (h ^ bps[i].r) * 0x9e3779b97f4a7c15ull;
+	}
+	return h ^ (h >> 29);
+}
+
+void pap_profile_init(struct pap_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void pap_profile_free(struct pap_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrecs; i++) {
+		free(p->recs[i].fn);
+		free(p->recs[i].bps);
+	}
+	free(p->recs);
+	free(p->slots);
+	pap_profile_init(p);
+}
+
+void pap_profile_zero(struct pap_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrecs; i++)
+		p->recs[i].count = 0;
+}
+
+static int prof_equal(const struct pap_prof_rec *r, uint64_t hash,
+		      const char *fn, uint8_t kind, uint8_t complete,
+		      uint64_t value, const struct pap_breakpoint *bps,
+		      uint32_t nbps)
+{
+	uint32_t i;
+
+	if (r->hash != hash || r->kind != kind || r->complete != complete ||
+	    r->value != value || r->nbps != nbps || strcmp(r->fn, fn))
+		return 0;
+	for (i = 0; i < nbps; i++)
+		if (r->bps[i].site != bps[i].site || r->bps[i].r != bps[i].r)
+			return 0;
+	return 1;
+}
+
+/* Doubles the slot table and rehashes. */
+static int prof_rehash(struct pap_profile *p)
+{
+	size_t n = p->nslots ? p->nslots * 2 : 64, i;
+	uint32_t *slots = calloc(n, sizeof(uint32_t));
+
+	if (!slots)
+		return PAP_ENOMEM;
+	for (i = 0; i < p->nrecs; i++) {
+		size_t s = p->recs[i].hash & (n - 1);
+
+		while (slots[s])
+			s = (s + 1) & (n - 1);
+		slots[s] = (uint32_t)(i + 1);
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->nslots = n;
+	return PAP_OK;
+}
+
+int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
+		    uint8_t complete, uint64_t value,
+		    const struct pap_breakpoint *bps, uint32_t nbps,
+		    uint64_t count)
+{
+	uint64_t h = prof_hash(fn, kind, complete, value, bps, nbps);
+	struct pap_prof_rec *r;
+	size_t s;
+
+	if (p->nrecs + 1 > p->nslots / 2 && prof_rehash(p))
+		return PAP_ENOMEM;
+	for (s = h & (p->nslots - 1); p->slots[s];
+	     s = (s + 1) & (p->nslots - 1)) {
+		r = &p->recs[p->slots[s] - 1];
+		if (prof_equal(r, h, fn, kind, complete, value, bps, nbps)) {
+			r->count = pap_sat_add(r->count, count);
+			return PAP_OK;
+		}
+	}
+	if (p->nrecs == p->cap_recs) {
+		size_t cap = p->cap_recs ? p->cap_recs * 2 : 64;
+		struct pap_prof_rec *n;
+
+		if (cap > UINT32_MAX - 1)
+			return PAP_ELIMIT;
+		n = realloc(p->recs, cap * sizeof(*n));
+		if (!n)
+			return PAP_ENOMEM;
+		p->recs = n;
+		p->cap_recs = cap;
+	}
+	r = &p->recs[p->nrecs];
+	r->fn = strdup(fn);
+	r->bps = nbps ? malloc(nbps * sizeof(*bps)) : NULL;
+	if (!r->fn || (nbps && !r->bps)) {
+		free(r->fn);
+		free(r->bps);
+		return PAP_ENOMEM;
+	}
+	if (nbps)
+		memcpy(r->bps, bps, nbps * sizeof(*bps));
+	r->kind = kind;
+	r->complete = complete;
+	r->nbps = nbps;
+	r->count = count;
+	r->value = value;
+	r->hash = h;
+	p->slots[s] = (uint32_t)(++p->nrecs);
+	return PAP_OK;
+}
+
+int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->nrecs; i++) {
+		const struct pap_prof_rec *r = &from->recs[i];
+		int err = pap_profile_add(to, r->fn, r->kind, r->complete,
+					  r->value, r->bps, r->nbps, r->count);
+
+		if (err)
+			return err;
+	}
+	return PAP_OK;
+}
+
+/* ---- text format ---- */
+
+struct prof_lexer {
+	const char *p, *file;
+	unsigned line;
+	char *err;
+	size_t errlen;
+};
+
+static int prof_error(struct prof_lexer *lx, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(lx->err, lx->errlen, "%s:%u: error: ", lx->file,
+			 lx->line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < lx->errlen)
+		vsnprintf(lx->err + n, lx->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return PAP_ECORRUPT;
+}
+
+/* Next space-separated word on this line into [*s, *s + *n). */
+static int prof_word(struct prof_lexer *lx, const char **s, size_t *n)
+{
+	while (*lx->p == ' ')
+		lx->p++;
+	*s = lx->p;
+	while (*lx->p && *lx->p != ' ' && *lx->p != '\n')
+		lx->p++;
+	*n = (size_t)(lx->p - *s);
+	return *n > 0;
+}
+
+static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
+{
+	const char *s;
+	size_t n, i;
+
+	if (!prof_word(lx, &s, &n))
+		return prof_error(lx, "missing %s", what);
+	*v = 0;
+	if (n > 20)
+		return prof_error(lx, "%s is not a number", what);
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return prof_error(lx, "%s is not a number", what);
+		if (*v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return prof_error(lx, "%s does not fit 64 bits", what);
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return PAP_OK;
+}
+
+/* One record line after its kind letter; adds it to @p. */
+static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
+		     struct pap_breakpoint **bps, size_t *cap)
+{
+	const char *s;
+	size_t n;
+	char fn[4608];
+	uint64_t complete = 1, count, value, nbps = 0, i, site;
+	int err;
+
+	if (!prof_word(lx, &s, &n))
+		return prof_error(lx, "missing function");
+	if (n >= sizeof(fn) || !memchr(s, ':', n))
+		return prof_error(lx, "bad function name");
+	memcpy(fn, s, n);
+	fn[n] = 0;
+	if (kind == 'p' && (err = prof_u64(lx, &complete, "completeness")))
+		return err;
+	if (complete > 1)
+		return prof_error(lx, "completeness must be 0 or 1");
+	if ((err = prof_u64(lx, &count, "count")) ||
+	    (err = prof_u64(lx, &value, kind == 'p' ? "final value" : "id")))
+		return err;
+	if (kind == 'p') {
+		if ((err = prof_u64(lx, &nbps, "breakpoint count")))
+			return err;
+		if (nbps > PAP_PROFILE_MAX_BPS)
+			return prof_error(lx, "too many breakpoints");
+		if (nbps > *cap) {
+			struct pap_breakpoint *nb = realloc(*bps, nbps *
+							    sizeof(**bps));
+
+			if (!nb)
+				return PAP_ENOMEM;
+			*bps = nb;
+			*cap = nbps;
+		}
+		for (i = 0; i < nbps; i++) {
+			if ((err = prof_u64(lx, &site, "breakpoint site")) ||
+			    (err = prof_u64(lx, &(*bps)[i].r,
+					    "breakpoint value")))
+				return err;
+			if (site > UINT32_MAX)
+				return prof_error(lx, "bad breakpoint site");
+			(*bps)[i].site = (uint32_t)site;
+		}
+	}
+	if (prof_word(lx, &s, &n))
+		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
+				  s);
+	return pap_profile_add(p, fn, kind == 'p' ? PAP_REC_PATH : PAP_REC_BL,
+			       (uint8_t)complete, value, *bps, (uint32_t)nbps,
+			       count);
+}
+
+int pap_profile_parse(struct pap_profile *p, const char *text,
+		      const char *file, char *err, size_t errlen)
+{
+	struct prof_lexer lx = { text, file, 1, err, errlen };
+	struct pap_profile tmp;
+	struct pap_breakpoint *bps = NULL;
+	size_t cap = 0;
+	int r = PAP_OK;
+
+	if (strncmp(text, "pap-profile ", 12))
+		return prof_error(&lx, "not a pap profile");
+	if (strncmp(text + 12, "1\n", 2))
+		return prof_error(&lx, "profile version %.8s is not supported "
+				  "(this pap reads version %d)", text + 12,
+				  PAP_PROFILE_VERSION);
+	lx.p = text + 14;
+	lx.line = 2;
+	pap_profile_init(&tmp);
+	while (*lx.p && !r) {
+		char kind = *lx.p++;
+
+		if (kind == '\n') {
+			lx.line++;
+			continue;
+		}
+		if ((kind != 'p' && kind != 'b') || *lx.p != ' ')
+			r = prof_error(&lx, "unknown record");
+		else
+			r = prof_line(&lx, &tmp, kind, &bps, &cap);
+		if (!r && *lx.p == '\n') {
+			lx.p++;
+			lx.line++;
+		} else if (!r && *lx.p) {
+			r = prof_error(&lx, "malformed line");
+		}
+	}
+	free(bps);
+	if (r == PAP_ENOMEM)
+		snprintf(err, errlen, "%s: error: out of memory", file);
+	if (!r)
+		r = pap_profile_merge(p, &tmp);
+	pap_profile_free(&tmp);
+	return r;
+}
+
+static int prof_cmp(const void *a, const void *b)
+{
+	const struct pap_prof_rec *x = *(const struct pap_prof_rec *const *)a;
+	const struct pap_prof_rec *y = *(const struct pap_prof_rec *const *)b;
+	uint32_t i;
+	int c = strcmp(x->fn, y->fn);
+
+	if (c)
+		return c;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->complete != y->complete)
+		return x->complete > y->complete ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->nbps != y->nbps)
+		return x->nbps < y->nbps ? -1 : 1;
+	for (i = 0; i < x->nbps; i++) {
+		if (x->bps[i].site != y->bps[i].site)
+			return x->bps[i].site < y->bps[i].site ? -1 : 1;
+		if (x->bps[i].r != y->bps[i].r)
+			return x->bps[i].r < y->bps[i].r ? -1 : 1;
+	}
+	return 0;
+}
+
+int pap_profile_write(const struct pap_profile *p, FILE *f)
+{
+	const struct pap_prof_rec **order;
+	size_t i;
+	uint32_t k;
+
+	order = malloc((p->nrecs + 1) * sizeof(*order));
+	if (!order) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < p->nrecs; i++)
+		order[i] = &p->recs[i];
+	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
+	fprintf(f, "pap-profile %d\n", PAP_PROFILE_VERSION);
+	for (i = 0; i < p->nrecs; i++) {
+		const struct pap_prof_rec *r = order[i];
+
+		if (!r->count)
+			continue;
+		if (r->kind == PAP_REC_BL) {
+			fprintf(f, "b %s %llu %llu\n", r->fn,
+				(unsigned long long)r->count,
+				(unsigned long long)r->value);
+			continue;
+		}
+		fprintf(f, "p %s %u %llu %llu %u", r->fn, r->complete,
+			(unsigned long long)r->count,
+			(unsigned long long)r->value, r->nbps);
+		for (k = 0; k < r->nbps; k++)
+			fprintf(f, " %u %llu", r->bps[k].site,
+				(unsigned long long)r->bps[k].r);
+		fputc('\n', f);
+	}
+	free(order);
+	return ferror(f) ? -1 : 0;
+}

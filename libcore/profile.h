@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - an in-memory profile and its file format.
+ *
+ * A profile is a set of distinct records, each with a count: whole paths
+ * (PAP, PAP+EPP: final value, breakpoints, whether the activation was cut
+ * short) and acyclic path ids (EPP), keyed by function.  Adding merges
+ * equal records; memory grows with distinct content only.  The runtime
+ * aggregates into one per thread, merges them into the profile file at
+ * exit, and the decoder reads the file back.
+ *
+ * File format (text, version 1; doc/formats.md):
+ *   pap-profile 1
+ *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...
+ *   b FUNCTION COUNT ID
+ * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records are written
+ * sorted, so equal profiles are equal files.
+ */
+#ifndef PAP_CORE_PROFILE_H
+#define PAP_CORE_PROFILE_H
+
+#include <stdio.h>
+
+#include "decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PAP_PROFILE_VERSION 1
+#define PAP_PROFILE_MAX_BPS (1u << 24)
+
+enum pap_rec_kind {
+	PAP_REC_PATH = 0,
+	PAP_REC_BL = 1,
+};
+
+struct pap_prof_rec {
+	char *fn;
+	uint8_t kind;		/* enum pap_rec_kind */
+	uint8_t complete;
+	uint32_t nbps;
+	uint64_t count;
+	uint64_t value;		/* final r, or the BL id */
+	struct pap_breakpoint *bps;
+	uint64_t hash;
+};
+
+struct pap_profile {
+	struct pap_prof_rec *recs;
+	size_t nrecs, cap_recs;
+	uint32_t *slots;	/* open addressing: record index + 1 */
+	size_t nslots;
+};
+
+void pap_profile_init(struct pap_profile *p);
+void pap_profile_free(struct pap_profile *p);
+/* Sets every count to zero, keeping the records (fork, pap_reset). */
+void pap_profile_zero(struct pap_profile *p);
+
+/*
+ * Adds @count occurrences of a record, merging with an equal one.  Only a
+ * record not seen before allocates.  PAP_ENOMEM leaves @p unchanged.
+ */
+int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
+		    uint8_t complete, uint64_t value,
+		    const struct pap_breakpoint *bps, uint32_t nbps,
+		    uint64_t count);
+/* Adds every record of @from to @to. */
+int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
+
+/*
+ * Reads a profile file's text @text (named @file in messages) and adds
+ * its records to @p.  On malformed input nothing is added, and @err gets
+ * "FILE:LINE: error: ...".
+ */
+int pap_profile_parse(struct pap_profile *p, const char *text,
+		      const char *file, char *err, size_t errlen);
+/* Writes @p in the file format, records sorted; 0 or -1 (see errno). */
+int pap_profile_write(const struct pap_profile *p, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_PROFILE_H */

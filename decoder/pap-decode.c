@@ -43,7 +43,9 @@ static void usage(FILE *f)
 "Decode a pap profile into the exact paths each function took, with their\n"
 "counts and source lines.\n"
 "\n"
-"      --format=FMT   text (default) or json\n"
+"      --format=FMT   text (default); json; paths (one line per distinct\n"
+"                     path: FUNCTION COUNT COMPLETE BLOCK...); or blocks\n"
+"                     (each block's executions: FUNCTION BLOCK COUNT)\n"
 "      --meta=DIR     also look for metadata (.papm files) in DIR; may be\n"
 "                     repeated.  By default pap-decode reads the metadata\n"
 "                     file each record names, then looks in PROFILE's\n"
@@ -221,6 +223,11 @@ static int decode_rec(struct pap_meta_fn *fn, const struct pap_prof_rec *r,
 		pap_path_free(&p);
 		return PAP_ENOMEM;
 	}
+	/* an acyclic path between two folds may hold one block, no edge */
+	if (!p.len && r->kind == PAP_REC_BL && p.start_fold != PAP_NONE &&
+	    cfg->edges[p.start_fold].dst < cfg->nblocks)
+		out->blocks[out->n++] = block_number(fn,
+			cfg->edges[p.start_fold].dst);
 	for (i = 0; i < p.len; i++) {
 		uint32_t dst = cfg->edges[p.edges[i]].dst;
 
@@ -298,6 +305,55 @@ static void print_json(struct dfunc *fs, size_t nfs)
 		printf("]}");
 	}
 	printf("\n]}\n");
+}
+
+/* One line per distinct path, for scripts: FUNCTION COUNT COMPLETE BLOCK... */
+static void print_paths(struct dfunc *fs, size_t nfs)
+{
+	size_t f, i, k;
+
+	for (f = 0; f < nfs; f++) {
+		for (i = 0; i < fs[f].npaths; i++) {
+			const struct dpath *p = &fs[f].paths[i];
+
+			printf("%s %llu %d", fs[f].fn->name,
+			       (unsigned long long)p->count, p->complete);
+			for (k = 0; k < p->n; k++)
+				printf(" %u", p->blocks[k]);
+			printf("\n");
+		}
+	}
+}
+
+/* Each block's executions, summed over the paths through it. */
+static void print_block_counts(struct dfunc *fs, size_t nfs)
+{
+	size_t f, i, k;
+	uint32_t b;
+
+	for (f = 0; f < nfs; f++) {
+		const struct pap_meta_fn *fn = fs[f].fn;
+		uint64_t *count = calloc(fn->graph.nblocks, sizeof(uint64_t));
+
+		if (!count)
+			continue;
+		for (i = 0; i < fs[f].npaths; i++)
+			for (k = 0; k < fs[f].paths[i].n; k++) {
+				char name[16];
+
+				snprintf(name, sizeof(name), "b%u",
+					 fs[f].paths[i].blocks[k]);
+				b = pap_cfgtext_block(&fn->graph, name);
+				if (b != PAP_NONE)
+					count[b] += fs[f].paths[i].count;
+			}
+		for (b = 0; b < fn->graph.nblocks; b++)
+			if (count[b])
+				printf("%s %u %llu\n", fn->name,
+				       block_number(fn, b),
+				       (unsigned long long)count[b]);
+		free(count);
+	}
 }
 
 /* Longest run at @i of a block sequence repeated at least twice:
@@ -420,9 +476,14 @@ int main(int argc, char **argv)
 		case 'f':
 			if (!strcmp(optarg, "json")) {
 				json = 1;
+			} else if (!strcmp(optarg, "paths")) {
+				json = 2;
+			} else if (!strcmp(optarg, "blocks")) {
+				json = 3;
 			} else if (strcmp(optarg, "text")) {
 				fprintf(stderr, "%s: error: unknown format '%s' "
-					"(use text or json)\n", prog, optarg);
+					"(use text, json, paths or blocks)\n", prog,
+					optarg);
 				return 1;
 			}
 			break;
@@ -505,8 +566,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfs; i++)
 		qsort(fs[i].paths, fs[i].npaths, sizeof(*fs[i].paths),
 		      by_count);
-	if (json)
+	if (json == 1)
 		print_json(fs, nfs);
+	else if (json == 2)
+		print_paths(fs, nfs);
+	else if (json == 3)
+		print_block_counts(fs, nfs);
 	else
 		print_text(fs, nfs);
 	for (i = 0; i < nfs; i++) {

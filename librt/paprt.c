@@ -38,11 +38,23 @@ static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 static __thread struct rt_thread *rt_self;
 
-/* A breakpoint list owned by one activation (the probes' *bps). */
-struct rt_bps {
-	uint32_t n, cap;
-	struct pap_breakpoint v[];
+/*
+ * Breakpoints of this thread's open activations, oldest first, each
+ * tagged with its activation's serial.  Activations nest, so an
+ * activation's breakpoints lie above every older one's; those of
+ * activations abandoned by longjmp lie above too and are dropped when an
+ * enclosing activation ends.
+ */
+struct rt_bp {
+	uint64_t act;
+	struct pap_breakpoint bp;
 };
+
+static __thread struct rt_bp *rt_bps;
+static __thread size_t rt_nbps, rt_cap_bps;
+static __thread struct pap_breakpoint *rt_scratch;
+static __thread size_t rt_cap_scratch;
+static __thread uint64_t rt_serial;
 
 static void rt_atexit(void)
 {
@@ -85,34 +97,34 @@ static struct rt_thread *rt_thread(void)
 	return t;
 }
 
-uint64_t __pap_fold(void **bps, uint64_t r, uint64_t n, uint64_t d,
+uint64_t __pap_enter(void)
+{
+	return ++rt_serial;
+}
+
+uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart)
 {
-	struct rt_bps *b = *bps;
-
 	if (__builtin_expect(!pap_fold_overflows(r, n, d), 1))
 		return r * n + d;
-	if (!b || b->n == b->cap) {
-		uint32_t cap = b ? b->cap * 2 : 16;
-		struct rt_bps *nb = realloc(b, sizeof(*nb) +
-					       cap * sizeof(nb->v[0]));
+	if (rt_nbps == rt_cap_bps) {
+		size_t cap = rt_cap_bps ? rt_cap_bps * 2 : 256;
+		struct rt_bp *nb = realloc(rt_bps, cap * sizeof(*nb));
 
 		if (!nb) {
-			/* the activation cannot be recorded exactly */
+			/* this activation cannot be recorded exactly */
 			struct rt_thread *t = rt_thread();
 
 			if (t)
 				t->lost++;
 			return restart * n + d;
 		}
-		nb->cap = cap;
-		if (!b)
-			nb->n = 0;
-		b = nb;
-		*bps = b;
+		rt_bps = nb;
+		rt_cap_bps = cap;
 	}
-	b->v[b->n].site = site;
-	b->v[b->n++].r = r;
+	rt_bps[rt_nbps].act = act;
+	rt_bps[rt_nbps].bp.site = site;
+	rt_bps[rt_nbps++].bp.r = r;
 	return restart * n + d;
 }
 
@@ -124,16 +136,34 @@ void __pap_count(const char *fn, uint64_t id)
 		t->lost++;
 }
 
-void __pap_record(const char *fn, void **bps, uint64_t r, int complete)
+void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	struct rt_thread *t = rt_thread();
-	struct rt_bps *b = *bps;
+	size_t k = rt_nbps, i, n = 0;
 
+	/* this activation's breakpoints and those abandoned above them */
+	while (k > 0 && rt_bps[k - 1].act >= act)
+		k--;
+	if (rt_nbps - k > rt_cap_scratch) {
+		struct pap_breakpoint *ns = realloc(rt_scratch, (rt_nbps - k) *
+						    sizeof(*ns));
+
+		if (!ns) {
+			if (t)
+				t->lost++;
+			rt_nbps = k;
+			return;
+		}
+		rt_scratch = ns;
+		rt_cap_scratch = rt_nbps - k;
+	}
+	for (i = k; i < rt_nbps; i++)
+		if (rt_bps[i].act == act)
+			rt_scratch[n++] = rt_bps[i].bp;
+	rt_nbps = k;
 	if (t && pap_profile_add(&t->prof, fn, PAP_REC_PATH, complete != 0, r,
-				 b ? b->v : NULL, b ? b->n : 0, 1))
+				 rt_scratch, (uint32_t)n, 1))
 		t->lost++;
-	free(b);
-	*bps = NULL;
 }
 
 /*

@@ -42,7 +42,9 @@ static struct plugin_info pap_plugin_info = {
 	"  include=REGEX         instrument only functions matching REGEX\n"
 	"  exclude=REGEX         do not instrument functions matching REGEX\n"
 	"  verbose               print each function's plan\n"
-	"  disable               load but instrument nothing\n",
+	"  disable               load but instrument nothing\n"
+	"  trace                 also report every block entered (slow; the\n"
+	"                        test suite's oracle, see doc/plugin.md)\n",
 };
 
 namespace {
@@ -117,7 +119,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
-		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable");
+		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
+			    !strcmp(key, "trace");
 
 		if (flag && value) {
 			error("%<-fplugin-arg-%s-%s%> takes no value", base, key);
@@ -144,9 +147,11 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.verbose = 1;
 		} else if (!strcmp(key, "disable")) {
 			pap_opts.disable = 1;
+		} else if (!strcmp(key, "trace")) {
+			pap_opts.trace = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, include, exclude, verbose, disable)",
+			      "mode, meta, include, exclude, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

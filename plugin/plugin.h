@@ -16,6 +16,7 @@ struct pap_options {
 	regex_t include, exclude;
 	int verbose;
 	int disable;
+	int trace;		/* test oracle: report every block */
 };
 
 extern struct pap_options pap_opts;

@@ -35,7 +35,7 @@ struct pap_options pap_opts;
 
 static struct plugin_info pap_plugin_info = {
 	PAP_VERSION_STRING,
-	"pap: exact path profiling.  Arguments (-fplugin-arg-pap-KEY[=VALUE]):\n"
+	"exact path profiling.  Arguments (-fplugin-arg-pap-KEY[=VALUE]):\n"
 	"  mode=pap-epp|pap|epp  numbering (default pap-epp)\n"
 	"  meta=DIR              where NAME.papm metadata goes (default: next\n"
 	"                        to the object file)\n"

@@ -211,6 +211,21 @@ static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 	return PAP_OK;
 }
 
+/* Is [s, s+n) shaped like ASMNAME:HEX16[:METAFILE]? */
+static int prof_key_ok(const char *s, size_t n)
+{
+	const char *c = memchr(s, ':', n);
+	size_t i, k;
+
+	if (!c || c == s)
+		return 0;
+	k = (size_t)(c - s) + 1;
+	for (i = 0; k + i < n && s[k + i] != ':'; i++)
+		if (!strchr("0123456789abcdef", s[k + i]))
+			return 0;
+	return i == 16;
+}
+
 /* One record line after its kind letter; adds it to @p. */
 static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 		     struct pap_breakpoint **bps, size_t *cap)
@@ -223,8 +238,9 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 
 	if (!prof_word(lx, &s, &n))
 		return prof_error(lx, "missing function");
-	if (n >= sizeof(fn) || !memchr(s, ':', n))
-		return prof_error(lx, "bad function name");
+	if (n >= sizeof(fn) || !prof_key_ok(s, n))
+		return prof_error(lx, "bad function key '%.*s'",
+				  (int)(n > 60 ? 60 : n), s);
 	memcpy(fn, s, n);
 	fn[n] = 0;
 	if (kind == 'p' && (err = prof_u64(lx, &complete, "completeness")))

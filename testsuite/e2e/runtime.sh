@@ -1,0 +1,117 @@
+#!/bin/sh
+# runtime.sh - what the runtime, pap-gcc and pap-decode promise beyond
+# exact decoding: incomplete paths, stale and corrupt profiles, byte-
+# identical metadata, many processes and fork sharing one profile, the
+# pap_dump/pap_reset API, and an Autotools project built with CC=pap-gcc.
+# TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# activations of FUNCTION in PROFILE
+acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
+	END { print s + 0 }'; }
+
+echo "1..10"
+
+cat >noret.c <<'C'
+#include <stdlib.h>
+static void die(int code) { if (code > 2) exit(code - 3); }
+int main(int argc, char **argv) { (void)argv; die(argc + 2); die(argc + 3); return 9; }
+C
+"$papgcc" -O2 -o noret noret.c && ./noret
+check "exit() inside a function: path recorded, marked incomplete" \
+	'"$decode" --format=json pap.prof | grep -q "\"complete\": false"'
+
+cat >loop.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <pap/pap.h>
+static int work(int n) { int s = 0, i; for (i = 0; i < n; i++) s += i % 3 ? i : -i; return s; }
+int main(int argc, char **argv)
+{
+	int i, reps = argc > 1 ? atoi(argv[1]) : 10;
+	if (argc > 2 && argv[2][0] == 'f') {		/* fork */
+		pid_t pid = fork();
+		for (i = 0; i < reps; i++) work(i);
+		if (pid == 0) _exit(pap_dump() != 0);
+		waitpid(pid, NULL, 0);
+		return 0;
+	}
+	if (argc > 2 && argv[2][0] == 'r') {		/* reset */
+		for (i = 0; i < reps; i++) work(i);
+		pap_reset();
+	}
+	for (i = 0; i < reps; i++) work(i);
+	printf("%d\n", work(reps));
+	return 0;
+}
+C
+"$papgcc" -O2 -c loop.c -o loop1.o && cp loop1.papm meta1 &&
+"$papgcc" -O2 -c loop.c -o loop1.o && cp loop1.papm meta2
+check "identical compiles give byte-identical metadata" 'cmp -s meta1 meta2'
+"$papgcc" loop1.o -o loop
+
+rm -f pap.prof
+i=0
+while [ $i -lt 16 ]; do ./loop 50 >/dev/null & i=$((i + 1)); done
+wait
+check "16 processes at once into one profile: 16 x 51 activations of work" \
+	'[ "$(acts work pap.prof)" -eq $((16 * 51)) ]'
+
+rm -f pap.prof
+./loop 20 fork
+check "fork: parent and child count their own 20 activations each" \
+	'[ "$(acts work pap.prof)" -eq 40 ]'
+
+rm -f pap.prof
+./loop 20 reset >/dev/null
+check "pap_reset forgets what came before" '[ "$(acts work pap.prof)" -eq 21 ]'
+
+cp pap.prof good.prof
+head -c 40 good.prof >trunc.prof
+printf 'pap-profile 1\np work:zz 1 1 1 0\n' >bad.prof
+check "a truncated profile is refused naming file and line" \
+	'! "$decode" trunc.prof 2>err && grep -q "trunc.prof:2: error:" err'
+check "a malformed record is refused" \
+	'! "$decode" bad.prof 2>err && grep -q "bad.prof:2: error:" err'
+
+cp trunc.prof pap.prof
+./loop 5 >/dev/null 2>err
+check "the runtime keeps an unreadable profile aside and writes a new one" \
+	'ls pap.prof.bad.* >/dev/null 2>&1 && [ "$(acts work pap.prof)" -eq 6 ]'
+
+sed 's/i % 3 ? i : -i/i % 4 ? i : -i/; s/for (i = 0; i < n; i++)/for (i = 0; i < n; i++) if (i > 1000) break; else/' loop.c >loop2.c
+mv loop2.c loop.c
+"$papgcc" -O2 -c loop.c -o loop1.o
+check "a profile from before a recompile is refused, naming the function" \
+	'! "$decode" good.prof >/dev/null 2>err && grep -q "function work: the profile.s checksum" err'
+
+mkdir proj && cd proj && cat >configure.ac <<'AC'
+AC_INIT([hello], [1.0])
+AM_INIT_AUTOMAKE([foreign])
+AC_PROG_CC
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+AC
+printf 'bin_PROGRAMS = hello\nhello_SOURCES = hello.c\n' >Makefile.am
+printf '#include <stdio.h>\nint main(int c, char **v) { (void)v; while (c-- > 0) puts("hi"); return 0; }\n' >hello.c
+if autoreconf -fi >/dev/null 2>&1 && CC="$papgcc" ./configure >/dev/null 2>&1 &&
+   make >/dev/null 2>&1 && rm -f pap.prof && ./hello a b >/dev/null &&
+   [ "$(acts main pap.prof)" -eq 1 ]; then
+	ok "CC=pap-gcc ./configure && make on an Autotools project"
+else
+	not_ok "CC=pap-gcc ./configure && make on an Autotools project"
+fi
+cd ..
+[ $fails -eq 0 ]

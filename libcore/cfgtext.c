@@ -2,11 +2,11 @@
 /*
  * cfgtext.c - parser for the text graph format.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfgtext.h"
+#include "diag.h"
 
 #define CFGTEXT_MAX_BLOCKS 1000000u
 #define CFGTEXT_MAX_WORD 255
@@ -18,18 +18,9 @@ struct lexer {
 	size_t errlen;
 };
 
-static int lex_error(struct lexer *lx, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(lx->err, lx->errlen, "%s:%u: error: ", lx->file,
-			 lx->line);
-
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < lx->errlen)
-		vsnprintf(lx->err + n, lx->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return PAP_EINVAL;
-}
+#define lex_error(lx, ...) \
+	pap_diag(PAP_EINVAL, (lx)->err, (lx)->errlen, (lx)->file, (lx)->line, \
+		 __VA_ARGS__)
 
 /* Next word on the current line into @w; 0 at end of line. */
 static int lex_word(struct lexer *lx, char *w)

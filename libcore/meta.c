@@ -2,10 +2,10 @@
 /*
  * meta.c - the metadata reader.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "meta.h"
 
 uint64_t pap_fnv1a(const void *p, size_t len)
@@ -51,18 +51,8 @@ void pap_meta_free(struct pap_meta *m)
 	pap_meta_init(m);
 }
 
-static int meta_error(char *err, size_t errlen, const char *file,
-		      unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(err, errlen, "%s:%u: error: ", file, line);
-
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return PAP_ECORRUPT;
-}
+#define meta_error(err, errlen, file, line, ...) \
+	pap_diag(PAP_ECORRUPT, err, errlen, file, line, __VA_ARGS__)
 
 /* The rest of the line after @key and a space, copied; NULL if absent. */
 static char *meta_value(const char *line, size_t len, const char *key)

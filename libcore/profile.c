@@ -3,10 +3,10 @@
  * profile.c - distinct records with counts; the profile file format.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "profile.h"
 #include "util.h"
 
@@ -166,18 +166,9 @@ struct prof_lexer {
 	size_t errlen;
 };
 
-static int prof_error(struct prof_lexer *lx, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(lx->err, lx->errlen, "%s:%u: error: ", lx->file,
-			 lx->line);
-
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < lx->errlen)
-		vsnprintf(lx->err + n, lx->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return PAP_ECORRUPT;
-}
+#define prof_error(lx, ...) \
+	pap_diag(PAP_ECORRUPT, (lx)->err, (lx)->errlen, (lx)->file, \
+		 (lx)->line, __VA_ARGS__)
 
 /* Next space-separated word on this line into [*s, *s + *n). */
 static int prof_word(struct prof_lexer *lx, const char **s, size_t *n)

@@ -14,11 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAP_API __attribute__((visibility("default")))
-
-PAP_API void __pap_trace_begin(const char *fn);
-PAP_API void __pap_trace_block(uint32_t block);
-PAP_API void __pap_trace_end(int complete);
+#include <pap/abi.h>
 
 struct trace_act {
 	const char *fn;

@@ -43,6 +43,11 @@ PAP_API void __pap_count(const char *fn, uint64_t id);
 PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 			  int complete);
 
+/* The test oracle (-fplugin-arg-pap-trace): every block entered. */
+PAP_API void __pap_trace_begin(const char *fn);
+PAP_API void __pap_trace_block(uint32_t block);
+PAP_API void __pap_trace_end(int complete);
+
 #ifdef __cplusplus
 }
 #endif

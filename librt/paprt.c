@@ -26,11 +26,31 @@
 #include "textfile.h"
 #include "util.h"
 
+/*
+ * Signal handlers: a handler that runs instrumented code while its thread
+ * is inside the runtime must not allocate or touch the half-updated
+ * table.  Flags mark those sections; a record made meanwhile waits in a
+ * fixed array of the thread's aggregate until the next ordinary record or
+ * the dump, and what does not fit is counted as lost, never silently
+ * dropped.
+ */
+#define RT_DEFER 32
+#define RT_DEFER_BPS 8
+
+struct rt_deferred {
+	const char *fn;
+	uint8_t kind, complete;
+	uint32_t nbps;
+	uint64_t value;
+	struct pap_breakpoint bps[RT_DEFER_BPS];
+};
+
 /* A thread's aggregate, on the list of all threads' aggregates. */
 struct rt_thread {
 	struct pap_profile prof;
 	struct rt_thread *next;
-	int lost;		/* records dropped for lack of memory */
+	struct rt_deferred defer[RT_DEFER];
+	volatile unsigned ndefer;
 };
 
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +75,21 @@ static __thread size_t rt_nbps, rt_cap_bps;
 static __thread struct pap_breakpoint *rt_scratch;
 static __thread size_t rt_cap_scratch;
 static __thread uint64_t rt_serial;
+
+/* what this thread is in the middle of, for signal handlers to see */
+static __thread volatile int rt_in_stack;	/* pushing a breakpoint */
+static __thread volatile int rt_in_scratch;	/* rt_scratch holds a record */
+static __thread volatile int rt_in_table;	/* updating the aggregate */
+/*
+ * The oldest activation that lost a breakpoint (UINT64_MAX: none).  Its
+ * record, and those of activations nested in it, would decode wrongly, so
+ * they are counted as lost instead; a record of an enclosing activation
+ * clears it, as everything nested inside has ended by then.
+ */
+static __thread volatile uint64_t rt_poison = UINT64_MAX;
+/* records that could not be kept, all threads; reported at dump */
+static unsigned long rt_lost;
+
 
 static void rt_atexit(void)
 {
@@ -102,21 +137,51 @@ uint64_t __pap_enter(void)
 	return ++rt_serial;
 }
 
+/* Activation @act lost a breakpoint. */
+static void rt_poison_act(uint64_t act)
+{
+	if (act < rt_poison)
+		rt_poison = act;
+}
+
+static void rt_count_lost(void)
+{
+	__atomic_fetch_add(&rt_lost, 1, __ATOMIC_RELAXED);
+}
+
+/* May activation @act's record be kept?  Updates the poison mark. */
+static int rt_keep(uint64_t act)
+{
+	uint64_t p = rt_poison;
+
+	if (act < p) {
+		rt_poison = UINT64_MAX;
+		return 1;
+	}
+	if (act == p)
+		rt_poison = UINT64_MAX;
+	rt_count_lost();
+	return 0;
+}
+
 uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart)
 {
 	if (__builtin_expect(!pap_fold_overflows(r, n, d), 1))
 		return r * n + d;
+	if (rt_in_stack) {
+		/* a signal handler interrupted a push: the top is in flux */
+		rt_poison_act(act);
+		return restart * n + d;
+	}
+	rt_in_stack = 1;
 	if (rt_nbps == rt_cap_bps) {
 		size_t cap = rt_cap_bps ? rt_cap_bps * 2 : 256;
 		struct rt_bp *nb = realloc(rt_bps, cap * sizeof(*nb));
 
 		if (!nb) {
-			/* this activation cannot be recorded exactly */
-			struct rt_thread *t = rt_thread();
-
-			if (t)
-				t->lost++;
+			rt_in_stack = 0;
+			rt_poison_act(act);
 			return restart * n + d;
 		}
 		rt_bps = nb;
@@ -124,46 +189,163 @@ uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 	}
 	rt_bps[rt_nbps].act = act;
 	rt_bps[rt_nbps].bp.site = site;
-	rt_bps[rt_nbps++].bp.r = r;
+	rt_bps[rt_nbps].bp.r = r;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_nbps++;
+	rt_in_stack = 0;
 	return restart * n + d;
+}
+
+/* Adds one record to this thread's aggregate (not reentrant). */
+static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
+		   uint8_t complete, uint64_t value,
+		   const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	(void)t;
+	if (pap_profile_add(&t->prof, fn, kind, complete, value, bps, nbps, 1))
+		rt_count_lost();
+}
+
+/* Records a signal handler's record for later, without allocating. */
+static void rt_defer_record(const char *fn, uint8_t kind, uint8_t complete,
+			    uint64_t value, const struct pap_breakpoint *bps,
+			    uint32_t nbps)
+{
+	struct rt_thread *t = rt_self;
+	unsigned i = t ? t->ndefer : RT_DEFER;
+	struct rt_deferred *d;
+
+	if (i >= RT_DEFER || nbps > RT_DEFER_BPS) {
+		rt_count_lost();
+		return;
+	}
+	d = &t->defer[i];
+	d->fn = fn;
+	d->kind = kind;
+	d->complete = complete;
+	d->value = value;
+	d->nbps = nbps;
+	if (nbps)
+		memcpy(d->bps, bps, nbps * sizeof(*bps));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ndefer = i + 1;
+}
+
+/*
+ * Moves @t's deferred records into its aggregate (table held).  A signal
+ * handler may append meanwhile: the count is cleared only if it did not
+ * move, else the newcomers are taken too.
+ */
+static void rt_drain(struct rt_thread *t)
+{
+	unsigned done = 0, n;
+
+	for (;;) {
+		n = t->ndefer;
+		for (; done < n; done++) {
+			const struct rt_deferred *d = &t->defer[done];
+
+			rt_add(t, d->fn, d->kind, d->complete, d->value,
+			       d->bps, d->nbps);
+		}
+		if (__atomic_compare_exchange_n((unsigned *)&t->ndefer, &n, 0,
+						0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+/* Enters the runtime's non-reentrant part: this thread's aggregate with
+ * deferred records folded in; NULL when called from inside it. */
+static struct rt_thread *rt_lock_thread(void)
+{
+	struct rt_thread *t;
+
+	if (rt_in_table)
+		return NULL;
+	rt_in_table = 1;
+	t = rt_thread();
+	if (!t) {
+		rt_in_table = 0;
+		return NULL;
+	}
+	rt_drain(t);
+	return t;
 }
 
 void __pap_count(const char *fn, uint64_t id)
 {
-	struct rt_thread *t = rt_thread();
+	struct rt_thread *t = rt_lock_thread();
 
-	if (t && pap_profile_add(&t->prof, fn, PAP_REC_BL, 1, id, NULL, 0, 1))
-		t->lost++;
+	if (!t) {
+		rt_defer_record(fn, PAP_REC_BL, 1, id, NULL, 0);
+		return;
+	}
+	rt_add(t, fn, PAP_REC_BL, 1, id, NULL, 0);
+	rt_in_table = 0;
 }
 
 void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 {
-	struct rt_thread *t = rt_thread();
-	size_t k = rt_nbps, i, n = 0;
+	struct pap_breakpoint local[RT_DEFER_BPS];
+	struct pap_breakpoint *bps = local;
+	struct rt_thread *t;
+	size_t k, i, n = 0;
+	int scratch = 0;
 
-	/* this activation's breakpoints and those abandoned above them */
+	/*
+	 * This activation's breakpoints and those abandoned above them.  A
+	 * signal handler may push and pop above the top meanwhile; it leaves
+	 * the top as it found it.
+	 */
+	k = rt_nbps;
 	while (k > 0 && rt_bps[k - 1].act >= act)
 		k--;
-	if (rt_nbps - k > rt_cap_scratch) {
-		struct pap_breakpoint *ns = realloc(rt_scratch, (rt_nbps - k) *
-						    sizeof(*ns));
-
-		if (!ns) {
-			if (t)
-				t->lost++;
-			rt_nbps = k;
+	for (i = k; i < rt_nbps; i++)
+		n += rt_bps[i].act == act;
+	if (n > RT_DEFER_BPS) {
+		if (rt_in_scratch || rt_in_stack) {
+			rt_nbps = k;	/* a handler: no room for this */
+			if (rt_keep(act))
+				rt_count_lost();
 			return;
 		}
-		rt_scratch = ns;
-		rt_cap_scratch = rt_nbps - k;
+		rt_in_scratch = 1;
+		scratch = 1;
+		if (n > rt_cap_scratch) {
+			struct pap_breakpoint *ns = realloc(rt_scratch, n *
+							    sizeof(*ns));
+
+			if (!ns) {
+				rt_in_scratch = 0;
+				rt_nbps = k;
+				if (rt_keep(act))
+					rt_count_lost();
+				return;
+			}
+			rt_scratch = ns;
+			rt_cap_scratch = n;
+		}
+		bps = rt_scratch;
 	}
+	n = 0;
 	for (i = k; i < rt_nbps; i++)
 		if (rt_bps[i].act == act)
-			rt_scratch[n++] = rt_bps[i].bp;
+			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
-	if (t && pap_profile_add(&t->prof, fn, PAP_REC_PATH, complete != 0, r,
-				 rt_scratch, (uint32_t)n, 1))
-		t->lost++;
+	if (rt_keep(act)) {
+		t = rt_lock_thread();
+		if (t) {
+			rt_add(t, fn, PAP_REC_PATH, complete != 0, r, bps,
+			       (uint32_t)n);
+			rt_in_table = 0;
+		} else {
+			rt_defer_record(fn, PAP_REC_PATH, complete != 0, r, bps,
+					(uint32_t)n);
+		}
+	}
+	if (scratch)
+		rt_in_scratch = 0;
 }
 
 /*
@@ -248,17 +430,17 @@ int pap_dump(void)
 	pap_profile_init(&mine);
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
+		rt_drain(t);
 		if (pap_profile_merge(&mine, &t->prof))
 			lost++;
 		pap_profile_zero(&t->prof);
-		lost += t->lost;
-		t->lost = 0;
 		nrecs += t->prof.nrecs;
 	}
 	pthread_mutex_unlock(&rt_lock);
+	lost += (int)__atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
-		fprintf(stderr, "pap: %d paths could not be recorded for lack "
-			"of memory\n", lost);
+		fprintf(stderr, "pap: %d paths could not be recorded (out of "
+			"memory, or cut by a signal handler)\n", lost);
 	rc = nrecs ? rt_merge_into_file(path, &mine) : 0;
 	pap_profile_free(&mine);
 	return rc;

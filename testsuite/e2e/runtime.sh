@@ -20,7 +20,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
 	END { print s + 0 }'; }
 
-echo "1..10"
+echo "1..11"
 
 cat >noret.c <<'C'
 #include <stdlib.h>
@@ -96,6 +96,45 @@ mv loop2.c loop.c
 "$papgcc" -O2 -c loop.c -o loop1.o
 check "a profile from before a recompile is refused, naming the function" \
 	'! "$decode" good.prof >/dev/null 2>err && grep -q "function work: the profile.s checksum" err'
+
+cat >sig.c <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+static volatile sig_atomic_t handled;
+static volatile unsigned sink;
+static unsigned g(unsigned x) { int i; for (i = 0; i < 50; i++) x = x % 3 ? x * 3 + 1 : x / 3; return x; }
+static void on_prof(int sig) { (void)sig; sink += g(sink); handled++; }
+static unsigned f(unsigned x) { int i; for (i = 0; i < 200; i++) x = x & 1 ? x * 5 + 1 : x >> 1; return x; }
+int main(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	unsigned i, s = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_prof;
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (i = 0; i < 300000; i++) s += f(i);
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_PROF, &it, NULL);
+	fprintf(stderr, "handled %d\n", (int)handled);
+	return (int)(s & 1);
+}
+C
+rm -f pap.prof
+"$papgcc" -O2 -o sig sig.c && ./sig 2>sig.err
+handled=$(awk '/^handled/ { print $2 }' sig.err)
+lost=$(awk "/could not be recorded/ { print \$2 }" sig.err)
+fa=$(acts f pap.prof)
+ga=$(acts g pap.prof)
+if [ "$fa" -eq 300000 ] && [ $((ga + ${lost:-0})) -eq "$handled" ] &&
+   "$decode" pap.prof >/dev/null; then
+	ok "signal handlers: f 300000 exact, g $ga recorded + ${lost:-0} reported lost = $handled handled"
+else
+	not_ok "signal handlers: f $fa, g $ga + lost ${lost:-0} vs handled $handled"
+fi
 
 mkdir proj && cd proj && cat >configure.ac <<'AC'
 AC_INIT([hello], [1.0])

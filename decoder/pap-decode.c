@@ -34,6 +34,8 @@ struct decoder {
 	size_t ndirs;
 	int scanned;
 	int errors;
+	char **failed;		/* function keys already reported */
+	size_t nfailed;
 };
 
 static void usage(FILE *f)
@@ -132,7 +134,21 @@ static int split_key(char *key, char **name, uint64_t *sum, char **meta)
 	return 0;
 }
 
-/* The metadata of @key's function, or NULL after an error message. */
+/* Remembers that @key could not be resolved, so it is reported once. */
+static void remember_failed(struct decoder *d, const char *key)
+{
+	char **n = realloc(d->failed, (d->nfailed + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	d->failed = n;
+	d->failed[d->nfailed] = strdup(key);
+	if (d->failed[d->nfailed])
+		d->nfailed++;
+}
+
+/* The metadata of @key's function, or NULL after an error message (one
+ * per function, however many records it has). */
 static struct pap_meta_fn *resolve(struct decoder *d, const char *key)
 {
 	char buf[4608], *name, *meta;
@@ -142,6 +158,9 @@ static struct pap_meta_fn *resolve(struct decoder *d, const char *key)
 
 	if (strlen(key) >= sizeof(buf))
 		return NULL;
+	for (i = 0; i < d->nfailed; i++)
+		if (!strcmp(d->failed[i], key))
+			return NULL;
 	strcpy(buf, key);
 	if (split_key(buf, &name, &sum, &meta)) {
 		fprintf(stderr, "%s: error: bad function key '%s'\n", prog,
@@ -157,6 +176,7 @@ static struct pap_meta_fn *resolve(struct decoder *d, const char *key)
 	}
 	if (fn)
 		return fn;
+	remember_failed(d, key);
 	for (i = 0; i < d->meta.nfns; i++)
 		if (!strcmp(d->meta.fns[i].name, name))
 			break;
@@ -583,6 +603,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < d.nloaded; i++)
 		free(d.loaded[i]);
 	free(d.loaded);
+	for (i = 0; i < d.nfailed; i++)
+		free(d.failed[i]);
+	free(d.failed);
 	free(d.dirs);
 	pap_meta_free(&d.meta);
 	pap_profile_free(&prof);

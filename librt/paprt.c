@@ -201,7 +201,6 @@ static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
 		   uint8_t complete, uint64_t value,
 		   const struct pap_breakpoint *bps, uint32_t nbps)
 {
-	(void)t;
 	if (pap_profile_add(&t->prof, fn, kind, complete, value, bps, nbps, 1))
 		rt_count_lost();
 }

@@ -63,6 +63,8 @@ static bool pap_selected(function *fun)
 	if (lookup_attribute("no_instrument_function",
 			     DECL_ATTRIBUTES(fun->decl)))
 		return false;
+	if (DECL_IN_SYSTEM_HEADER(fun->decl) && !pap_opts.system_headers)
+		return false;
 	if (pap_opts.have_include &&
 	    regexec(&pap_opts.include, name, 0, NULL, 0))
 		return false;

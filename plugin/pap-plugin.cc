@@ -5,7 +5,8 @@
  * Usage:
  *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp]
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
- *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-verbose]
+ *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
+ *       [-fplugin-arg-pap-verbose]
  *       [-fplugin-arg-pap-disable] -c a.c
  *
  * A GIMPLE pass right after the CFG is built (pass "cfg", before any
@@ -41,6 +42,8 @@ static struct plugin_info pap_plugin_info = {
 	"                        to the object file)\n"
 	"  include=REGEX         instrument only functions matching REGEX\n"
 	"  exclude=REGEX         do not instrument functions matching REGEX\n"
+	"  system-headers        also instrument functions defined in system\n"
+	"                        headers (glibc's inline helpers, say)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -120,7 +123,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
-			    !strcmp(key, "trace");
+			    !strcmp(key, "trace") ||
+			    !strcmp(key, "system-headers");
 
 		if (flag && value) {
 			error("%<-fplugin-arg-%s-%s%> takes no value", base, key);
@@ -149,9 +153,11 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.disable = 1;
 		} else if (!strcmp(key, "trace")) {
 			pap_opts.trace = 1;
+		} else if (!strcmp(key, "system-headers")) {
+			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, include, exclude, verbose, disable, trace)",
+			      "mode, meta, include, exclude, system-headers, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -17,6 +17,7 @@ struct pap_options {
 	int verbose;
 	int disable;
 	int trace;		/* test oracle: report every block */
+	int system_headers;	/* also functions from system headers */
 };
 
 extern struct pap_options pap_opts;

@@ -80,8 +80,6 @@ for seed in $(seq 1 "$nprog"); do
 	done
 	for mode in pap-epp pap epp; do
 		n=$((n + 1))
-		# the program's own functions (library inline copies such as
-		# atoi exist only when the optimizer inlines them)
 		for opt in -O0 -O2; do
 			grep -E '^(f[0-9]+|main|worker) ' \
 				"$tmp/run-$seed$opt-$mode/decoded" >"$tmp/own$opt"

@@ -2,7 +2,8 @@
 # features.sh - a program with a 300-case switch, VLAs, alloca, nested
 # functions, computed goto and setjmp/longjmp, built with pap-gcc at -O0
 # and -O2 in every mode: same output as the plain build, and (pap, pap-epp)
-# decoded paths equal to the tracer's.  TAP output.
+# decoded paths equal to the tracer's; and a C++ file that must build and
+# run as with plain g++.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -13,7 +14,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 gcc -O2 -w "$src" -o plain && ./plain 400 >plain.out
-echo "1..6"
+echo "1..7"
 n=0
 fails=0
 for opt in -O0 -O2; do
@@ -45,4 +46,15 @@ for opt in -O0 -O2; do
 		fi
 	done
 done
+n=$((n + 1))
+cxx=$top_srcdir/testsuite/e2e/cxx.cc
+rm -f pap.prof
+if g++ -O2 -w "$cxx" -o cxx-plain && ./cxx-plain >cxx-plain.out &&
+   PAP_CC=g++ "$papgcc" -O2 -w "$cxx" -o cxx-inst && ./cxx-inst >cxx-inst.out &&
+   cmp -s cxx-plain.out cxx-inst.out && "$decode" pap.prof >/dev/null; then
+	echo "ok $n - a C++ file (templates, exceptions, virtual calls) builds and runs as with plain g++"
+else
+	echo "not ok $n - a C++ file through the plugin"
+	fails=$((fails + 1))
+fi
 [ $fails -eq 0 ]

@@ -60,7 +60,12 @@ n=0
 fails=0
 acts=0
 skipped=0
+first=$seed
 while [ $n -lt "$want" ]; do
+	if [ $((seed - first)) -gt $((want * 3 + 20)) ]; then
+		echo "Bail out! only $n usable programs in $((seed - first)) seeds"
+		exit 1
+	fi
 	batch=$(( (want - n) * 11 / 10 + 2 ))
 	seq "$seed" $((seed + batch - 1)) |
 		xargs -P 2 -I{} sh "$self" one {} "$tmp" >"$tmp/results"

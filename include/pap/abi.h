@@ -26,14 +26,12 @@
 
 #include <stdint.h>
 
+#include <pap/export.h>
+
 #define PAP_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef PAP_API
-#define PAP_API __attribute__((visibility("default")))
 #endif
 
 PAP_API uint64_t __pap_enter(void);

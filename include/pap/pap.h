@@ -8,12 +8,10 @@
 #ifndef PAP_PAP_H
 #define PAP_PAP_H
 
+#include <pap/export.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef PAP_API
-#define PAP_API __attribute__((visibility("default")))
 #endif
 
 /*

@@ -39,8 +39,8 @@ struct pap_cfg *pap_cfg_new(uint32_t nblocks)
 	cfg->entry_block = 0;
 	cfg->entry = nblocks;
 	cfg->exit = nblocks + 1;
-	cfg->is_return = calloc(nblocks, 1);
-	if (!cfg->is_return) {
+	cfg->role = calloc(nblocks, 1);
+	if (!cfg->role) {
 		free(cfg);
 		return NULL;
 	}
@@ -52,7 +52,7 @@ void pap_cfg_free(struct pap_cfg *cfg)
 	if (!cfg)
 		return;
 	free(cfg->edges);
-	free(cfg->is_return);
+	free(cfg->role);
 	free(cfg->in_off);
 	free(cfg->in_edge);
 	free(cfg->out_off);
@@ -105,11 +105,46 @@ int pap_cfg_set_entry(struct pap_cfg *cfg, uint32_t block)
 	return PAP_OK;
 }
 
-int pap_cfg_mark_return(struct pap_cfg *cfg, uint32_t block)
+static int cfg_set_role(struct pap_cfg *cfg, uint32_t block, uint8_t role)
 {
 	if (!cfg || cfg->finished || block >= cfg->nblocks)
 		return PAP_EINVAL;
-	cfg->is_return[block] = 1;
+	cfg->role[block] |= role;
+	return PAP_OK;
+}
+
+int pap_cfg_mark_return(struct pap_cfg *cfg, uint32_t block)
+{
+	return cfg_set_role(cfg, block, PAP_ROLE_RETURN);
+}
+
+int pap_cfg_mark_resume(struct pap_cfg *cfg, uint32_t block)
+{
+	return cfg_set_role(cfg, block, PAP_ROLE_RESUME);
+}
+
+int pap_cfg_mark_cut(struct pap_cfg *cfg, uint32_t block)
+{
+	return cfg_set_role(cfg, block, PAP_ROLE_CUT);
+}
+
+/* The virtual edges of every block with @role: ENTRY->block or
+ * block->EXIT of @kind. */
+static int cfg_push_role_edges(struct pap_cfg *cfg, uint8_t role,
+			       int from_entry, enum pap_edge_kind kind)
+{
+	uint32_t b;
+	int64_t r;
+
+	for (b = 0; b < cfg->nblocks; b++) {
+		if (!(cfg->role[b] & role))
+			continue;
+		r = from_entry ?
+		    cfg_push_edge(cfg, cfg->entry, b, kind, PAP_EF_VIRTUAL) :
+		    cfg_push_edge(cfg, b, cfg->exit, kind, PAP_EF_VIRTUAL);
+		if (r < 0)
+			return (int)r;
+	}
 	return PAP_OK;
 }
 
@@ -269,14 +304,14 @@ int pap_cfg_finish(struct pap_cfg *cfg)
 			  PAP_EF_VIRTUAL);
 	if (r < 0)
 		return (int)r;
-	for (b = 0; b < cfg->nblocks; b++) {
-		if (!cfg->is_return[b])
-			continue;
-		r = cfg_push_edge(cfg, b, cfg->exit, PAP_EDGE_NORMAL,
-				  PAP_EF_VIRTUAL);
-		if (r < 0)
-			return (int)r;
-	}
+	err = cfg_push_role_edges(cfg, PAP_ROLE_RESUME, 1, PAP_EDGE_NORMAL);
+	if (!err)
+		err = cfg_push_role_edges(cfg, PAP_ROLE_RETURN, 0,
+					  PAP_EDGE_NORMAL);
+	if (!err)
+		err = cfg_push_role_edges(cfg, PAP_ROLE_CUT, 0, PAP_EDGE_FAKE);
+	if (err)
+		return err;
 	cfg->reachable = calloc(cfg->nnodes, 1);
 	reach_exit = calloc(cfg->nnodes, 1);
 	if (!cfg->reachable || !reach_exit) {

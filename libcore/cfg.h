@@ -10,7 +10,9 @@
  * loops), and computes reachability, a depth-first order and back edges.
  *
  * Edge ids are stable: the caller's edges keep the ids pap_cfg_add_edge()
- * returned, virtual edges come after them.
+ * returned, virtual edges come after them in this order: ENTRY->entry,
+ * ENTRY->resume blocks, return blocks->EXIT, cut blocks->EXIT (FAKE), the
+ * FAKE edges of blocks that cannot reach EXIT; each group by block.
  */
 #ifndef PAP_CORE_CFG_H
 #define PAP_CORE_CFG_H
@@ -29,6 +31,11 @@ enum pap_edge_kind {
 	PAP_EDGE_ABNORMAL,	/* no code may be inserted on it (EH, setjmp) */
 	PAP_EDGE_FAKE,		/* added by finish; never executed */
 };
+
+/* What a user block is besides a block (cfg->role bits). */
+#define PAP_ROLE_RETURN	0x1u	/* it leaves the function: edge to EXIT */
+#define PAP_ROLE_RESUME	0x2u	/* a path may start here: edge from ENTRY */
+#define PAP_ROLE_CUT	0x4u	/* its path may be cut here: FAKE edge to EXIT */
 
 /* Edge flags computed by pap_cfg_finish(). */
 #define PAP_EF_BACK	0x1u	/* DFS retreating edge */
@@ -49,7 +56,7 @@ struct pap_cfg {
 	uint32_t entry, exit;	/* virtual nodes: nblocks, nblocks + 1 */
 	uint32_t nedges, cap_edges;
 	struct pap_edge *edges;
-	uint8_t *is_return;	/* per user block: it leaves the function */
+	uint8_t *role;		/* per user block: PAP_ROLE_* bits */
 	int finished;
 
 	/* Derived by pap_cfg_finish(); live edges only (not PAP_EF_DEAD). */
@@ -83,6 +90,16 @@ int64_t pap_cfg_add_edge(struct pap_cfg *cfg, uint32_t src, uint32_t dst,
 int pap_cfg_set_entry(struct pap_cfg *cfg, uint32_t block);
 /* @block leaves the function (return): finish gives it an edge to EXIT. */
 int pap_cfg_mark_return(struct pap_cfg *cfg, uint32_t block);
+/*
+ * Non-local control (setjmp/longjmp): control may come back into the
+ * function at @block from outside any edge (a setjmp receiver), so finish
+ * gives it a second edge from ENTRY; and a call ending @block may leave
+ * without returning or reaching EXIT, so finish gives it a FAKE edge to
+ * EXIT.  A path cut at a CUT block and resumed at a RESUME block is two
+ * paths, the first incomplete.
+ */
+int pap_cfg_mark_resume(struct pap_cfg *cfg, uint32_t block);
+int pap_cfg_mark_cut(struct pap_cfg *cfg, uint32_t block);
 
 /*
  * Completes the graph: virtual ENTRY/EXIT, FAKE edges from every reachable

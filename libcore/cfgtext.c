@@ -133,12 +133,25 @@ static int want_block(struct lexer *lx, const struct pap_cfgtext *t,
 	return PAP_OK;
 }
 
+/* The directive naming a block role, or NULL. */
+static int (*cfgtext_role(const char *w))(struct pap_cfg *, uint32_t)
+{
+	if (!strcmp(w, "return"))
+		return pap_cfg_mark_return;
+	if (!strcmp(w, "resume"))
+		return pap_cfg_mark_resume;
+	if (!strcmp(w, "cut"))
+		return pap_cfg_mark_cut;
+	return NULL;
+}
+
 int pap_cfgtext_parse(const char *text, const char *file,
 		      struct pap_cfgtext *t, char *err, size_t errlen)
 {
 	struct lexer lx = { text, file, 1, err, errlen };
 	char w[CFGTEXT_MAX_WORD + 1];
 	int r, have_entry = 0;
+	int (*role)(struct pap_cfg *, uint32_t);
 
 	memset(t, 0, sizeof(*t));
 	r = parse_blocks(&lx, t);
@@ -171,9 +184,9 @@ int pap_cfgtext_parse(const char *text, const char *file,
 			if (!r)
 				r = pap_cfg_set_entry(t->cfg, a);
 			have_entry = 1;
-		} else if (!strcmp(w, "return")) {
+		} else if ((role = cfgtext_role(w))) {
 			while (!(r = want_block(&lx, t, &a))) {
-				pap_cfg_mark_return(t->cfg, a);
+				role(t->cfg, a);
 				while (*lx.p == ' ' || *lx.p == '\t')
 					lx.p++;
 				if (!*lx.p || *lx.p == '\n' || *lx.p == '#')

@@ -75,7 +75,7 @@ static void test_property_random_walks(void **state)
 	unsigned long long only = env_ull("PAP_TEST_ONLY", ~0ull);
 	unsigned long long i, walked = 0, bps = 0, irreducible = 0, cuts = 0;
 	unsigned long long fallbacks = 0, longest = 0, walks = 0;
-	unsigned long long epp_refused = 0;
+	unsigned long long epp_refused = 0, resumed = 0, cut_short = 0;
 
 	(void)state;
 	for (i = 0; i < ncfg; i++) {
@@ -153,6 +153,9 @@ static void test_property_random_walks(void **state)
 			}
 			walked += len;
 			walks++;
+			resumed += cfg->edges[walk[0]].dst != cfg->entry_block;
+			cut_short += cfg->edges[walk[len - 1]].kind ==
+				     PAP_EDGE_FAKE;
 			if (len > longest)
 				longest = len;
 			free(walk);
@@ -162,14 +165,17 @@ static void test_property_random_walks(void **state)
 	print_message("# %llu graphs (%llu irreducible), %llu walks, %llu "
 		      "edges walked (longest %llu), %llu breakpoints, %llu "
 		      "cut edges, %llu fallbacks to pap, %llu epp plans "
-		      "refused under a forced limit\n", ncfg, irreducible,
-		      walks, walked, longest, bps, cuts, fallbacks,
-		      epp_refused);
+		      "refused under a forced limit; %llu walks resumed at a "
+		      "setjmp receiver, %llu cut by a longjmp\n", ncfg,
+		      irreducible, walks, walked, longest, bps, cuts,
+		      fallbacks, epp_refused, resumed, cut_short);
 	if (only == ~0ull && ncfg >= 1000) {
 		assert_true(irreducible > ncfg / 100);
 		assert_true(bps > 1000);
 		assert_true(cuts > 0);
 		assert_true(longest >= 1000000);
+		assert_true(resumed > ncfg / 100);
+		assert_true(cut_short > ncfg / 100);
 	}
 }
 

@@ -41,6 +41,10 @@ void tl_random_params(struct tl_rng *g, struct tl_cfg_params *p)
 	if (tl_below(g, 50) == 0)
 		p->fan_in = 1 + (uint32_t)tl_below(g, 1000);
 	p->forward_only = tl_below(g, 5) == 0;
+	if (tl_below(g, 6) == 0) {
+		p->resumes = 1 + (uint32_t)tl_below(g, 3);
+		p->cuts = 1 + (uint32_t)tl_below(g, p->nblocks + 1);
+	}
 }
 
 struct pap_cfg *tl_random_cfg(struct tl_rng *g, const struct tl_cfg_params *p)
@@ -96,6 +100,10 @@ struct pap_cfg *tl_random_cfg(struct tl_rng *g, const struct tl_cfg_params *p)
 			pap_cfg_add_edge(cfg, a, target, PAP_EDGE_NORMAL);
 		}
 	}
+	for (i = 0; i < p->resumes; i++)
+		pap_cfg_mark_resume(cfg, (uint32_t)tl_below(g, n));
+	for (i = 0; i < p->cuts; i++)
+		pap_cfg_mark_cut(cfg, (uint32_t)tl_below(g, n));
 	pap_cfg_mark_return(cfg, n - 1);
 	if (n > 2 && tl_below(g, 3) == 0)
 		pap_cfg_mark_return(cfg, (uint32_t)tl_below(g, n - 1));
@@ -192,6 +200,14 @@ int tl_random_walk(struct tl_rng *g, const struct pap_cfg *cfg, size_t steps,
 						break;
 				e = cfg->out_edge[k];
 			}
+		}
+		if (e == PAP_NONE && v < cfg->nblocks &&
+		    cfg->role[v] & PAP_ROLE_CUT && tl_below(g, 2) == 0) {
+			/* a longjmp out of the block's call: cut here */
+			for (k = lo; k < lo + fan; k++)
+				if (cfg->edges[cfg->out_edge[k]].kind ==
+				    PAP_EDGE_FAKE)
+					e = cfg->out_edge[k];
 		}
 		if (e == PAP_NONE) {
 			for (k = lo; k < lo + fan; k++) {

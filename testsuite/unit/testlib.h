@@ -33,6 +33,8 @@ struct tl_cfg_params {
 	uint32_t parallel;	/* duplicated edges */
 	uint32_t fan_in;	/* one block gets this many extra in-edges */
 	int forward_only;	/* a DAG: every edge goes to a later block */
+	uint32_t resumes;	/* blocks marked RESUME (setjmp receivers) */
+	uint32_t cuts;		/* blocks marked CUT (calls that may longjmp) */
 };
 
 /* Random parameters spanning small to large, DAG to irreducible. */

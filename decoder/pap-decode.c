@@ -199,6 +199,7 @@ struct dpath {
 	size_t n;
 	uint64_t count;
 	int complete;
+	int resumed;	/* it starts where a longjmp came back (setjmp) */
 };
 
 struct dfunc {
@@ -259,6 +260,8 @@ static int decode_rec(struct pap_meta_fn *fn, const struct pap_prof_rec *r,
 	}
 	out->count = r->count;
 	out->complete = r->complete;
+	out->resumed = p.len && cfg->edges[p.edges[0]].src == cfg->entry &&
+		       p.edges[0] != cfg->entry_edge;
 	pap_path_free(&p);
 	return PAP_OK;
 }
@@ -306,9 +309,10 @@ static void print_json(struct dfunc *fs, size_t nfs)
 			const struct dpath *p = &fs[f].paths[i];
 
 			printf("%s\n    {\"count\": %llu, \"complete\": %s, "
-			       "\"blocks\": [", i ? "," : "",
+			       "\"resumed\": %s, \"blocks\": [", i ? "," : "",
 			       (unsigned long long)p->count,
-			       p->complete ? "true" : "false");
+			       p->complete ? "true" : "false",
+			       p->resumed ? "true" : "false");
 			for (k = 0; k < p->n; k++) {
 				const uint32_t *lines =
 					block_lines(fs[f].fn, p->blocks[k]);
@@ -440,10 +444,11 @@ static void print_text(struct dfunc *fs, size_t nfs)
 		for (i = 0; i < fs[f].npaths; i++) {
 			const struct dpath *p = &fs[f].paths[i];
 
-			printf("  %8llu %5.1f%% %6zu blocks%s:",
+			printf("  %8llu %5.1f%% %6zu blocks%s%s:",
 			       (unsigned long long)p->count,
 			       fs[f].total ? 100.0 * p->count / fs[f].total : 0,
-			       p->n, p->complete ? "" : " (cut short)");
+			       p->n, p->resumed ? " (resumed by longjmp)" : "",
+			       p->complete ? "" : " (cut short)");
 			print_blocks(fs[f].fn, p->blocks, p->n);
 			printf("\n");
 		}

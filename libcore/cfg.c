@@ -304,6 +304,7 @@ int pap_cfg_finish(struct pap_cfg *cfg)
 			  PAP_EF_VIRTUAL);
 	if (r < 0)
 		return (int)r;
+	cfg->entry_edge = (uint32_t)r;
 	err = cfg_push_role_edges(cfg, PAP_ROLE_RESUME, 1, PAP_EDGE_NORMAL);
 	if (!err)
 		err = cfg_push_role_edges(cfg, PAP_ROLE_RETURN, 0,

@@ -54,6 +54,7 @@ struct pap_cfg {
 	uint32_t nnodes;	/* nblocks + 2 once finished */
 	uint32_t entry_block;	/* the user's first block */
 	uint32_t entry, exit;	/* virtual nodes: nblocks, nblocks + 1 */
+	uint32_t entry_edge;	/* ENTRY->entry_block, once finished */
 	uint32_t nedges, cap_edges;
 	struct pap_edge *edges;
 	uint8_t *role;		/* per user block: PAP_ROLE_* bits */

@@ -145,6 +145,22 @@ static int (*cfgtext_role(const char *w))(struct pap_cfg *, uint32_t)
 	return NULL;
 }
 
+int pap_cfgtext_is_graph_line(const char *line, size_t len)
+{
+	static const char *const directives[] = {
+		"blocks", "entry", "edge", "return", "resume", "cut",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(directives) / sizeof(directives[0]); i++) {
+		n = strlen(directives[i]);
+		if (len > n && !strncmp(line, directives[i], n) &&
+		    (line[n] == ' ' || line[n] == '\t'))
+			return 1;
+	}
+	return 0;
+}
+
 int pap_cfgtext_parse(const char *text, const char *file,
 		      struct pap_cfgtext *t, char *err, size_t errlen)
 {

@@ -20,6 +20,8 @@ struct pap_cfgtext {
 	uint32_t nblocks;
 };
 
+/* Does @line (@len bytes, no newline) start with a graph directive? */
+int pap_cfgtext_is_graph_line(const char *line, size_t len);
 /*
  * Parses @text (named @file in messages).  On error returns a negative
  * pap_err and writes one "file:line: error: ..." line into @err.

@@ -133,8 +133,7 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 		if (!f->name && (f->name = meta_value(p, len, "function"))) {
 		} else if (!f->file && (f->file = meta_value(p, len, "file"))) {
 		} else if (!mode && (mode = meta_value(p, len, "mode"))) {
-		} else if (!strncmp(p, "blocks ", 7) || !strncmp(p, "entry ", 6) ||
-			   !strncmp(p, "edge ", 5) || !strncmp(p, "return ", 7)) {
+		} else if (pap_cfgtext_is_graph_line(p, len)) {
 			if (graph_end && graph_end != p)
 				r = meta_error(err, errlen, file, line,
 					       "graph lines must be together");
@@ -171,7 +170,8 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 		} else if (!sum && (sum = meta_value(p, len, "checksum"))) {
 		} else {
 			r = meta_error(err, errlen, file, line,
-				       "unexpected line '%.40s'", p);
+				       "unexpected line '%.*s'",
+				       (int)(len < 40 ? len : 40), p);
 		}
 		p = eol ? eol + 1 : stop;
 		line++;

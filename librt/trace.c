@@ -33,7 +33,7 @@ static void tr_oom(void)
 	abort();
 }
 
-void __pap_trace_begin(const char *fn)
+uint64_t __pap_trace_begin(const char *fn)
 {
 	if (tr_depth == tr_cap) {
 		tr_cap = tr_cap ? tr_cap * 2 : 64;
@@ -44,7 +44,14 @@ void __pap_trace_begin(const char *fn)
 	tr_stack[tr_depth].fn = fn;
 	tr_stack[tr_depth].blocks = NULL;
 	tr_stack[tr_depth].n = tr_stack[tr_depth].cap = 0;
-	tr_depth++;
+	return ++tr_depth;
+}
+
+void __pap_trace_unwind(uint64_t depth)
+{
+	/* activations a longjmp abandoned: they never end */
+	while (tr_depth > depth)
+		free(tr_stack[--tr_depth].blocks);
 }
 
 void __pap_trace_block(uint32_t block)

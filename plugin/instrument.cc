@@ -7,10 +7,13 @@
 
 #include "cfgtext.h"
 #include "meta.h"
+#include "model.h"
+#include "probes.h"
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
+static tree pap_trace_unwind_decl;
 static tree pap_u64, pap_u32;
 
 static tree pap_runtime_decl(const char *name, tree type)
@@ -45,7 +48,9 @@ static void pap_declare_runtime(void)
 		build_function_type_list(void_type_node, cs, pap_u64, pap_u64,
 					 integer_type_node, NULL_TREE));
 	pap_trace_begin_decl = pap_runtime_decl("__pap_trace_begin",
-		build_function_type_list(void_type_node, cs, NULL_TREE));
+		build_function_type_list(pap_u64, cs, NULL_TREE));
+	pap_trace_unwind_decl = pap_runtime_decl("__pap_trace_unwind",
+		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
 	pap_trace_block_decl = pap_runtime_decl("__pap_trace_block",
 		build_function_type_list(void_type_node, pap_u32, NULL_TREE));
 	pap_trace_end_decl = pap_runtime_decl("__pap_trace_end",
@@ -74,248 +79,19 @@ static bool pap_selected(function *fun)
 	return true;
 }
 
-/*
- * The model of a function's CFG that pap numbers, canonical across -O
- * levels.  GCC keeps some blocks at -O0 only, to hold debug locations:
- * empty forwarders and straight-line chains split in two.  So empty
- * forwarder blocks are transparent (an edge into one leads to where it
- * forwards), a chain of blocks joined by single-out/single-in edges is one
- * node named after its first block, and nodes are numbered by their rank
- * in block order, which removing blocks does not change.  Each model edge
- * keeps the GCC edge its probes go on: the first edge of the GCC path it
- * stands for, which runs exactly when the model edge is taken.
- */
-struct pap_medge {
-	int src;		/* head bb index, or -1 for ENTRY */
-	int dst;		/* head bb index, or -2 for EXIT */
-	edge e;
-};
-
-struct pap_model {
-	int nbb;
-	basic_block *real;	/* per bb: the block it forwards to (itself) */
-	int *head;		/* per bb: its chain's head, -1 if forwarder */
-	basic_block *tail;	/* per head: last block of its chain */
-	int *number;		/* per head: canonical number, from 1 */
-	struct pap_medge *edges;
-	int nedges;
-	int nnodes;
-};
-
-/* Is @bb an empty block that only passes control on? */
-static bool pap_forwarder(function *fun, basic_block bb)
-{
-	gimple_stmt_iterator gsi;
-	edge e;
-
-	if (!single_succ_p(bb))
-		return false;
-	e = single_succ_edge(bb);
-	if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun) || e->dest == bb ||
-	    e->flags & (EDGE_ABNORMAL | EDGE_EH))
-		return false;
-	gsi = gsi_start_nondebug_after_labels_bb(bb);
-	return gsi_end_p(gsi);
-}
-
-/* Where control entering @bb really goes (through forwarders). */
-static basic_block pap_resolve(function *fun, basic_block bb)
-{
-	basic_block start = bb;
-	int steps = n_basic_blocks_for_fn(fun);
-
-	while (bb != EXIT_BLOCK_PTR_FOR_FN(fun) && pap_forwarder(fun, bb)) {
-		bb = single_succ(bb);
-		if (--steps < 0)
-			return start;	/* an empty infinite loop */
-	}
-	return bb;
-}
-
-static void pap_model_free(struct pap_model *m)
-{
-	XDELETEVEC(m->real);
-	XDELETEVEC(m->head);
-	XDELETEVEC(m->tail);
-	XDELETEVEC(m->number);
-	XDELETEVEC(m->edges);
-}
-
-/* Is @b a chain start, or does it continue the chain of its only
- * predecessor (whose only edge leads to it)? */
-static bool pap_chain_start(const int *indeg, const int *outdeg,
-			    const int *from, int b)
-{
-	return indeg[b] != 1 || from[b] < 0 || from[b] == b ||
-	       outdeg[from[b]] != 1;
-}
-
-/* Builds the canonical model of @fun. */
-static void pap_model_build(function *fun, struct pap_model *m)
-{
-	basic_block bb, exitb = EXIT_BLOCK_PTR_FOR_FN(fun);
-	int *indeg, *outdeg, *from, n = 0;
-	edge e;
-	edge_iterator ei;
-
-	m->nbb = last_basic_block_for_fn(fun);
-	m->real = XCNEWVEC(basic_block, m->nbb);
-	m->head = XNEWVEC(int, m->nbb);
-	m->tail = XCNEWVEC(basic_block, m->nbb);
-	m->number = XCNEWVEC(int, m->nbb);
-	m->edges = XNEWVEC(struct pap_medge, n_edges_for_fn(fun) + 2);
-	m->nedges = 0;
-	indeg = XCNEWVEC(int, m->nbb);
-	outdeg = XCNEWVEC(int, m->nbb);
-	from = XNEWVEC(int, m->nbb);
-	FOR_EACH_BB_FN(bb, fun) {
-		m->real[bb->index] = pap_resolve(fun, bb);
-		m->head[bb->index] = -1;
-		from[bb->index] = -1;
-	}
-#define PAP_REAL(b) ((b) == exitb ? (b) : m->real[(b)->index])
-	/* degrees between real blocks, forwarders looked through */
-	FOR_EACH_BB_FN(bb, fun) {
-		if (m->real[bb->index] != bb)
-			continue;
-		FOR_EACH_EDGE(e, ei, bb->succs) {
-			basic_block d = PAP_REAL(e->dest);
-
-			outdeg[bb->index]++;
-			if (d == exitb)
-				continue;
-			indeg[d->index]++;
-			from[d->index] = e->flags & (EDGE_ABNORMAL | EDGE_EH) ?
-					 -1 : bb->index;
-		}
-	}
-	/* the entry block is entered from outside: always a chain start */
-	indeg[PAP_REAL(single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)))->index] += 2;
-	FOR_EACH_BB_FN(bb, fun) {
-		basic_block b = bb;
-		int steps = m->nbb;
-
-		if (m->real[bb->index] != bb ||
-		    !pap_chain_start(indeg, outdeg, from, bb->index))
-			continue;
-		m->head[bb->index] = bb->index;
-		while (steps-- > 0 && outdeg[b->index] == 1) {
-			basic_block d = PAP_REAL(single_succ(b));
-
-			if (d == exitb || d == bb ||
-			    pap_chain_start(indeg, outdeg, from, d->index))
-				break;
-			m->head[d->index] = bb->index;
-			b = d;
-		}
-		m->tail[bb->index] = b;
-		m->number[bb->index] = ++n;
-	}
-	/* blocks in a cycle of chained blocks (unreachable): own nodes */
-	FOR_EACH_BB_FN(bb, fun) {
-		if (m->real[bb->index] != bb || m->head[bb->index] >= 0)
-			continue;
-		m->head[bb->index] = bb->index;
-		m->tail[bb->index] = bb;
-		m->number[bb->index] = ++n;
-	}
-	m->nnodes = n;
-	/* model edges: out of each chain's tail, in GCC's order */
-	FOR_EACH_BB_FN(bb, fun) {
-		if (m->real[bb->index] != bb || m->head[bb->index] != bb->index)
-			continue;
-		FOR_EACH_EDGE(e, ei, m->tail[bb->index]->succs) {
-			basic_block d = PAP_REAL(e->dest);
-			struct pap_medge *me = &m->edges[m->nedges++];
-
-			me->src = bb->index;
-			me->dst = d == exitb ? -2 : m->head[d->index];
-			me->e = e;
-		}
-	}
-#undef PAP_REAL
-	XDELETEVEC(indeg);
-	XDELETEVEC(outdeg);
-	XDELETEVEC(from);
-}
-
-/* The model in pap's text format: the metadata's core, which its
- * checksum covers.  Model edge k is the k-th "edge" line. */
-static void pap_graph_text(function *fun, const struct pap_model *m,
-			   struct pap_text *t)
-{
-	basic_block bb, first;
-	int k;
-
-	pap_text_printf(t, "blocks");
-	FOR_EACH_BB_FN(bb, fun)
-		if (m->real[bb->index] == bb && m->head[bb->index] == bb->index)
-			pap_text_printf(t, " b%d", m->number[bb->index]);
-	first = pap_resolve(fun, single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)));
-	pap_text_printf(t, "\nentry b%d\n",
-			m->number[m->head[first->index]]);
-	for (k = 0; k < m->nedges; k++)
-		if (m->edges[k].dst >= 0)
-			pap_text_printf(t, "edge b%d b%d%s\n",
-					m->number[m->edges[k].src],
-					m->number[m->edges[k].dst],
-					m->edges[k].e->flags &
-					(EDGE_ABNORMAL | EDGE_EH) ?
-						" abnormal" : "");
-	for (k = 0; k < m->nedges; k++)
-		if (m->edges[k].dst == -2)
-			pap_text_printf(t, "return b%d\n",
-					m->number[m->edges[k].src]);
-}
-
-/* Each node's distinct source lines in statement order. */
-static void pap_lines_text(function *fun, const struct pap_model *m,
-			   struct pap_text *t)
-{
-	basic_block head;
-
-	FOR_EACH_BB_FN(head, fun) {
-		basic_block bb = head;
-		int seen[64], nseen = 0, i, steps = m->nbb;
-
-		if (m->real[head->index] != head ||
-		    m->head[head->index] != head->index)
-			continue;
-		pap_text_printf(t, "lines b%d", m->number[head->index]);
-		while (steps-- > 0) {
-			for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
-			     !gsi_end_p(gsi); gsi_next(&gsi)) {
-				location_t loc = gimple_location(gsi_stmt(gsi));
-				int line;
-
-				if (loc == UNKNOWN_LOCATION ||
-				    is_gimple_debug(gsi_stmt(gsi)))
-					continue;
-				line = LOCATION_LINE(loc);
-				for (i = 0; i < nseen && seen[i] != line; i++)
-					;
-				if (i < nseen)
-					continue;
-				if (nseen < 64)
-					seen[nseen++] = line;
-				pap_text_printf(t, " %d", line);
-			}
-			if (bb == m->tail[head->index])
-				break;
-			bb = m->real[single_succ(bb)->index];
-		}
-		pap_text_printf(t, "\n");
-	}
-}
-
-struct pap_emit {
-	tree r, a, d, act, key;
-	uint64_t restart;
-};
-
 static tree pap_cst(uint64_t v)
 {
 	return build_int_cstu(pap_u64, v);
+}
+
+tree pap_u32_cst(uint32_t v)
+{
+	return build_int_cstu(pap_u32, v);
+}
+
+gimple *pap_trace_unwind_call(tree depth)
+{
+	return gimple_build_call(pap_trace_unwind_decl, 1, depth);
 }
 
 /* The operations of one edge as a GIMPLE sequence. */
@@ -379,13 +155,17 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
  * FAKE edge, cut short) closes it.  No numbering is involved.
  */
 static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
-			  tree key, gimple_seq *seq)
+			  const struct pap_emit *em, gimple_seq *seq)
 {
 	const struct pap_edge *pe = &g->cfg->edges[id];
 
-	if (pe->src == g->cfg->entry)
-		gimple_seq_add_stmt(seq, gimple_build_call(pap_trace_begin_decl,
-							   1, key));
+	if (pe->src == g->cfg->entry) {
+		gimple *call = gimple_build_call(pap_trace_begin_decl, 1,
+						 em->key);
+
+		gimple_call_set_lhs(call, em->tok);
+		gimple_seq_add_stmt(seq, call);
+	}
 	if (pe->dst == g->cfg->exit)
 		gimple_seq_add_stmt(seq, gimple_build_call(pap_trace_end_decl,
 			1, build_int_cst(integer_type_node,
@@ -395,7 +175,49 @@ static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
 			1, build_int_cstu(pap_u32, pe->dst + 1)));
 }
 
-/* Can every edge's operations be placed?  (No code on abnormal edges.) */
+gimple_seq pap_edge_seq(const struct pap_plan *plan,
+			const struct pap_cfgtext *g, uint32_t id,
+			const struct pap_emit *em)
+{
+	const struct pap_edge *pe = &g->cfg->edges[id];
+	gimple_seq seq = pap_ops_seq(plan, id, em, pe->kind != PAP_EDGE_FAKE);
+
+	if (pap_opts.trace)
+		pap_trace_seq(g, id, em, &seq);
+	if (em->shadow && seq) {
+		gimple_seq_add_stmt(&seq, gimple_build_assign(em->vr, em->r));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(em->va, em->a));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(em->vact,
+							      em->act));
+		if (pap_opts.trace)
+			gimple_seq_add_stmt(&seq, gimple_build_assign(
+				em->vtok, em->tok));
+	}
+	return seq;
+}
+
+/*
+ * Can every edge's operations be placed?  Code cannot go on abnormal
+ * edges, except into the labels of a computed goto; the edges setjmp adds
+ * (resume, cut) are placed by nonlocal.cc.
+ */
+/* Is core edge @id one of setjmp's ENTRY->receiver edges? */
+static bool pap_resume_edge(const struct pap_cfgtext *g, uint32_t id)
+{
+	const struct pap_edge *pe = &g->cfg->edges[id];
+
+	return pe->src == g->cfg->entry && id != g->cfg->entry_edge;
+}
+
+/* Is core edge @id a cut (a FAKE edge setjmp adds)? */
+static bool pap_cut_edge(const struct pap_cfgtext *g, uint32_t id)
+{
+	const struct pap_edge *pe = &g->cfg->edges[id];
+
+	return pe->kind == PAP_EDGE_FAKE && pe->src < g->cfg->nblocks &&
+	       g->cfg->role[pe->src] & PAP_ROLE_CUT;
+}
+
 static bool pap_placeable(const struct pap_cfgtext *g,
 			  const struct pap_plan *plan, edge *gcc_edge)
 {
@@ -408,10 +230,12 @@ static bool pap_placeable(const struct pap_cfgtext *g,
 		if ((!pap_plan_nops(plan, id) && !pap_opts.trace) ||
 		    pe->flags & PAP_EF_DEAD)
 			continue;
-		if (pe->kind == PAP_EDGE_FAKE)
+		if (pe->kind == PAP_EDGE_FAKE || pap_resume_edge(g, id))
 			continue;
 		e = gcc_edge[id];
-		if (!e || e->flags & (EDGE_ABNORMAL | EDGE_EH))
+		if (!e || e->flags & EDGE_EH)
+			return false;
+		if (e->flags & EDGE_ABNORMAL && !pap_label_edge_p(e))
 			return false;
 	}
 	return true;
@@ -466,7 +290,9 @@ static edge *pap_edge_table(function *fun, const struct pap_model *m,
 		const struct pap_edge *pe = &g->cfg->edges[id];
 
 		if (pe->src == g->cfg->entry) {
-			t[id] = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun));
+			if (!pap_resume_edge(g, id))
+				t[id] = single_succ_edge(
+					ENTRY_BLOCK_PTR_FOR_FN(fun));
 			continue;
 		}
 		if (pe->kind == PAP_EDGE_FAKE)
@@ -489,7 +315,8 @@ unsigned int pap_instrument_function(function *fun)
 	struct pap_emit em;
 	basic_block bb, *tails = NULL;
 	edge *gcc_edge = NULL;
-	const char *asmname, *file;
+	gimple_seq *label_seq = NULL;
+	const char *asmname, *file, *why = NULL;
 	char err[256], key[4600];
 	uint64_t checksum;
 	uint32_t id;
@@ -500,8 +327,22 @@ unsigned int pap_instrument_function(function *fun)
 	asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
 	file = DECL_SOURCE_FILE(fun->decl);
 	pap_model_build(fun, &m);
-	pap_graph_text(fun, &m, &graph);
-	pap_lines_text(fun, &m, &lines);
+	if (pap_has_eh(fun)) {
+		/* a record in a landing pad can run again after EH lowering
+		 * and inlining: not exact yet, so not instrumented */
+		why = "it has exception edges";
+	} else {
+		pap_nonlocal_supported(fun, &m, &why);
+	}
+	if (why) {
+		if (pap_opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fun->decl),
+			       "pap: %qs not instrumented: %s", asmname, why);
+		pap_model_free(&m);
+		return 0;
+	}
+	pap_model_graph_text(fun, &m, &graph);
+	pap_model_lines_text(fun, &m, &lines);
 	checksum = pap_fnv1a(graph.s, graph.len);
 	r = pap_cfgtext_parse(graph.s, asmname, &g, err, sizeof(err));
 	if (r) {
@@ -518,18 +359,9 @@ unsigned int pap_instrument_function(function *fun)
 	/* core node k is the model node numbered k + 1 */
 	tails = XCNEWVEC(basic_block, g.nblocks);
 	FOR_EACH_BB_FN(bb, fun)
-		if (m.real[bb->index] == bb && m.head[bb->index] == bb->index)
+		if (pap_model_is_node(&m, bb))
 			tails[m.number[bb->index] - 1] = m.tail[bb->index];
 	gcc_edge = pap_edge_table(fun, &m, &g);
-	if (pap_has_eh(fun)) {
-		/* a record in a landing pad can run again after EH lowering
-		 * and inlining: not exact yet, so not instrumented */
-		if (pap_opts.verbose)
-			inform(DECL_SOURCE_LOCATION(fun->decl),
-			       "pap: %qs not instrumented: it has exception "
-			       "edges", asmname);
-		goto out;
-	}
 	if (!pap_placeable(&g, plan, gcc_edge)) {
 		if (pap_opts.verbose)
 			inform(DECL_SOURCE_LOCATION(fun->decl),
@@ -551,23 +383,37 @@ unsigned int pap_instrument_function(function *fun)
 	em.d = create_tmp_var(pap_u64, "pap_d");
 	em.act = create_tmp_var(pap_u64, "pap_act");
 	em.key = build_string_literal(strlen(key) + 1, key);
+	em.tok = create_tmp_var(pap_u64, "pap_tok");
 	em.restart = plan->restart;
+	em.shadow = false;
+	for (id = 0; id < g.cfg->nblocks; id++)
+		if (g.cfg->role[id] & PAP_ROLE_RESUME)
+			em.shadow = true;
+	if (em.shadow)
+		pap_nonlocal_shadows(&em);
+	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);
 	for (id = 0; id < g.cfg->nedges; id++) {
 		const struct pap_edge *pe = &g.cfg->edges[id];
 		gimple_seq seq;
 
 		if ((!pap_plan_nops(plan, id) && !pap_opts.trace) ||
-		    pe->flags & PAP_EF_DEAD)
+		    pe->flags & PAP_EF_DEAD || pap_resume_edge(&g, id) ||
+		    pap_cut_edge(&g, id))
 			continue;
-		seq = pap_ops_seq(plan, id, &em, pe->kind != PAP_EDGE_FAKE);
-		if (pap_opts.trace)
-			pap_trace_seq(&g, id, em.key, &seq);
+		seq = pap_edge_seq(plan, &g, id, &em);
 		if (pe->kind == PAP_EDGE_FAKE)
 			pap_emit_fake(tails[pe->src], seq);
+		else if (gcc_edge[id]->flags & EDGE_ABNORMAL)
+			label_seq[id] = seq;	/* after the commit */
 		else
 			gsi_insert_seq_on_edge(gcc_edge[id], seq);
 	}
 	gsi_commit_edge_inserts();
+	for (id = 0; id < g.cfg->nedges; id++)
+		if (label_seq[id])
+			pap_emit_on_label_edge(gcc_edge[id], label_seq[id]);
+	if (em.shadow)
+		pap_nonlocal_emit(fun, &m, plan, &g, &em);
 	/* probes are side effects: the function is no longer pure or const */
 	DECL_PURE_P(fun->decl) = 0;
 	TREE_READONLY(fun->decl) = 0;
@@ -581,6 +427,7 @@ unsigned int pap_instrument_function(function *fun)
 		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: %s", asmname,
 		       plan->note);
 out:
+	XDELETEVEC(label_seq);
 	XDELETEVEC(tails);
 	XDELETEVEC(gcc_edge);
 	pap_plan_free(plan);

@@ -41,8 +41,13 @@ PAP_API void __pap_count(const char *fn, uint64_t id);
 PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 			  int complete);
 
-/* The test oracle (-fplugin-arg-pap-trace): every block entered. */
-PAP_API void __pap_trace_begin(const char *fn);
+/*
+ * The test oracle (-fplugin-arg-pap-trace): every block entered.  Begin
+ * returns the depth of open activations with the new one; after a
+ * longjmp came back, unwind drops those opened since (abandoned).
+ */
+PAP_API uint64_t __pap_trace_begin(const char *fn);
+PAP_API void __pap_trace_unwind(uint64_t depth);
 PAP_API void __pap_trace_block(uint32_t block);
 PAP_API void __pap_trace_end(int complete);
 

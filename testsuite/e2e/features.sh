@@ -14,7 +14,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 gcc -O2 -w "$src" -o plain && ./plain 400 >plain.out
-echo "1..7"
+echo "1..8"
 n=0
 fails=0
 for opt in -O0 -O2; do
@@ -46,6 +46,38 @@ for opt in -O0 -O2; do
 		fi
 	done
 done
+# setjmp/longjmp against the program's own logic: catcher(i) calls
+# thrower(i), which longjmps back for i % 4 == 3; each such activation is
+# a path cut at the thrower call plus a path resumed at the setjmp that
+# returns r * 10, and every other one a single complete path.
+n=$((n + 1))
+jumps=$(awk 'BEGIN { for (i = 0; i < 400; i++) c += i % 4 == 3; print c }')
+ret=$(grep -n 'return r \* 10;' "$src" | cut -d: -f1)
+call=$(grep -n '^	thrower(x);' "$src" | cut -d: -f1)
+rm -f pap.prof
+"$papgcc" -O2 -w "$src" -o sj && ./sj 400 >/dev/null &&
+"$decode" --format=json pap.prof | awk -v jumps="$jumps" -v ret="$ret" \
+	-v call="$call" -v calls=400 '
+	/"name": / { f = /"name": "catcher"/; next }
+	!f { next }
+	{ count = $0; sub(/.*"count": /, "", count); count += 0 }
+	/"resumed": true/ && /"complete": true/ && index($0, "[" ret "]") {
+		resumed += count; next }
+	/"resumed": false/ && /"complete": false/ &&
+	    $0 ~ ("[[ ]" call "\\]}\\]}") { cut += count; next }
+	/"resumed": false/ && /"complete": true/ { whole += count; next }
+	{ other += count }
+	END { printf "# %d resumed, %d cut, %d whole, %d other\n",
+		     resumed, cut, whole, other
+	      exit !(resumed == jumps && cut == jumps &&
+		     whole == calls - jumps && other == 0) }' >sj.log
+if [ $? -eq 0 ]; then
+	echo "ok $n - setjmp/longjmp: $jumps activations cut at the longjmping call and resumed at setjmp"
+else
+	echo "not ok $n - setjmp/longjmp paths do not match the program's logic"
+	cat sj.log
+	fails=$((fails + 1))
+fi
 n=$((n + 1))
 cxx=$top_srcdir/testsuite/e2e/cxx.cc
 rm -f pap.prof

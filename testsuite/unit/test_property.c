@@ -153,7 +153,7 @@ static void test_property_random_walks(void **state)
 			}
 			walked += len;
 			walks++;
-			resumed += cfg->edges[walk[0]].dst != cfg->entry_block;
+			resumed += walk[0] != cfg->entry_edge;
 			cut_short += cfg->edges[walk[len - 1]].kind ==
 				     PAP_EDGE_FAKE;
 			if (len > longest)

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.cc - GCC's CFG of one function -> pap's canonical model (model.h).
+ */
+#include "gcc-common.h"
+#include "model.h"
+
+/* Does @bb start with GCC's abnormal dispatcher (setjmp, nonlocal goto)? */
+static bool pap_is_dispatcher(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
+
+	return !gsi_end_p(gsi) &&
+	       gimple_call_internal_p(gsi_stmt(gsi), IFN_ABNORMAL_DISPATCHER);
+}
+
+/* Does @bb end in a call that returns twice (setjmp)? */
+static bool pap_ends_in_setjmp(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_last_nondebug_bb(bb);
+
+	return !gsi_end_p(gsi) && is_gimple_call(gsi_stmt(gsi)) &&
+	       gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE;
+}
+
+/*
+ * Marks dispatchers, their targets (RESUME) and the blocks whose final
+ * call leads into one: CUT when the call may also return normally,
+ * NORETURN_JMP when it cannot; the setjmp call's own edge is neither.
+ */
+static void pap_model_roles(function *fun, struct pap_model *m)
+{
+	basic_block bb;
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_BB_FN(bb, fun) {
+		if (!pap_is_dispatcher(bb))
+			continue;
+		m->role[bb->index] |= PAP_BB_DISPATCHER;
+		FOR_EACH_EDGE(e, ei, bb->succs)
+			if (e->dest != EXIT_BLOCK_PTR_FOR_FN(fun))
+				m->role[e->dest->index] |= PAP_BB_RESUME;
+	}
+	FOR_EACH_BB_FN(bb, fun) {
+		bool into = false, other = false;
+
+		if (m->role[bb->index] & PAP_BB_DISPATCHER)
+			continue;
+		FOR_EACH_EDGE(e, ei, bb->succs) {
+			if (e->dest != EXIT_BLOCK_PTR_FOR_FN(fun) &&
+			    m->role[e->dest->index] & PAP_BB_DISPATCHER)
+				into = true;
+			else
+				other = true;
+		}
+		if (!into || pap_ends_in_setjmp(bb))
+			continue;
+		m->role[bb->index] |= other ? PAP_BB_CUT : PAP_BB_NORETURN_JMP;
+	}
+}
+
+bool pap_model_is_node(const struct pap_model *m, basic_block bb)
+{
+	return m->real[bb->index] == bb && m->head[bb->index] == bb->index;
+}
+
+/* Is @bb an empty block that only passes control on? */
+static bool pap_forwarder(function *fun, basic_block bb)
+{
+	gimple_stmt_iterator gsi;
+	edge e;
+
+	if (!single_succ_p(bb))
+		return false;
+	e = single_succ_edge(bb);
+	if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun) || e->dest == bb ||
+	    e->flags & (EDGE_ABNORMAL | EDGE_EH))
+		return false;
+	gsi = gsi_start_nondebug_after_labels_bb(bb);
+	return gsi_end_p(gsi);
+}
+
+/* Where control entering @bb really goes (through forwarders). */
+static basic_block pap_resolve(function *fun, basic_block bb)
+{
+	basic_block start = bb;
+	int steps = n_basic_blocks_for_fn(fun);
+
+	while (bb != EXIT_BLOCK_PTR_FOR_FN(fun) && pap_forwarder(fun, bb)) {
+		bb = single_succ(bb);
+		if (--steps < 0)
+			return start;	/* an empty infinite loop */
+	}
+	return bb;
+}
+
+void pap_model_free(struct pap_model *m)
+{
+	XDELETEVEC(m->real);
+	XDELETEVEC(m->head);
+	XDELETEVEC(m->tail);
+	XDELETEVEC(m->number);
+	XDELETEVEC(m->role);
+	XDELETEVEC(m->edges);
+}
+
+/* Is @b a chain start, or does it continue the chain of its only
+ * predecessor (whose only edge leads to it)? */
+static bool pap_chain_start(const int *indeg, const int *outdeg,
+			    const int *from, int b)
+{
+	return indeg[b] != 1 || from[b] < 0 || from[b] == b ||
+	       outdeg[from[b]] != 1;
+}
+
+void pap_model_build(function *fun, struct pap_model *m)
+{
+	basic_block bb, exitb = EXIT_BLOCK_PTR_FOR_FN(fun);
+	int *indeg, *outdeg, *from, n = 0;
+	edge e;
+	edge_iterator ei;
+
+	m->nbb = last_basic_block_for_fn(fun);
+	m->real = XCNEWVEC(basic_block, m->nbb);
+	m->head = XNEWVEC(int, m->nbb);
+	m->tail = XCNEWVEC(basic_block, m->nbb);
+	m->number = XCNEWVEC(int, m->nbb);
+	m->role = XCNEWVEC(unsigned char, m->nbb);
+	m->edges = XNEWVEC(struct pap_medge, n_edges_for_fn(fun) + 2);
+	m->nedges = 0;
+	indeg = XCNEWVEC(int, m->nbb);
+	outdeg = XCNEWVEC(int, m->nbb);
+	from = XNEWVEC(int, m->nbb);
+	pap_model_roles(fun, m);
+	FOR_EACH_BB_FN(bb, fun) {
+		m->real[bb->index] = m->role[bb->index] & PAP_BB_DISPATCHER ?
+				     NULL : pap_resolve(fun, bb);
+		m->head[bb->index] = -1;
+		from[bb->index] = -1;
+	}
+#define PAP_REAL(b) ((b) == exitb ? (b) : m->real[(b)->index])
+	/* degrees between real blocks, forwarders looked through */
+	FOR_EACH_BB_FN(bb, fun) {
+		if (m->real[bb->index] != bb)
+			continue;
+		FOR_EACH_EDGE(e, ei, bb->succs) {
+			basic_block d = PAP_REAL(e->dest);
+
+			outdeg[bb->index]++;
+			if (d == exitb || !d)
+				continue;
+			indeg[d->index]++;
+			from[d->index] = e->flags & (EDGE_ABNORMAL | EDGE_EH) ?
+					 -1 : bb->index;
+		}
+	}
+	/* the entry block and setjmp receivers are entered from outside:
+	 * always chain starts */
+	indeg[PAP_REAL(single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)))->index] += 2;
+	FOR_EACH_BB_FN(bb, fun)
+		if (m->role[bb->index] & PAP_BB_RESUME)
+			indeg[bb->index] += 2;
+	FOR_EACH_BB_FN(bb, fun) {
+		basic_block b = bb;
+		int steps = m->nbb;
+
+		if (m->real[bb->index] != bb ||
+		    !pap_chain_start(indeg, outdeg, from, bb->index))
+			continue;
+		m->head[bb->index] = bb->index;
+		while (steps-- > 0 && outdeg[b->index] == 1) {
+			basic_block d = PAP_REAL(single_succ(b));
+
+			if (!d || d == exitb || d == bb ||
+			    pap_chain_start(indeg, outdeg, from, d->index))
+				break;
+			m->head[d->index] = bb->index;
+			b = d;
+		}
+		m->tail[bb->index] = b;
+		m->number[bb->index] = ++n;
+	}
+	/* blocks in a cycle of chained blocks (unreachable): own nodes */
+	FOR_EACH_BB_FN(bb, fun) {
+		if (m->real[bb->index] != bb || m->head[bb->index] >= 0)
+			continue;
+		m->head[bb->index] = bb->index;
+		m->tail[bb->index] = bb;
+		m->number[bb->index] = ++n;
+	}
+	m->nnodes = n;
+	/* model edges: out of each chain's tail, in GCC's order */
+	FOR_EACH_BB_FN(bb, fun) {
+		if (!pap_model_is_node(m, bb))
+			continue;
+		FOR_EACH_EDGE(e, ei, m->tail[bb->index]->succs) {
+			basic_block d = PAP_REAL(e->dest);
+			struct pap_medge *me;
+
+			if (!d)
+				continue;	/* into the dispatcher */
+			me = &m->edges[m->nedges++];
+			me->src = bb->index;
+			me->dst = d == exitb ? -2 : m->head[d->index];
+			me->e = e;
+		}
+	}
+#undef PAP_REAL
+	XDELETEVEC(indeg);
+	XDELETEVEC(outdeg);
+	XDELETEVEC(from);
+}
+
+void pap_model_graph_text(function *fun, const struct pap_model *m,
+			   struct pap_text *t)
+{
+	basic_block bb, first;
+	int k;
+
+	pap_text_printf(t, "blocks");
+	FOR_EACH_BB_FN(bb, fun)
+		if (pap_model_is_node(m, bb))
+			pap_text_printf(t, " b%d", m->number[bb->index]);
+	first = pap_resolve(fun, single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	pap_text_printf(t, "\nentry b%d\n",
+			m->number[m->head[first->index]]);
+	for (k = 0; k < m->nedges; k++)
+		if (m->edges[k].dst >= 0)
+			pap_text_printf(t, "edge b%d b%d%s\n",
+					m->number[m->edges[k].src],
+					m->number[m->edges[k].dst],
+					m->edges[k].e->flags &
+					(EDGE_ABNORMAL | EDGE_EH) ?
+						" abnormal" : "");
+	for (k = 0; k < m->nedges; k++)
+		if (m->edges[k].dst == -2)
+			pap_text_printf(t, "return b%d\n",
+					m->number[m->edges[k].src]);
+	FOR_EACH_BB_FN(bb, fun)
+		if (m->role[bb->index] & PAP_BB_RESUME)
+			pap_text_printf(t, "resume b%d\n",
+					m->number[bb->index]);
+	FOR_EACH_BB_FN(bb, fun)
+		if (m->role[bb->index] & PAP_BB_CUT)
+			pap_text_printf(t, "cut b%d\n",
+					m->number[m->head[bb->index]]);
+}
+
+void pap_model_lines_text(function *fun, const struct pap_model *m,
+			   struct pap_text *t)
+{
+	basic_block head;
+
+	FOR_EACH_BB_FN(head, fun) {
+		basic_block bb = head;
+		int seen[64], nseen = 0, i, steps = m->nbb;
+
+		if (!pap_model_is_node(m, head))
+			continue;
+		pap_text_printf(t, "lines b%d", m->number[head->index]);
+		while (steps-- > 0) {
+			for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
+			     !gsi_end_p(gsi); gsi_next(&gsi)) {
+				location_t loc = gimple_location(gsi_stmt(gsi));
+				int line;
+
+				if (loc == UNKNOWN_LOCATION ||
+				    is_gimple_debug(gsi_stmt(gsi)))
+					continue;
+				line = LOCATION_LINE(loc);
+				for (i = 0; i < nseen && seen[i] != line; i++)
+					;
+				if (i < nseen)
+					continue;
+				if (nseen < 64)
+					seen[nseen++] = line;
+				pap_text_printf(t, " %d", line);
+			}
+			if (bb == m->tail[head->index])
+				break;
+			bb = m->real[single_succ(bb)->index];
+		}
+		pap_text_printf(t, "\n");
+	}
+}
+

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nonlocal.cc - probes where control does not follow ordinary edges:
+ * setjmp receivers, calls that may longjmp, labels of computed gotos.
+ *
+ * A longjmp back into an activation leaves it in the middle of a call and
+ * resumes it after a setjmp.  The model (model.h) calls the block of that
+ * call a CUT node and the setjmp block a RESUME node; the path so far ends
+ * at the cut, incomplete, and a new path starts at the receiver.  At run
+ * time:
+ *  - before each call that may longjmp, the volatile local `at` notes the
+ *    call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE edge
+ *    has recorded the path already; PAP_AT_SETJMP before setjmp itself);
+ *  - every edge's operations end by storing r, a and act into volatile
+ *    copies, which so hold the path's state at the call that longjmps;
+ *  - after the setjmp call, when `at` says a longjmp came back, inserted
+ *    code reloads that state, performs the cut edge of the node `at`
+ *    names, which records the path, and the resume edge of the receiver,
+ *    which starts the new one.
+ * Activations of other functions that the longjmp abandoned are not
+ * recorded: they never end and no state of theirs survives.
+ */
+#include "gcc-common.h"
+#include "cfgloop.h"
+#include "probes.h"
+
+/* The one ordinary edge on which a setjmp block goes on, or NULL. */
+static edge pap_setjmp_exit(basic_block bb)
+{
+	edge e, out = NULL;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->succs) {
+		if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+			continue;
+		if (out)
+			return NULL;
+		out = e;
+	}
+	return out;
+}
+
+/* Is the first statement of @bb a call that returns twice? */
+static bool pap_starts_with_setjmp(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
+
+	return !gsi_end_p(gsi) && is_gimple_call(gsi_stmt(gsi)) &&
+	       gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE;
+}
+
+bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
+			    const char **why)
+{
+	basic_block bb;
+
+	if (fun->has_nonlocal_label) {
+		*why = "a nested function jumps to one of its labels";
+		return false;
+	}
+	FOR_EACH_BB_FN(bb, fun) {
+		if (!(m->role[bb->index] & PAP_BB_RESUME))
+			continue;
+		if (!pap_starts_with_setjmp(bb) || !pap_setjmp_exit(bb) ||
+		    !pap_model_is_node(m, bb)) {
+			*why = "control comes back into it other than after "
+			       "a setjmp call";
+			return false;
+		}
+	}
+	return true;
+}
+
+static tree pap_volatile_var(tree type, const char *name)
+{
+	tree v = create_tmp_var(build_qualified_type(type, TYPE_QUAL_VOLATILE),
+				name);
+
+	TREE_THIS_VOLATILE(v) = 1;
+	TREE_SIDE_EFFECTS(v) = 1;
+	return v;
+}
+
+void pap_nonlocal_shadows(struct pap_emit *em)
+{
+	em->vr = pap_volatile_var(TREE_TYPE(em->r), "pap_vr");
+	em->va = pap_volatile_var(TREE_TYPE(em->a), "pap_va");
+	em->vact = pap_volatile_var(TREE_TYPE(em->act), "pap_vact");
+	em->vtok = pap_volatile_var(TREE_TYPE(em->tok), "pap_vtok");
+	em->at = pap_volatile_var(unsigned_type_node, "pap_at");
+}
+
+/* A new block after @after, in its loop, holding @seq. */
+static basic_block pap_new_block(basic_block after, gimple_seq seq)
+{
+	basic_block bb = create_empty_bb(after);
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+
+	add_bb_to_loop(bb, after->loop_father);
+	if (seq)
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	return bb;
+}
+
+/* Ends @bb with "if (@t == @v)" and its two edges. */
+static void pap_branch(basic_block bb, tree t, uint32_t v, basic_block yes,
+		       basic_block no, profile_probability p_yes)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(bb);
+	edge e;
+
+	gsi_insert_after(&gsi, gimple_build_cond(EQ_EXPR, t, pap_u32_cst(v),
+						 NULL_TREE, NULL_TREE),
+			 GSI_NEW_STMT);
+	e = make_edge(bb, yes, EDGE_TRUE_VALUE);
+	e->probability = p_yes;
+	e = make_edge(bb, no, EDGE_FALSE_VALUE);
+	e->probability = p_yes.invert();
+}
+
+/* Notes in em->at which node's call is about to run. */
+static void pap_note_calls(function *fun, const struct pap_model *m,
+			   const struct pap_emit *em)
+{
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun) {
+		unsigned char role = m->role[bb->index];
+		gimple_stmt_iterator gsi;
+		uint32_t v;
+
+		if (!(role & (PAP_BB_CUT | PAP_BB_NORETURN_JMP)))
+			continue;
+		v = role & PAP_BB_CUT ? (uint32_t)m->number[m->head[bb->index]] :
+					PAP_AT_RECORDED;
+		gsi = gsi_last_nondebug_bb(bb);
+		gsi_insert_before(&gsi, gimple_build_assign(em->at,
+							    pap_u32_cst(v)),
+				  GSI_SAME_STMT);
+	}
+}
+
+/*
+ * After receiver @bb (model node @node): if a longjmp came back, reload
+ * the state, perform the cut edge of the node em->at names and the resume
+ * edge of @node; then go on as after the first return.
+ */
+static void pap_resume_after(basic_block bb, uint32_t node,
+			     const struct pap_plan *plan,
+			     const struct pap_cfgtext *g,
+			     const struct pap_emit *em)
+{
+	const struct pap_cfg *cfg = g->cfg;
+	basic_block test, load, resume, next;
+	gimple_seq seq = NULL;
+	edge cont;
+	tree t = create_tmp_var(unsigned_type_node, "pap_t");
+	uint32_t id, ncut = 0, k;
+
+	for (id = 0; id < cfg->nedges; id++)
+		if (cfg->edges[id].src == cfg->entry &&
+		    cfg->edges[id].dst == node && id != cfg->entry_edge)
+			break;
+	gcc_assert(id < cfg->nedges);
+	resume = pap_new_block(bb, pap_edge_seq(plan, g, id, em));
+	/* bb -> test -> (longjmp? load ... resume) -> next */
+	test = split_edge(pap_setjmp_exit(bb));
+	cont = single_succ_edge(test);
+	next = cont->dest;
+	make_single_succ_edge(resume, next, EDGE_FALLTHRU);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
+	gimple_stmt_iterator gsi = gsi_last_bb(test);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	remove_edge(cont);
+	seq = NULL;
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->r, em->vr));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->a, em->va));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->act, em->vact));
+	if (pap_opts.trace) {
+		gimple_seq_add_stmt(&seq, gimple_build_assign(em->tok,
+							      em->vtok));
+		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->tok));
+	}
+	load = pap_new_block(test, seq);
+	pap_branch(test, t, PAP_AT_SETJMP, next, load,
+		   profile_probability::very_likely());
+	for (id = 0; id < cfg->nedges; id++)
+		ncut += cfg->edges[id].kind == PAP_EDGE_FAKE &&
+			!(cfg->edges[id].flags & PAP_EF_DEAD) &&
+			cfg->edges[id].src < cfg->nblocks &&
+			cfg->role[cfg->edges[id].src] & PAP_ROLE_CUT;
+	if (!ncut)
+		make_single_succ_edge(load, resume, EDGE_FALLTHRU);
+	for (id = 0, k = 0; id < cfg->nedges; id++) {
+		const struct pap_edge *pe = &cfg->edges[id];
+		basic_block cut, other;
+
+		if (pe->kind != PAP_EDGE_FAKE || pe->flags & PAP_EF_DEAD ||
+		    pe->src >= cfg->nblocks ||
+		    !(cfg->role[pe->src] & PAP_ROLE_CUT))
+			continue;
+		cut = pap_new_block(load, pap_edge_seq(plan, g, id, em));
+		make_single_succ_edge(cut, resume, EDGE_FALLTHRU);
+		other = ++k < ncut ? pap_new_block(cut, NULL) : resume;
+		/* model numbers are core node numbers + 1 */
+		pap_branch(load, t, pe->src + 1, cut, other,
+			   profile_probability::even());
+		load = other;
+	}
+}
+
+void pap_nonlocal_emit(function *fun, const struct pap_model *m,
+		       const struct pap_plan *plan,
+		       const struct pap_cfgtext *g, const struct pap_emit *em)
+{
+	basic_block bb;
+	edge e;
+	edge_iterator ei;
+	auto_vec<basic_block> receivers;
+	unsigned i;
+
+	pap_note_calls(fun, m, em);
+	FOR_EACH_BB_FN(bb, fun)
+		if (m->role[bb->index] & PAP_BB_RESUME)
+			receivers.safe_push(bb);
+	FOR_EACH_VEC_ELT(receivers, i, bb) {
+		auto_vec<edge> into;
+
+		/* before setjmp runs (GCC wants it first in its block) */
+		FOR_EACH_EDGE(e, ei, bb->preds)
+			if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH)))
+				into.safe_push(e);
+		for (unsigned j = 0; j < into.length(); j++)
+			gsi_insert_on_edge_immediate(into[j],
+				gimple_build_assign(em->at,
+					pap_u32_cst(PAP_AT_SETJMP)));
+		pap_resume_after(bb, (uint32_t)m->number[bb->index] - 1, plan,
+				 g, em);
+	}
+	loops_state_set(LOOPS_NEED_FIXUP);
+}
+
+bool pap_label_edge_p(edge e)
+{
+	gimple *last = last_stmt(e->src);
+	gimple_stmt_iterator gsi;
+
+	if (!(e->flags & EDGE_ABNORMAL) || e->flags & EDGE_EH || !last ||
+	    !computed_goto_p(last))
+		return false;
+	for (gsi = gsi_start_bb(e->dest); !gsi_end_p(gsi); gsi_next(&gsi)) {
+		glabel *l = dyn_cast<glabel *>(gsi_stmt(gsi));
+
+		if (!l)
+			break;
+		if (FORCED_LABEL(gimple_label_label(l)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The goto lands where its label is: the labels whose address is taken
+ * move into a new block holding @seq, which falls through to where they
+ * were, and the computed goto's edge leads there.
+ */
+void pap_emit_on_label_edge(edge e, gimple_seq seq)
+{
+	basic_block dest = e->dest;
+	basic_block a = create_empty_bb(dest->prev_bb);
+	gimple_stmt_iterator from = gsi_start_bb(dest), to = gsi_start_bb(a);
+
+	add_bb_to_loop(a, find_common_loop(e->src->loop_father,
+					   dest->loop_father));
+	while (!gsi_end_p(from)) {
+		glabel *l = dyn_cast<glabel *>(gsi_stmt(from));
+
+		if (!l)
+			break;
+		if (!FORCED_LABEL(gimple_label_label(l))) {
+			gsi_next(&from);
+			continue;
+		}
+		gsi_remove(&from, false);
+		gsi_insert_after(&to, l, GSI_NEW_STMT);
+	}
+	gsi_insert_seq_after(&to, seq, GSI_NEW_STMT);
+	redirect_edge_succ(e, a);
+	make_single_succ_edge(a, dest, EDGE_FALLTHRU);
+	loops_state_set(LOOPS_NEED_FIXUP);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probes.h - turning a plan's per-edge operations into GIMPLE, and placing
+ * the operations that no ordinary GCC edge can carry (nonlocal.cc).
+ */
+#ifndef PAP_PLUGIN_PROBES_H
+#define PAP_PLUGIN_PROBES_H
+
+#include "cfgtext.h"
+#include "model.h"
+
+/* The locals instrumented code keeps, and what it passes the runtime. */
+struct pap_emit {
+	tree r, a, d, act, key;
+	tree tok;		/* trace: the activation's trace depth */
+	uint64_t restart;
+	/* setjmp functions: volatile copies of r, a, act and tok, stored
+	 * after every edge's operations, so that they hold the activation's
+	 * state when a longjmp comes back; and where its last call was */
+	bool shadow;
+	tree vr, va, vact, vtok, at;
+};
+
+/* The special values of pap_emit.at beside a cut block's number. */
+#define PAP_AT_SETJMP	0		/* setjmp returns for the first time */
+#define PAP_AT_RECORDED	0xffffffffu	/* the path was recorded already */
+
+/* Core edge @id's operations (and trace calls) as a GIMPLE sequence. */
+gimple_seq pap_edge_seq(const struct pap_plan *plan,
+			const struct pap_cfgtext *g, uint32_t id,
+			const struct pap_emit *em);
+tree pap_u32_cst(uint32_t v);
+/* A call truncating the trace oracle's activation stack to @depth. */
+gimple *pap_trace_unwind_call(tree depth);
+
+/*
+ * nonlocal.cc.  Can @fun's non-local control be instrumented: setjmp
+ * receivers that start with the setjmp call and go on along one ordinary
+ * edge, and no nonlocal labels?  Else *why says what stops it.
+ */
+bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
+			    const char **why);
+/* Creates the volatile shadows of @em for a setjmp function. */
+void pap_nonlocal_shadows(struct pap_emit *em);
+/*
+ * Places what setjmp needs, after the ordinary edges' operations are
+ * committed: the note of which block's call is running before each call
+ * that may longjmp, and after each setjmp call the code that, when a
+ * longjmp came back, records the cut path and starts the resumed one.
+ */
+void pap_nonlocal_emit(function *fun, const struct pap_model *m,
+		       const struct pap_plan *plan,
+		       const struct pap_cfgtext *g, const struct pap_emit *em);
+/* Can @seq go on abnormal edge @e (into a label a computed goto takes)?
+ * Then pap_emit_on_label_edge() places it there. */
+bool pap_label_edge_p(edge e);
+void pap_emit_on_label_edge(edge e, gimple_seq seq);
+
+#endif /* PAP_PLUGIN_PROBES_H */

@@ -76,10 +76,16 @@ static __thread struct pap_breakpoint *rt_scratch;
 static __thread size_t rt_cap_scratch;
 static __thread uint64_t rt_serial;
 
-/* what this thread is in the middle of, for signal handlers to see */
-static __thread volatile int rt_in_stack;	/* pushing a breakpoint */
-static __thread volatile int rt_in_scratch;	/* rt_scratch holds a record */
-static __thread volatile int rt_in_table;	/* updating the aggregate */
+/*
+ * What this thread is in the middle of, for signal handlers to see: 0, or
+ * the stack address of the runtime frame that is (see __pap_resume).
+ */
+static __thread volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
+static __thread volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
+static __thread volatile uintptr_t rt_in_table;	/* updating the aggregate */
+
+/* A nonzero mark of the calling runtime frame's place on the stack. */
+#define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
 /*
  * The oldest activation that lost a breakpoint (UINT64_MAX: none).  Its
  * record, and those of activations nested in it, would decode wrongly, so
@@ -174,18 +180,24 @@ uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		rt_poison_act(act);
 		return restart * n + d;
 	}
-	rt_in_stack = 1;
+	rt_in_stack = RT_HERE();
 	if (rt_nbps == rt_cap_bps) {
+		/* copy, publish, free: a longjmp out of a handler at any
+		 * point leaves rt_bps valid (at worst, a leak) */
 		size_t cap = rt_cap_bps ? rt_cap_bps * 2 : 256;
-		struct rt_bp *nb = realloc(rt_bps, cap * sizeof(*nb));
+		struct rt_bp *nb = malloc(cap * sizeof(*nb)), *old = rt_bps;
 
 		if (!nb) {
 			rt_in_stack = 0;
 			rt_poison_act(act);
 			return restart * n + d;
 		}
+		if (rt_nbps)
+			memcpy(nb, old, rt_nbps * sizeof(*nb));
 		rt_bps = nb;
 		rt_cap_bps = cap;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		free(old);
 	}
 	rt_bps[rt_nbps].act = act;
 	rt_bps[rt_nbps].bp.site = site;
@@ -262,7 +274,7 @@ static struct rt_thread *rt_lock_thread(void)
 
 	if (rt_in_table)
 		return NULL;
-	rt_in_table = 1;
+	rt_in_table = RT_HERE();
 	t = rt_thread();
 	if (!t) {
 		rt_in_table = 0;
@@ -270,6 +282,43 @@ static struct rt_thread *rt_lock_thread(void)
 	}
 	rt_drain(t);
 	return t;
+}
+
+/* Index of activation @act's first breakpoint: it and those above it
+ * (its own, and those of activations abandoned inside it) are its. */
+static size_t rt_bps_from(uint64_t act)
+{
+	size_t k = rt_nbps;
+
+	while (k > 0 && rt_bps[k - 1].act >= act)
+		k--;
+	return k;
+}
+
+void __pap_lost(uint64_t act)
+{
+	rt_nbps = rt_bps_from(act);
+	if (rt_keep(act))
+		rt_count_lost();
+}
+
+/*
+ * A longjmp came back into the activation whose frame holds @frame.  The
+ * runtime calls nothing, so a runtime frame that was running deeper in
+ * the stack (a signal handler longjmped out of it) is gone: its marks are
+ * cleared.  Marks of runtime frames above @frame (a handler that jumped
+ * within itself) stay.  The stack grows down.
+ */
+void __pap_resume(const volatile void *frame)
+{
+	uintptr_t f = (uintptr_t)frame;
+
+	if (rt_in_stack && rt_in_stack < f)
+		rt_in_stack = 0;
+	if (rt_in_scratch && rt_in_scratch < f)
+		rt_in_scratch = 0;
+	if (rt_in_table && rt_in_table < f)
+		rt_in_table = 0;
 }
 
 void __pap_count(const char *fn, uint64_t id)
@@ -297,9 +346,7 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 	 * signal handler may push and pop above the top meanwhile; it leaves
 	 * the top as it found it.
 	 */
-	k = rt_nbps;
-	while (k > 0 && rt_bps[k - 1].act >= act)
-		k--;
+	k = rt_bps_from(act);
 	for (i = k; i < rt_nbps; i++)
 		n += rt_bps[i].act == act;
 	if (n > RT_DEFER_BPS) {
@@ -309,7 +356,7 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 				rt_count_lost();
 			return;
 		}
-		rt_in_scratch = 1;
+		rt_in_scratch = RT_HERE();
 		scratch = 1;
 		if (n > rt_cap_scratch) {
 			struct pap_breakpoint *ns = realloc(rt_scratch, n *
@@ -439,7 +486,8 @@ int pap_dump(void)
 	lost += (int)__atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
 		fprintf(stderr, "pap: %d paths could not be recorded (out of "
-			"memory, or cut by a signal handler)\n", lost);
+			"memory, or cut by a signal handler or by a longjmp "
+			"out of one)\n", lost);
 	rc = nrecs ? rt_merge_into_file(path, &mine) : 0;
 	pap_profile_free(&mine);
 	return rc;

@@ -13,7 +13,7 @@
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
-static tree pap_trace_unwind_decl;
+static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
 
 static tree pap_runtime_decl(const char *name, tree type)
@@ -49,6 +49,11 @@ static void pap_declare_runtime(void)
 					 integer_type_node, NULL_TREE));
 	pap_trace_begin_decl = pap_runtime_decl("__pap_trace_begin",
 		build_function_type_list(pap_u64, cs, NULL_TREE));
+	pap_lost_decl = pap_runtime_decl("__pap_lost",
+		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
+	pap_resume_decl = pap_runtime_decl("__pap_resume",
+		build_function_type_list(void_type_node, ptr_type_node,
+					 NULL_TREE));
 	pap_trace_unwind_decl = pap_runtime_decl("__pap_trace_unwind",
 		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
 	pap_trace_block_decl = pap_runtime_decl("__pap_trace_block",
@@ -92,6 +97,17 @@ tree pap_u32_cst(uint32_t v)
 gimple *pap_trace_unwind_call(tree depth)
 {
 	return gimple_build_call(pap_trace_unwind_decl, 1, depth);
+}
+
+gimple *pap_lost_call(tree act)
+{
+	return gimple_build_call(pap_lost_decl, 1, act);
+}
+
+gimple *pap_resume_call(tree frame_var)
+{
+	return gimple_build_call(pap_resume_decl, 1,
+				 build_fold_addr_expr(frame_var));
 }
 
 /* The operations of one edge as a GIMPLE sequence. */

@@ -269,6 +269,8 @@ void pap_model_lines_text(function *fun, const struct pap_model *m,
 				    is_gimple_debug(gsi_stmt(gsi)))
 					continue;
 				line = LOCATION_LINE(loc);
+				if (line <= 0)
+					continue;	/* built-in location */
 				for (i = 0; i < nseen && seen[i] != line; i++)
 					;
 				if (i < nseen)

@@ -51,6 +51,12 @@ struct pap_model {
 /* Builds the canonical model of @fun. */
 void pap_model_build(function *fun, struct pap_model *m);
 void pap_model_free(struct pap_model *m);
+/* @bb's PAP_BB_* role; 0 for blocks made after the model. */
+static inline unsigned char pap_model_role(const struct pap_model *m,
+					   basic_block bb)
+{
+	return bb->index < m->nbb ? m->role[bb->index] : 0;
+}
 /* Is @bb the head of a model node? */
 bool pap_model_is_node(const struct pap_model *m, basic_block bb);
 /* The model in pap's text graph format: the metadata's core, which its

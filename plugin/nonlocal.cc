@@ -10,7 +10,10 @@
  * time:
  *  - before each call that may longjmp, the volatile local `at` notes the
  *    call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE edge
- *    has recorded the path already; PAP_AT_SETJMP before setjmp itself);
+ *    has recorded the path already; PAP_AT_SETJMP before setjmp itself),
+ *    and when the call returns, PAP_AT_BETWEEN: a longjmp that comes back
+ *    then (from a signal handler) finds the path's state unknown, and the
+ *    path is counted as lost, never recorded wrongly;
  *  - every edge's operations end by storing r, a and act into volatile
  *    copies, which so hold the path's state at the call that longjmps;
  *  - after the setjmp call, when `at` says a longjmp came back, inserted
@@ -49,6 +52,19 @@ static bool pap_starts_with_setjmp(basic_block bb)
 	       gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE;
 }
 
+/* Is the returns-twice call that starts @bb vfork? */
+static bool pap_starts_with_vfork(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
+	tree fn;
+
+	if (gsi_end_p(gsi) || !is_gimple_call(gsi_stmt(gsi)))
+		return false;
+	fn = gimple_call_fndecl(gsi_stmt(gsi));
+	return fn && DECL_NAME(fn) &&
+	       strstr(IDENTIFIER_POINTER(DECL_NAME(fn)), "vfork");
+}
+
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why)
 {
@@ -59,8 +75,13 @@ bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 		return false;
 	}
 	FOR_EACH_BB_FN(bb, fun) {
-		if (!(m->role[bb->index] & PAP_BB_RESUME))
+		if (!(pap_model_role(m, bb) & PAP_BB_RESUME))
 			continue;
+		if (pap_starts_with_vfork(bb)) {
+			*why = "it calls vfork, whose child would write into "
+			       "its frame";
+			return false;
+		}
 		if (!pap_starts_with_setjmp(bb) || !pap_setjmp_exit(bb) ||
 		    !pap_model_is_node(m, bb)) {
 			*why = "control comes back into it other than after "
@@ -88,6 +109,7 @@ void pap_nonlocal_shadows(struct pap_emit *em)
 	em->vact = pap_volatile_var(TREE_TYPE(em->act), "pap_vact");
 	em->vtok = pap_volatile_var(TREE_TYPE(em->tok), "pap_vtok");
 	em->at = pap_volatile_var(unsigned_type_node, "pap_at");
+	TREE_ADDRESSABLE(em->at) = 1;	/* marks the frame for the runtime */
 }
 
 /* A new block after @after, in its loop, holding @seq. */
@@ -125,7 +147,7 @@ static void pap_note_calls(function *fun, const struct pap_model *m,
 	basic_block bb;
 
 	FOR_EACH_BB_FN(bb, fun) {
-		unsigned char role = m->role[bb->index];
+		unsigned char role = pap_model_role(m, bb);
 		gimple_stmt_iterator gsi;
 		uint32_t v;
 
@@ -140,10 +162,32 @@ static void pap_note_calls(function *fun, const struct pap_model *m,
 	}
 }
 
+/* Counts the path as lost when no call was running: its state is not
+ * known (a longjmp from a signal handler); the tracer forgets it too. */
+static gimple_seq pap_lost_seq(const struct pap_emit *em)
+{
+	gimple_seq seq = NULL;
+
+	gimple_seq_add_stmt(&seq, pap_lost_call(em->act));
+	if (pap_opts.trace) {
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			em->d, MINUS_EXPR, em->tok,
+			build_int_cstu(TREE_TYPE(em->tok), 1)));
+		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->d));
+	}
+	return seq;
+}
+
 /*
- * After receiver @bb (model node @node): if a longjmp came back, reload
- * the state, perform the cut edge of the node em->at names and the resume
- * edge of @node; then go on as after the first return.
+ * After receiver @bb (core node @node):
+ *   t = at; at = BETWEEN;
+ *   if (t != SETJMP) {		a longjmp came back
+ *	reload r, a, act;
+ *	if (t == X1) cut edge of X1; else if (t == X2) ...
+ *	else if (t != RECORDED) lost;
+ *	resume edge of @node;
+ *   }
+ * then on as after the first return.
  */
 static void pap_resume_after(basic_block bb, uint32_t node,
 			     const struct pap_plan *plan,
@@ -151,11 +195,12 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 			     const struct pap_emit *em)
 {
 	const struct pap_cfg *cfg = g->cfg;
-	basic_block test, load, resume, next;
+	basic_block test, load, resume, next, lost;
 	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
 	edge cont;
 	tree t = create_tmp_var(unsigned_type_node, "pap_t");
-	uint32_t id, ncut = 0, k;
+	uint32_t id;
 
 	for (id = 0; id < cfg->nedges; id++)
 		if (cfg->edges[id].src == cfg->entry &&
@@ -163,16 +208,18 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 			break;
 	gcc_assert(id < cfg->nedges);
 	resume = pap_new_block(bb, pap_edge_seq(plan, g, id, em));
-	/* bb -> test -> (longjmp? load ... resume) -> next */
 	test = split_edge(pap_setjmp_exit(bb));
 	cont = single_succ_edge(test);
 	next = cont->dest;
 	make_single_succ_edge(resume, next, EDGE_FALLTHRU);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
-	gimple_stmt_iterator gsi = gsi_last_bb(test);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)));
+	gsi = gsi_last_bb(test);
 	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
 	remove_edge(cont);
 	seq = NULL;
+	gimple_seq_add_stmt(&seq, pap_resume_call(em->at));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->r, em->vr));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->a, em->va));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->act, em->vact));
@@ -184,14 +231,7 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 	load = pap_new_block(test, seq);
 	pap_branch(test, t, PAP_AT_SETJMP, next, load,
 		   profile_probability::very_likely());
-	for (id = 0; id < cfg->nedges; id++)
-		ncut += cfg->edges[id].kind == PAP_EDGE_FAKE &&
-			!(cfg->edges[id].flags & PAP_EF_DEAD) &&
-			cfg->edges[id].src < cfg->nblocks &&
-			cfg->role[cfg->edges[id].src] & PAP_ROLE_CUT;
-	if (!ncut)
-		make_single_succ_edge(load, resume, EDGE_FALLTHRU);
-	for (id = 0, k = 0; id < cfg->nedges; id++) {
+	for (id = 0; id < cfg->nedges; id++) {
 		const struct pap_edge *pe = &cfg->edges[id];
 		basic_block cut, other;
 
@@ -201,12 +241,34 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 			continue;
 		cut = pap_new_block(load, pap_edge_seq(plan, g, id, em));
 		make_single_succ_edge(cut, resume, EDGE_FALLTHRU);
-		other = ++k < ncut ? pap_new_block(cut, NULL) : resume;
+		other = pap_new_block(cut, NULL);
 		/* model numbers are core node numbers + 1 */
 		pap_branch(load, t, pe->src + 1, cut, other,
 			   profile_probability::even());
 		load = other;
 	}
+	lost = pap_new_block(load, pap_lost_seq(em));
+	make_single_succ_edge(lost, resume, EDGE_FALLTHRU);
+	pap_branch(load, t, PAP_AT_RECORDED, resume, lost,
+		   profile_probability::likely());
+}
+
+/* After a cut block's call returns, no call is running any more: noted
+ * before the out-edge's operations change the path registers. */
+static void pap_note_return(basic_block bb, const struct pap_emit *em)
+{
+	edge e = pap_setjmp_exit(bb);
+	gimple_stmt_iterator gsi;
+	basic_block dest;
+
+	if (!e)
+		return;
+	dest = e->dest;
+	if (!single_pred_p(dest) || dest == EXIT_BLOCK_PTR_FOR_FN(cfun))
+		dest = split_edge(e);
+	gsi = gsi_after_labels(dest);
+	gsi_insert_before(&gsi, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
 }
 
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
@@ -216,13 +278,18 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 	basic_block bb;
 	edge e;
 	edge_iterator ei;
-	auto_vec<basic_block> receivers;
+	auto_vec<basic_block> receivers, cuts;
 	unsigned i;
 
 	pap_note_calls(fun, m, em);
-	FOR_EACH_BB_FN(bb, fun)
-		if (m->role[bb->index] & PAP_BB_RESUME)
+	FOR_EACH_BB_FN(bb, fun) {
+		if (pap_model_role(m, bb) & PAP_BB_RESUME)
 			receivers.safe_push(bb);
+		if (pap_model_role(m, bb) & PAP_BB_CUT)
+			cuts.safe_push(bb);
+	}
+	FOR_EACH_VEC_ELT(cuts, i, bb)
+		pap_note_return(bb, em);
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
 

@@ -24,6 +24,8 @@ struct pap_emit {
 /* The special values of pap_emit.at beside a cut block's number. */
 #define PAP_AT_SETJMP	0		/* setjmp returns for the first time */
 #define PAP_AT_RECORDED	0xffffffffu	/* the path was recorded already */
+#define PAP_AT_BETWEEN	0xfffffffeu	/* no call is running: a longjmp now
+					 * comes from a signal handler */
 
 /* Core edge @id's operations (and trace calls) as a GIMPLE sequence. */
 gimple_seq pap_edge_seq(const struct pap_plan *plan,
@@ -32,6 +34,11 @@ gimple_seq pap_edge_seq(const struct pap_plan *plan,
 tree pap_u32_cst(uint32_t v);
 /* A call truncating the trace oracle's activation stack to @depth. */
 gimple *pap_trace_unwind_call(tree depth);
+/* A call counting activation @act's path as lost. */
+gimple *pap_lost_call(tree act);
+/* A call telling the runtime a longjmp came back to the frame holding
+ * @frame_var (addressable). */
+gimple *pap_resume_call(tree frame_var);
 
 /*
  * nonlocal.cc.  Can @fun's non-local control be instrumented: setjmp

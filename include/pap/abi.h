@@ -12,6 +12,13 @@
  *       (site, r) for activation act and returns restart*n + d;
  *   __pap_count(fn, id)
  *       counts the acyclic path id of function fn (mode epp);
+ *   __pap_lost(act)
+ *       activation act's path could not be recorded (a longjmp came back
+ *       into it between calls: from a signal handler); its breakpoints
+ *       are dropped;
+ *   __pap_resume(frame)
+ *       a longjmp came back into the activation whose frame holds frame:
+ *       runtime work it abandoned deeper in the stack is forgotten;
  *   __pap_record(fn, act, r, complete)
  *       activation act of fn ends with value r; its breakpoints are taken
  *       and any left by activations abandoned inside it (longjmp) are
@@ -38,6 +45,8 @@ PAP_API uint64_t __pap_enter(void);
 PAP_API uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 			    uint32_t site, uint64_t restart);
 PAP_API void __pap_count(const char *fn, uint64_t id);
+PAP_API void __pap_lost(uint64_t act);
+PAP_API void __pap_resume(const volatile void *frame);
 PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 			  int complete);
 

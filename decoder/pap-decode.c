@@ -169,24 +169,24 @@ static struct pap_meta_fn *resolve(struct decoder *d, const char *key)
 	}
 	if (meta)
 		load_meta(d, meta);
-	fn = pap_meta_find(&d->meta, name, sum);
+	fn = pap_meta_find(&d->meta, name, sum, meta);
 	if (!fn) {
 		scan_dirs(d);
-		fn = pap_meta_find(&d->meta, name, sum);
+		fn = pap_meta_find(&d->meta, name, sum, meta);
 	}
 	if (fn)
 		return fn;
 	remember_failed(d, key);
 	for (i = 0; i < d->meta.nfns; i++)
-		if (!strcmp(d->meta.fns[i].name, name))
+		if (!strcmp(d->meta.fns[i]->name, name))
 			break;
 	if (i < d->meta.nfns)
 		fprintf(stderr, "%s: error: function %s: the profile's checksum "
 			"%016llx does not match the metadata's %016llx (%s was "
 			"recompiled since the run?)\n", prog, name,
 			(unsigned long long)sum,
-			(unsigned long long)d->meta.fns[i].checksum,
-			d->meta.fns[i].file);
+			(unsigned long long)d->meta.fns[i]->checksum,
+			d->meta.fns[i]->file);
 	else
 		fprintf(stderr, "%s: error: function %s: no metadata found "
 			"(use --meta DIR)\n", prog, name);

@@ -291,10 +291,31 @@ static int cfg_dfs(struct pap_cfg *cfg)
 	return PAP_OK;
 }
 
+/* FAKE edges from the reachable blocks that cannot reach EXIT (with
+ * @dead_ends, only from those with no live successor). */
+static int cfg_push_fake_edges(struct pap_cfg *cfg, const uint8_t *reach_exit,
+			       int dead_ends)
+{
+	uint32_t b;
+	int64_t r;
+
+	for (b = 0; b < cfg->nblocks; b++) {
+		if (!cfg->reachable[b] || reach_exit[b])
+			continue;
+		if (dead_ends && pap_cfg_fanout(cfg, b))
+			continue;
+		r = cfg_push_edge(cfg, b, cfg->exit, PAP_EDGE_FAKE,
+				  PAP_EF_VIRTUAL);
+		if (r < 0)
+			return (int)r;
+	}
+	return PAP_OK;
+}
+
 int pap_cfg_finish(struct pap_cfg *cfg)
 {
 	uint8_t *reach_exit = NULL;
-	uint32_t b, i;
+	uint32_t i;
 	int64_t r;
 	int err;
 
@@ -326,17 +347,23 @@ int pap_cfg_finish(struct pap_cfg *cfg)
 		err = cfg_mark(cfg, 1, reach_exit);
 	if (err)
 		goto out;
-	/* Blocks that never return get a FAKE edge so every path can end. */
-	for (b = 0; b < cfg->nblocks; b++) {
-		if (!cfg->reachable[b] || reach_exit[b])
-			continue;
-		r = cfg_push_edge(cfg, b, cfg->exit, PAP_EDGE_FAKE,
-				  PAP_EF_VIRTUAL);
-		if (r < 0) {
-			err = (int)r;
-			goto out;
-		}
+	/*
+	 * Blocks that never return get a FAKE edge so every path can end:
+	 * first those that end the function (a noreturn call: no
+	 * successor), then, as they now reach EXIT through those, whatever
+	 * still cannot (infinite loops).  Only the first kind is ever taken.
+	 */
+	err = cfg_push_fake_edges(cfg, reach_exit, 1);
+	if (!err) {
+		memset(reach_exit, 0, cfg->nnodes);
+		err = cfg_build_adjacency(cfg);
 	}
+	if (!err)
+		err = cfg_mark(cfg, 1, reach_exit);
+	if (!err)
+		err = cfg_push_fake_edges(cfg, reach_exit, 0);
+	if (err)
+		goto out;
 	cfg->reachable[cfg->exit] = 1;
 	for (i = 0; i < cfg->nedges; i++)
 		if (!cfg->reachable[cfg->edges[i].src])

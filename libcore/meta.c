@@ -39,6 +39,8 @@ static void meta_fn_free(struct pap_meta_fn *f)
 		pap_cfgtext_free(&f->graph);
 	free(f->name);
 	free(f->file);
+	free(f->meta);
+	free(f);
 }
 
 void pap_meta_free(struct pap_meta *m)
@@ -46,7 +48,7 @@ void pap_meta_free(struct pap_meta *m)
 	size_t i;
 
 	for (i = 0; i < m->nfns; i++)
-		meta_fn_free(&m->fns[i]);
+		meta_fn_free(m->fns[i]);
 	free(m->fns);
 	pap_meta_init(m);
 }
@@ -126,6 +128,9 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 	char gerr[256];
 	int r = PAP_OK;
 
+	f->meta = strdup(file);
+	if (!f->meta)
+		return PAP_ENOMEM;
 	while (p < stop && !r) {
 		const char *eol = memchr(p, '\n', (size_t)(stop - p));
 		size_t len = eol ? (size_t)(eol - p) : (size_t)(stop - p);
@@ -226,8 +231,8 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		}
 		if (m->nfns == m->cap) {
 			size_t cap = m->cap ? m->cap * 2 : 16;
-			struct pap_meta_fn *n = realloc(m->fns, cap *
-							sizeof(*n));
+			struct pap_meta_fn **n = realloc(m->fns, cap *
+							 sizeof(*n));
 
 			if (!n) {
 				r = PAP_ENOMEM;
@@ -236,8 +241,12 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 			m->fns = n;
 			m->cap = cap;
 		}
-		memset(&m->fns[m->nfns], 0, sizeof(m->fns[0]));
-		r = meta_function(&m->fns[m->nfns], p, end + 1, file, line,
+		m->fns[m->nfns] = calloc(1, sizeof(struct pap_meta_fn));
+		if (!m->fns[m->nfns]) {
+			r = PAP_ENOMEM;
+			break;
+		}
+		r = meta_function(m->fns[m->nfns], p, end + 1, file, line,
 				  err, errlen);
 		m->nfns++;
 		for (q = p; q < end + 5; q++)
@@ -247,21 +256,28 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 	}
 	if (r) {
 		while (m->nfns > first)
-			meta_fn_free(&m->fns[--m->nfns]);
+			meta_fn_free(m->fns[--m->nfns]);
 	}
 	return r;
 }
 
 struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
-				  uint64_t checksum)
+				  uint64_t checksum, const char *meta)
 {
+	struct pap_meta_fn *any = NULL;
 	size_t i;
 
-	for (i = 0; i < m->nfns; i++)
-		if (m->fns[i].checksum == checksum &&
-		    !strcmp(m->fns[i].name, name))
-			return &m->fns[i];
-	return NULL;
+	for (i = 0; i < m->nfns; i++) {
+		struct pap_meta_fn *f = m->fns[i];
+
+		if (f->checksum != checksum || strcmp(f->name, name))
+			continue;
+		if (!meta || (f->meta && !strcmp(f->meta, meta)))
+			return f;
+		if (!any)
+			any = f;
+	}
+	return any;
 }
 
 const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn)

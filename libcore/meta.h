@@ -23,6 +23,7 @@ extern "C" {
 struct pap_meta_fn {
 	char *name;		/* assembler name */
 	char *file;		/* source file */
+	char *meta;		/* the metadata file it was read from */
 	enum pap_mode mode;
 	uint64_t checksum;
 	struct pap_cfgtext graph;
@@ -31,7 +32,7 @@ struct pap_meta_fn {
 };
 
 struct pap_meta {
-	struct pap_meta_fn *fns;
+	struct pap_meta_fn **fns;	/* each allocated once: stable */
 	size_t nfns, cap;
 };
 
@@ -45,9 +46,13 @@ void pap_meta_free(struct pap_meta *m);
  */
 int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		   char *err, size_t errlen);
-/* The function with this assembler name and checksum, or NULL. */
+/*
+ * The function with this assembler name and checksum, or NULL; the one
+ * read from metadata file @meta if there are several (static functions of
+ * the same name and shape in different files) and @meta is not NULL.
+ */
 struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
-				  uint64_t checksum);
+				  uint64_t checksum, const char *meta);
 /* The function's plan, built on first use; NULL if it cannot be built. */
 const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn);
 

@@ -416,6 +416,12 @@ unsigned int pap_instrument_function(function *fun)
 		    pe->flags & PAP_EF_DEAD || pap_resume_edge(&g, id) ||
 		    pap_cut_edge(&g, id))
 			continue;
+		/* a FAKE edge out of a block that goes on (in an infinite
+		 * loop) is never taken: only a dead end's is, at its
+		 * noreturn call */
+		if (pe->kind == PAP_EDGE_FAKE &&
+		    pap_cfg_fanout(g.cfg, pe->src) != 1)
+			continue;
 		seq = pap_edge_seq(plan, &g, id, &em);
 		if (pe->kind == PAP_EDGE_FAKE)
 			pap_emit_fake(tails[pe->src], seq);

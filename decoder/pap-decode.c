@@ -260,8 +260,7 @@ static int decode_rec(struct pap_meta_fn *fn, const struct pap_prof_rec *r,
 	}
 	out->count = r->count;
 	out->complete = r->complete;
-	out->resumed = p.len && cfg->edges[p.edges[0]].src == cfg->entry &&
-		       p.edges[0] != cfg->entry_edge;
+	out->resumed = p.len && pap_cfg_is_resume(cfg, p.edges[0]);
 	pap_path_free(&p);
 	return PAP_OK;
 }

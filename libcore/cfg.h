@@ -120,6 +120,22 @@ static inline uint32_t pap_cfg_fanout(const struct pap_cfg *cfg, uint32_t v)
 	return cfg->out_off[v + 1] - cfg->out_off[v];
 }
 
+/* Is edge @id an ENTRY edge into a RESUME block (a path a longjmp
+ * resumed starts on it)? */
+static inline int pap_cfg_is_resume(const struct pap_cfg *cfg, uint32_t id)
+{
+	return cfg->edges[id].src == cfg->entry && id != cfg->entry_edge;
+}
+
+/* Is edge @id the FAKE edge of a CUT block (a longjmp out of its call)? */
+static inline int pap_cfg_is_cut(const struct pap_cfg *cfg, uint32_t id)
+{
+	const struct pap_edge *e = &cfg->edges[id];
+
+	return e->kind == PAP_EDGE_FAKE && e->src < cfg->nblocks &&
+	       (cfg->role[e->src] & PAP_ROLE_CUT);
+}
+
 /*
  * Static execution estimate written into each live edge's weight: edges
  * nested in deeper loops weigh more, a block's weight is split among its

@@ -217,23 +217,6 @@ gimple_seq pap_edge_seq(const struct pap_plan *plan,
  * edges, except into the labels of a computed goto; the edges setjmp adds
  * (resume, cut) are placed by nonlocal.cc.
  */
-/* Is core edge @id one of setjmp's ENTRY->receiver edges? */
-static bool pap_resume_edge(const struct pap_cfgtext *g, uint32_t id)
-{
-	const struct pap_edge *pe = &g->cfg->edges[id];
-
-	return pe->src == g->cfg->entry && id != g->cfg->entry_edge;
-}
-
-/* Is core edge @id a cut (a FAKE edge setjmp adds)? */
-static bool pap_cut_edge(const struct pap_cfgtext *g, uint32_t id)
-{
-	const struct pap_edge *pe = &g->cfg->edges[id];
-
-	return pe->kind == PAP_EDGE_FAKE && pe->src < g->cfg->nblocks &&
-	       g->cfg->role[pe->src] & PAP_ROLE_CUT;
-}
-
 static bool pap_placeable(const struct pap_cfgtext *g,
 			  const struct pap_plan *plan, edge *gcc_edge)
 {
@@ -246,7 +229,7 @@ static bool pap_placeable(const struct pap_cfgtext *g,
 		if ((!pap_plan_nops(plan, id) && !pap_opts.trace) ||
 		    pe->flags & PAP_EF_DEAD)
 			continue;
-		if (pe->kind == PAP_EDGE_FAKE || pap_resume_edge(g, id))
+		if (pe->kind == PAP_EDGE_FAKE || pap_cfg_is_resume(g->cfg, id))
 			continue;
 		e = gcc_edge[id];
 		if (!e || e->flags & EDGE_EH)
@@ -306,7 +289,7 @@ static edge *pap_edge_table(function *fun, const struct pap_model *m,
 		const struct pap_edge *pe = &g->cfg->edges[id];
 
 		if (pe->src == g->cfg->entry) {
-			if (!pap_resume_edge(g, id))
+			if (!pap_cfg_is_resume(g->cfg, id))
 				t[id] = single_succ_edge(
 					ENTRY_BLOCK_PTR_FOR_FN(fun));
 			continue;
@@ -413,8 +396,8 @@ unsigned int pap_instrument_function(function *fun)
 		gimple_seq seq;
 
 		if ((!pap_plan_nops(plan, id) && !pap_opts.trace) ||
-		    pe->flags & PAP_EF_DEAD || pap_resume_edge(&g, id) ||
-		    pap_cut_edge(&g, id))
+		    pe->flags & PAP_EF_DEAD || pap_cfg_is_resume(g.cfg, id) ||
+		    pap_cfg_is_cut(g.cfg, id))
 			continue;
 		/* a FAKE edge out of a block that goes on (in an infinite
 		 * loop) is never taken: only a dead end's is, at its

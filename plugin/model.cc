@@ -14,13 +14,12 @@ static bool pap_is_dispatcher(basic_block bb)
 	       gimple_call_internal_p(gsi_stmt(gsi), IFN_ABNORMAL_DISPATCHER);
 }
 
-/* Does @bb end in a call that returns twice (setjmp)? */
-static bool pap_ends_in_setjmp(basic_block bb)
+gimple *pap_returns_twice(gimple_stmt_iterator gsi)
 {
-	gimple_stmt_iterator gsi = gsi_last_nondebug_bb(bb);
-
-	return !gsi_end_p(gsi) && is_gimple_call(gsi_stmt(gsi)) &&
-	       gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE;
+	if (gsi_end_p(gsi) || !is_gimple_call(gsi_stmt(gsi)) ||
+	    !(gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE))
+		return NULL;
+	return gsi_stmt(gsi);
 }
 
 /*
@@ -54,7 +53,7 @@ static void pap_model_roles(function *fun, struct pap_model *m)
 			else
 				other = true;
 		}
-		if (!into || pap_ends_in_setjmp(bb))
+		if (!into || pap_returns_twice(gsi_last_nondebug_bb(bb)))
 			continue;
 		m->role[bb->index] |= other ? PAP_BB_CUT : PAP_BB_NORETURN_JMP;
 	}

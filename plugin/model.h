@@ -48,6 +48,9 @@ struct pap_model {
 	int nnodes;
 };
 
+/* The statement at @gsi if it is a call that returns twice (setjmp,
+ * vfork), else NULL. */
+gimple *pap_returns_twice(gimple_stmt_iterator gsi);
 /* Builds the canonical model of @fun. */
 void pap_model_build(function *fun, struct pap_model *m);
 void pap_model_free(struct pap_model *m);

@@ -43,28 +43,6 @@ static edge pap_setjmp_exit(basic_block bb)
 	return out;
 }
 
-/* Is the first statement of @bb a call that returns twice? */
-static bool pap_starts_with_setjmp(basic_block bb)
-{
-	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
-
-	return !gsi_end_p(gsi) && is_gimple_call(gsi_stmt(gsi)) &&
-	       gimple_call_flags(gsi_stmt(gsi)) & ECF_RETURNS_TWICE;
-}
-
-/* Is the returns-twice call that starts @bb vfork? */
-static bool pap_starts_with_vfork(basic_block bb)
-{
-	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
-	tree fn;
-
-	if (gsi_end_p(gsi) || !is_gimple_call(gsi_stmt(gsi)))
-		return false;
-	fn = gimple_call_fndecl(gsi_stmt(gsi));
-	return fn && DECL_NAME(fn) &&
-	       strstr(IDENTIFIER_POINTER(DECL_NAME(fn)), "vfork");
-}
-
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why)
 {
@@ -75,14 +53,20 @@ bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 		return false;
 	}
 	FOR_EACH_BB_FN(bb, fun) {
+		gimple *call;
+		tree fn;
+
 		if (!(pap_model_role(m, bb) & PAP_BB_RESUME))
 			continue;
-		if (pap_starts_with_vfork(bb)) {
+		call = pap_returns_twice(gsi_start_nondebug_after_labels_bb(bb));
+		fn = call ? gimple_call_fndecl(call) : NULL_TREE;
+		if (fn && DECL_NAME(fn) &&
+		    strstr(IDENTIFIER_POINTER(DECL_NAME(fn)), "vfork")) {
 			*why = "it calls vfork, whose child would write into "
 			       "its frame";
 			return false;
 		}
-		if (!pap_starts_with_setjmp(bb) || !pap_setjmp_exit(bb) ||
+		if (!call || !pap_setjmp_exit(bb) ||
 		    !pap_model_is_node(m, bb)) {
 			*why = "control comes back into it other than after "
 			       "a setjmp call";
@@ -203,8 +187,7 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 	uint32_t id;
 
 	for (id = 0; id < cfg->nedges; id++)
-		if (cfg->edges[id].src == cfg->entry &&
-		    cfg->edges[id].dst == node && id != cfg->entry_edge)
+		if (pap_cfg_is_resume(cfg, id) && cfg->edges[id].dst == node)
 			break;
 	gcc_assert(id < cfg->nedges);
 	resume = pap_new_block(bb, pap_edge_seq(plan, g, id, em));
@@ -235,9 +218,7 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 		const struct pap_edge *pe = &cfg->edges[id];
 		basic_block cut, other;
 
-		if (pe->kind != PAP_EDGE_FAKE || pe->flags & PAP_EF_DEAD ||
-		    pe->src >= cfg->nblocks ||
-		    !(cfg->role[pe->src] & PAP_ROLE_CUT))
+		if (!pap_cfg_is_cut(cfg, id) || pe->flags & PAP_EF_DEAD)
 			continue;
 		cut = pap_new_block(load, pap_edge_seq(plan, g, id, em));
 		make_single_succ_edge(cut, resume, EDGE_FALLTHRU);

@@ -229,8 +229,7 @@ void pap_model_graph_text(function *fun, const struct pap_model *m,
 			pap_text_printf(t, "edge b%d b%d%s\n",
 					m->number[m->edges[k].src],
 					m->number[m->edges[k].dst],
-					m->edges[k].e->flags &
-					(EDGE_ABNORMAL | EDGE_EH) ?
+					m->edges[k].e->flags & EDGE_ABNORMAL ?
 						" abnormal" : "");
 	for (k = 0; k < m->nedges; k++)
 		if (m->edges[k].dst == -2)

@@ -293,8 +293,9 @@ bool pap_label_edge_p(edge e)
 	gimple *last = last_stmt(e->src);
 	gimple_stmt_iterator gsi;
 
-	if (!(e->flags & EDGE_ABNORMAL) || e->flags & EDGE_EH || !last ||
-	    !computed_goto_p(last))
+	if (e->flags & EDGE_EH)
+		return last && lookup_stmt_eh_lp(last) > 0;
+	if (!(e->flags & EDGE_ABNORMAL) || !last || !computed_goto_p(last))
 		return false;
 	for (gsi = gsi_start_bb(e->dest); !gsi_end_p(gsi); gsi_next(&gsi)) {
 		glabel *l = dyn_cast<glabel *>(gsi_stmt(gsi));
@@ -308,16 +309,74 @@ bool pap_label_edge_p(edge e)
 }
 
 /*
+ * Gives each exception edge into @lp a landing pad of its own: a new
+ * block in the same EH region that falls through to @lp, which becomes
+ * an ordinary block.  The throwing statement moves to the new pad.
+ */
+static void pap_split_landing_pad(basic_block lp)
+{
+	auto_vec<edge> into;
+	edge e;
+	edge_iterator ei;
+	unsigned i;
+
+	FOR_EACH_EDGE(e, ei, lp->preds)
+		if (e->flags & EDGE_EH)
+			into.safe_push(e);
+	FOR_EACH_VEC_ELT(into, i, e) {
+		basic_block pad = create_empty_bb(lp->prev_bb);
+
+		add_bb_to_loop(pad, find_common_loop(e->src->loop_father,
+						     lp->loop_father));
+		pad->count = e->count();
+		redirect_eh_edge(e, pad);
+		make_single_succ_edge(pad, lp, EDGE_FALLTHRU);
+	}
+	loops_state_set(LOOPS_NEED_FIXUP);
+}
+
+/*
+ * An exception edge's operations run in its own landing pad, after the
+ * trace oracle forgets the activations the exception left (they never
+ * end).  Locals, the path registers among them, reach a landing pad
+ * intact: no copies are needed, unlike after a longjmp.
+ */
+static void pap_emit_on_eh_edge(edge e, gimple_seq seq,
+				const struct pap_emit *em)
+{
+	gimple_stmt_iterator gsi;
+
+	if (!single_pred_p(e->dest))
+		pap_split_landing_pad(e->dest);
+	if (pap_opts.trace) {
+		gimple_seq unwind = NULL;
+
+		gimple_seq_add_stmt(&unwind, pap_trace_unwind_call(em->tok));
+		gimple_seq_add_seq(&unwind, seq);
+		seq = unwind;
+	}
+	gsi = gsi_after_labels(e->dest);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+}
+
+/*
  * The goto lands where its label is: the labels whose address is taken
  * move into a new block holding @seq, which falls through to where they
  * were, and the computed goto's edge leads there.
  */
-void pap_emit_on_label_edge(edge e, gimple_seq seq)
+void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em)
 {
 	basic_block dest = e->dest;
-	basic_block a = create_empty_bb(dest->prev_bb);
-	gimple_stmt_iterator from = gsi_start_bb(dest), to = gsi_start_bb(a);
+	basic_block a;
+	gimple_stmt_iterator from, to;
 
+	if (e->flags & EDGE_EH) {
+		pap_emit_on_eh_edge(e, seq, em);
+		return;
+	}
+	a = create_empty_bb(dest->prev_bb);
+	from = gsi_start_bb(dest);
+	to = gsi_start_bb(a);
 	add_bb_to_loop(a, find_common_loop(e->src->loop_father,
 					   dest->loop_father));
 	while (!gsi_end_p(from)) {

@@ -58,9 +58,10 @@ void pap_nonlocal_shadows(struct pap_emit *em);
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		       const struct pap_plan *plan,
 		       const struct pap_cfgtext *g, const struct pap_emit *em);
-/* Can @seq go on abnormal edge @e (into a label a computed goto takes)?
- * Then pap_emit_on_label_edge() places it there. */
+/* Can @seq go on abnormal edge @e: into a label a computed goto takes, or
+ * an exception edge into a landing pad?  Then pap_emit_on_label_edge()
+ * places it there, so that it runs exactly when @e is taken. */
 bool pap_label_edge_p(edge e);
-void pap_emit_on_label_edge(edge e, gimple_seq seq);
+void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
 
 #endif /* PAP_PLUGIN_PROBES_H */

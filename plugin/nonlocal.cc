@@ -43,21 +43,48 @@ static edge pap_setjmp_exit(basic_block bb)
 	return out;
 }
 
+/* Does @bb start with the label a nested function's goto lands on? */
+static bool pap_nonlocal_receiver_p(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	glabel *l = gsi_end_p(gsi) ? NULL : dyn_cast<glabel *>(gsi_stmt(gsi));
+
+	return l && DECL_NONLOCAL(gimple_label_label(l));
+}
+
+/* Is every way into @bb abnormal (so code at its start runs only when a
+ * nonlocal goto lands there)? */
+static bool pap_only_abnormal_preds(basic_block bb)
+{
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->preds)
+		if (!(e->flags & EDGE_ABNORMAL))
+			return false;
+	return true;
+}
+
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why)
 {
 	basic_block bb;
 
-	if (fun->has_nonlocal_label) {
-		*why = "a nested function jumps to one of its labels";
-		return false;
-	}
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple *call;
 		tree fn;
 
 		if (!(pap_model_role(m, bb) & PAP_BB_RESUME))
 			continue;
+		if (pap_nonlocal_receiver_p(bb)) {
+			if (!pap_only_abnormal_preds(bb) ||
+			    !pap_model_is_node(m, bb)) {
+				*why = "control reaches a nonlocal label other "
+				       "than by a nonlocal goto";
+				return false;
+			}
+			continue;
+		}
 		call = pap_returns_twice(gsi_start_nondebug_after_labels_bb(bb));
 		fn = call ? gimple_call_fndecl(call) : NULL_TREE;
 		if (fn && DECL_NAME(fn) &&
@@ -69,7 +96,7 @@ bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 		if (!call || !pap_setjmp_exit(bb) ||
 		    !pap_model_is_node(m, bb)) {
 			*why = "control comes back into it other than after "
-			       "a setjmp call";
+			       "a setjmp call or at a nonlocal label";
 			return false;
 		}
 	}
@@ -162,46 +189,41 @@ static gimple_seq pap_lost_seq(const struct pap_emit *em)
 	return seq;
 }
 
-/*
- * After receiver @bb (core node @node):
- *   t = at; at = BETWEEN;
- *   if (t != SETJMP) {		a longjmp came back
- *	reload r, a, act;
- *	if (t == X1) cut edge of X1; else if (t == X2) ...
- *	else if (t != RECORDED) lost;
- *	resume edge of @node;
- *   }
- * then on as after the first return.
- */
-static void pap_resume_after(basic_block bb, uint32_t node,
-			     const struct pap_plan *plan,
-			     const struct pap_cfgtext *g,
-			     const struct pap_emit *em)
+/* The id of the resume edge into core node @node. */
+static uint32_t pap_resume_edge(const struct pap_cfg *cfg, uint32_t node)
 {
-	const struct pap_cfg *cfg = g->cfg;
-	basic_block test, load, resume, next, lost;
-	gimple_seq seq = NULL;
-	gimple_stmt_iterator gsi;
-	edge cont;
-	tree t = create_tmp_var(unsigned_type_node, "pap_t");
 	uint32_t id;
 
 	for (id = 0; id < cfg->nedges; id++)
 		if (pap_cfg_is_resume(cfg, id) && cfg->edges[id].dst == node)
 			break;
 	gcc_assert(id < cfg->nedges);
-	resume = pap_new_block(bb, pap_edge_seq(plan, g, id, em));
-	test = split_edge(pap_setjmp_exit(bb));
-	cont = single_succ_edge(test);
-	next = cont->dest;
+	return id;
+}
+
+/*
+ * Control just came back (longjmp, nonlocal goto) into block @load, where
+ * t holds what `at` said.  Adds to @load:
+ *	reload r, a, act (and the tracer's depth);
+ *	if (t == X1) cut edge of X1; else if (t == X2) ...
+ *	else if (t != RECORDED) lost;
+ *	resume edge of @node;
+ * and then on to @next.
+ */
+static void pap_resume_from(basic_block load, tree t, basic_block next,
+			    uint32_t node, const struct pap_plan *plan,
+			    const struct pap_cfgtext *g,
+			    const struct pap_emit *em)
+{
+	const struct pap_cfg *cfg = g->cfg;
+	basic_block resume, lost;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	uint32_t id;
+
+	resume = pap_new_block(load, pap_edge_seq(plan, g,
+					pap_resume_edge(cfg, node), em));
 	make_single_succ_edge(resume, next, EDGE_FALLTHRU);
-	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
-		pap_u32_cst(PAP_AT_BETWEEN)));
-	gsi = gsi_last_bb(test);
-	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-	remove_edge(cont);
-	seq = NULL;
 	gimple_seq_add_stmt(&seq, pap_resume_call(em->at));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->r, em->vr));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->a, em->va));
@@ -211,9 +233,8 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 							      em->vtok));
 		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->tok));
 	}
-	load = pap_new_block(test, seq);
-	pap_branch(test, t, PAP_AT_SETJMP, next, load,
-		   profile_probability::very_likely());
+	gsi = gsi_last_bb(load);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
 	for (id = 0; id < cfg->nedges; id++) {
 		const struct pap_edge *pe = &cfg->edges[id];
 		basic_block cut, other;
@@ -232,6 +253,65 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 	make_single_succ_edge(lost, resume, EDGE_FALLTHRU);
 	pap_branch(load, t, PAP_AT_RECORDED, resume, lost,
 		   profile_probability::likely());
+}
+
+/* t = at; at = BETWEEN; */
+static gimple_seq pap_take_at(tree t, const struct pap_emit *em)
+{
+	gimple_seq seq = NULL;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)));
+	return seq;
+}
+
+/*
+ * After setjmp receiver @bb (core node @node):
+ *   t = at; at = BETWEEN;
+ *   if (t != SETJMP)		a longjmp came back
+ *	pap_resume_from();
+ * then on as after the first return.
+ */
+static void pap_resume_after(basic_block bb, uint32_t node,
+			     const struct pap_plan *plan,
+			     const struct pap_cfgtext *g,
+			     const struct pap_emit *em)
+{
+	basic_block test, load, next;
+	gimple_stmt_iterator gsi;
+	edge cont;
+	tree t = create_tmp_var(unsigned_type_node, "pap_t");
+
+	test = split_edge(pap_setjmp_exit(bb));
+	cont = single_succ_edge(test);
+	next = cont->dest;
+	gsi = gsi_last_bb(test);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
+	remove_edge(cont);
+	load = pap_new_block(test, NULL);
+	pap_branch(test, t, PAP_AT_SETJMP, next, load,
+		   profile_probability::very_likely());
+	pap_resume_from(load, t, next, node, plan, g, em);
+}
+
+/*
+ * At nonlocal label @bb (core node @node), which only a nested function's
+ * goto reaches: t = at; at = BETWEEN; pap_resume_from(); then on.
+ */
+static void pap_resume_at_label(basic_block bb, uint32_t node,
+				const struct pap_plan *plan,
+				const struct pap_cfgtext *g,
+				const struct pap_emit *em)
+{
+	tree t = create_tmp_var(unsigned_type_node, "pap_t");
+	edge cont = split_block_after_labels(bb);
+	basic_block next = cont->dest;
+	gimple_stmt_iterator gsi = gsi_last_bb(bb);
+
+	remove_edge(cont);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
+	pap_resume_from(bb, t, next, node, plan, g, em);
 }
 
 /* After a cut block's call returns, no call is running any more: noted
@@ -273,6 +353,13 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		pap_note_return(bb, em);
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
+
+		if (pap_nonlocal_receiver_p(bb)) {
+			pap_resume_at_label(bb,
+					    (uint32_t)m->number[bb->index] - 1,
+					    plan, g, em);
+			continue;
+		}
 
 		/* before setjmp runs (GCC wants it first in its block) */
 		FOR_EACH_EDGE(e, ei, bb->preds)

@@ -1,0 +1,58 @@
+/* GNU C nested functions that jump to a label of their parent (nonlocal
+ * goto), from inside deeper calls, in loops.  Every function's paths
+ * must equal the tracer's. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static long acc;
+
+static int walk(int (*visit)(int), int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += visit(i);
+	return s;
+}
+
+static int search(int limit, int seed)
+{
+	__label__ found, again;
+	int tries = 0, hit = -1;
+
+	int check(int v)
+	{
+		if ((v * 7 + seed) % 23 == limit % 23) {
+			hit = v;
+			goto found;
+		}
+		if (v > 0 && v % 17 == seed % 17) {
+			tries += 100;
+			goto again;
+		}
+		return v & 1;
+	}
+
+again:
+	tries++;
+	if (tries > 300)
+		return -1;
+	acc += walk(check, limit);
+	return tries;
+found:
+	acc += hit;
+	if (hit % 2)
+		return hit;
+	return -hit;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 300;
+	long total = 0;
+
+	for (int i = 0; i < n; i++)
+		total += search(i % 40 + 1, i);
+	printf("%ld %ld\n", total, acc);
+	return 0;
+}

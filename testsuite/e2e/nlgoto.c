@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static long acc;
+static long acc, jumps;
 
 static int walk(int (*visit)(int), int n)
 {
@@ -24,10 +24,12 @@ static int search(int limit, int seed)
 	{
 		if ((v * 7 + seed) % 23 == limit % 23) {
 			hit = v;
+			jumps++;
 			goto found;
 		}
 		if (v > 0 && v % 17 == seed % 17) {
 			tries += 100;
+			jumps++;
 			goto again;
 		}
 		return v & 1;
@@ -53,6 +55,6 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < n; i++)
 		total += search(i % 40 + 1, i);
-	printf("%ld %ld\n", total, acc);
+	printf("%ld %ld\njumps %ld\n", total, acc, jumps);
 	return 0;
 }

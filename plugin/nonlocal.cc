@@ -1,27 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nonlocal.cc - probes where control does not follow ordinary edges:
- * setjmp receivers, calls that may longjmp, labels of computed gotos.
+ * setjmp receivers, calls that may longjmp, labels that a nested
+ * function's goto reaches, labels of computed gotos, landing pads.
  *
  * A longjmp back into an activation leaves it in the middle of a call and
- * resumes it after a setjmp.  The model (model.h) calls the block of that
- * call a CUT node and the setjmp block a RESUME node; the path so far ends
- * at the cut, incomplete, and a new path starts at the receiver.  At run
- * time:
- *  - before each call that may longjmp, the volatile local `at` notes the
- *    call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE edge
- *    has recorded the path already; PAP_AT_SETJMP before setjmp itself),
- *    and when the call returns, PAP_AT_BETWEEN: a longjmp that comes back
- *    then (from a signal handler) finds the path's state unknown, and the
- *    path is counted as lost, never recorded wrongly;
+ * resumes it after a setjmp; a nonlocal goto from a nested function
+ * resumes it at a nonlocal label.  The model (model.h) calls the block of
+ * that call a CUT node and the setjmp block (or the label's block) a
+ * RESUME node; the path so far ends at the cut, incomplete, and a new
+ * path starts at the receiver.  At run time:
+ *  - before each call that may jump back, the volatile local `at` notes
+ *    the call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE
+ *    edge has recorded the path already; PAP_AT_SETJMP before setjmp
+ *    itself), and when the call returns, PAP_AT_BETWEEN: a longjmp that
+ *    comes back then (from a signal handler) finds the path's state
+ *    unknown, and the path is counted as lost, never recorded wrongly;
  *  - every edge's operations end by storing r, a and act into volatile
- *    copies, which so hold the path's state at the call that longjmps;
- *  - after the setjmp call, when `at` says a longjmp came back, inserted
- *    code reloads that state, performs the cut edge of the node `at`
- *    names, which records the path, and the resume edge of the receiver,
- *    which starts the new one.
- * Activations of other functions that the longjmp abandoned are not
+ *    copies, which so hold the path's state at the call that jumped;
+ *  - after the setjmp call, when `at` says a longjmp came back, or at the
+ *    start of the nonlocal label's block, which only the goto reaches,
+ *    inserted code reloads that state, performs the cut edge of the node
+ *    `at` names, which records the path, and the resume edge of the
+ *    receiver, which starts the new one.
+ * Activations of other functions that the jump abandoned are not
  * recorded: they never end and no state of theirs survives.
+ *
+ * Exceptions need none of this.  A caught exception, or a cleanup that
+ * runs while one passes, goes on from a landing pad along an EH edge, and
+ * locals survive EH edges as they do ordinary ones: the path simply goes
+ * on through the edge.  GCC allows no code on an EH edge, so each one gets
+ * a landing pad of its own (redirect_eh_edge: the throwing statement
+ * moves to a new pad of the same EH region) holding the edge's
+ * operations, which falls through to the shared pad.  A cleanup that lets
+ * the exception go on ends in resx, a dead end whose FAKE edge records
+ * the path, incomplete.
  */
 #include "gcc-common.h"
 #include "cfgloop.h"

@@ -93,6 +93,23 @@ static int descend(int depth, int limit)
 	return descend(depth + 1, limit) * 2;
 }
 
+// No landing pad: a throw leaves its activation abandoned, with the
+// breakpoints its long loop made still pending.
+static int spin(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++) {
+		if ((i ^ s) & 1)
+			s += i;
+		else
+			s -= 3;
+		if (i == n - 1 && n % 3 == 0)
+			cxx_maybe_throw(2);
+	}
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -113,6 +130,13 @@ int main(int argc, char **argv)
 			total += descend(0, i % 9);
 		} catch (const Oops &o) {
 			total += o.code * 1000;
+		}
+		if (i % 10 == 0) {
+			try {
+				total += spin(600 + i);
+			} catch (const Oops &o) {
+				total += o.code;
+			}
 		}
 		try {
 			total += eh_c_step(i);

@@ -345,6 +345,24 @@ static void pap_note_return(basic_block bb, const struct pap_emit *em)
 		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
 }
 
+/* An exception that lands in @bb ended the call that was running: noted
+ * as a return is. */
+static void pap_note_landing(basic_block bb, const struct pap_emit *em)
+{
+	gimple_stmt_iterator gsi;
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->preds)
+		if (e->flags & EDGE_EH)
+			break;
+	if (!e)
+		return;
+	gsi = gsi_after_labels(bb);
+	gsi_insert_before(&gsi, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
+}
+
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		       const struct pap_plan *plan,
 		       const struct pap_cfgtext *g, const struct pap_emit *em)
@@ -364,6 +382,8 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 	}
 	FOR_EACH_VEC_ELT(cuts, i, bb)
 		pap_note_return(bb, em);
+	FOR_EACH_BB_FN(bb, fun)
+		pap_note_landing(bb, em);
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
 

@@ -1,6 +1,8 @@
 /* C built with -fexceptions: cleanup variables whose landing pads run
  * while an exception from C++ (cxx_maybe_throw, in eh.cc) unwinds
  * through, in loops around the throwing calls. */
+#include <setjmp.h>
+
 extern void cxx_maybe_throw(int i);
 int eh_c_step(int i);
 long eh_c_log(void);
@@ -48,9 +50,33 @@ static int outer(int i)
 	return s;
 }
 
+static jmp_buf back;
+
+static int jumper(int i)
+{
+	if (i % 7 == 3)
+		longjmp(back, 1);
+	return i % 5;
+}
+
+/* setjmp, longjmp and a cleanup in one function */
+static int sj_cleanup(int i)
+{
+	int g __attribute__((cleanup(release))) = i;
+	volatile int s = 0;
+
+	if (setjmp(back))
+		return s - 1;
+	for (int k = 0; k < 3; k++) {
+		s += jumper(i + k);
+		cxx_maybe_throw(i + s);
+	}
+	return s;
+}
+
 int eh_c_step(int i)
 {
-	int total = 0;
+	int total = sj_cleanup(i);
 
 	for (int k = 0; k < 3; k++) {
 		int step __attribute__((cleanup(release))) = i + k;

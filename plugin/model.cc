@@ -64,18 +64,22 @@ bool pap_model_is_node(const struct pap_model *m, basic_block bb)
 	return m->real[bb->index] == bb && m->head[bb->index] == bb->index;
 }
 
+bool pap_nonlocal_label_p(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	glabel *l = gsi_end_p(gsi) ? NULL : dyn_cast<glabel *>(gsi_stmt(gsi));
+
+	return l && DECL_NONLOCAL(gimple_label_label(l));
+}
+
 /* Is @bb an empty block that only passes control on?  A nonlocal label's
  * block is not: a nonlocal goto resumes a path there. */
 static bool pap_forwarder(function *fun, basic_block bb)
 {
-	gimple_stmt_iterator gsi = gsi_start_bb(bb);
-	glabel *l;
+	gimple_stmt_iterator gsi;
 	edge e;
 
-	if (!single_succ_p(bb))
-		return false;
-	l = gsi_end_p(gsi) ? NULL : dyn_cast<glabel *>(gsi_stmt(gsi));
-	if (l && DECL_NONLOCAL(gimple_label_label(l)))
+	if (!single_succ_p(bb) || pap_nonlocal_label_p(bb))
 		return false;
 	e = single_succ_edge(bb);
 	if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun) || e->dest == bb ||

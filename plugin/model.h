@@ -54,6 +54,8 @@ struct pap_model {
 /* The statement at @gsi if it is a call that returns twice (setjmp,
  * vfork), else NULL. */
 gimple *pap_returns_twice(gimple_stmt_iterator gsi);
+/* Does @bb start with a label that a nested function's goto reaches? */
+bool pap_nonlocal_label_p(basic_block bb);
 /* Builds the canonical model of @fun. */
 void pap_model_build(function *fun, struct pap_model *m);
 void pap_model_free(struct pap_model *m);

@@ -56,15 +56,6 @@ static edge pap_setjmp_exit(basic_block bb)
 	return out;
 }
 
-/* Does @bb start with the label a nested function's goto lands on? */
-static bool pap_nonlocal_receiver_p(basic_block bb)
-{
-	gimple_stmt_iterator gsi = gsi_start_bb(bb);
-	glabel *l = gsi_end_p(gsi) ? NULL : dyn_cast<glabel *>(gsi_stmt(gsi));
-
-	return l && DECL_NONLOCAL(gimple_label_label(l));
-}
-
 /* Is every way into @bb abnormal (so code at its start runs only when a
  * nonlocal goto lands there)? */
 static bool pap_only_abnormal_preds(basic_block bb)
@@ -89,7 +80,7 @@ bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 
 		if (!(pap_model_role(m, bb) & PAP_BB_RESUME))
 			continue;
-		if (pap_nonlocal_receiver_p(bb)) {
+		if (pap_nonlocal_label_p(bb)) {
 			if (!pap_only_abnormal_preds(bb) ||
 			    !pap_model_is_node(m, bb)) {
 				*why = "control reaches a nonlocal label other "
@@ -387,7 +378,7 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
 
-		if (pap_nonlocal_receiver_p(bb)) {
+		if (pap_nonlocal_label_p(bb)) {
 			pap_resume_at_label(bb,
 					    (uint32_t)m->number[bb->index] - 1,
 					    plan, g, em);

@@ -39,6 +39,8 @@ again:
 	tries++;
 	if (tries > 300)
 		return -1;
+	if (seed % 5 == 0)
+		acc += check(limit * 3);	/* a direct call may jump too */
 	acc += walk(check, limit);
 	return tries;
 found:

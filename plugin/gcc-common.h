@@ -30,6 +30,7 @@
 #include "basic-block.h"
 #include "cfg.h"
 #include "tree-cfg.h"
+#include "tree-eh.h"
 #include "gimple-iterator.h"
 #include "gimple-expr.h"
 #include "stringpool.h"

@@ -214,8 +214,8 @@ gimple_seq pap_edge_seq(const struct pap_plan *plan,
 
 /*
  * Can every edge's operations be placed?  Code cannot go on abnormal
- * edges, except into the labels of a computed goto; the edges setjmp adds
- * (resume, cut) are placed by nonlocal.cc.
+ * edges, except into the labels of a computed goto or a landing pad; the
+ * edges setjmp adds (resume, cut) are placed by nonlocal.cc.
  */
 static bool pap_placeable(const struct pap_cfgtext *g,
 			  const struct pap_plan *plan, edge *gcc_edge)
@@ -232,26 +232,11 @@ static bool pap_placeable(const struct pap_cfgtext *g,
 		if (pe->kind == PAP_EDGE_FAKE || pap_cfg_is_resume(g->cfg, id))
 			continue;
 		e = gcc_edge[id];
-		if (!e || e->flags & EDGE_EH)
-			return false;
-		if (e->flags & EDGE_ABNORMAL && !pap_label_edge_p(e))
+		if (!e || (e->flags & (EDGE_ABNORMAL | EDGE_EH) &&
+			   !pap_label_edge_p(e)))
 			return false;
 	}
 	return true;
-}
-
-/* Does @fun have exception edges (landing pads)? */
-static bool pap_has_eh(function *fun)
-{
-	basic_block bb;
-	edge e;
-	edge_iterator ei;
-
-	FOR_EACH_BB_FN(bb, fun)
-		FOR_EACH_EDGE(e, ei, bb->succs)
-			if (e->flags & EDGE_EH)
-				return true;
-	return false;
 }
 
 /* Places FAKE edge @id's operations before the block's final call (a
@@ -326,14 +311,7 @@ unsigned int pap_instrument_function(function *fun)
 	asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
 	file = DECL_SOURCE_FILE(fun->decl);
 	pap_model_build(fun, &m);
-	if (pap_has_eh(fun)) {
-		/* a record in a landing pad can run again after EH lowering
-		 * and inlining: not exact yet, so not instrumented */
-		why = "it has exception edges";
-	} else {
-		pap_nonlocal_supported(fun, &m, &why);
-	}
-	if (why) {
+	if (!pap_nonlocal_supported(fun, &m, &why)) {
 		if (pap_opts.verbose)
 			inform(DECL_SOURCE_LOCATION(fun->decl),
 			       "pap: %qs not instrumented: %s", asmname, why);
@@ -408,7 +386,7 @@ unsigned int pap_instrument_function(function *fun)
 		seq = pap_edge_seq(plan, &g, id, &em);
 		if (pe->kind == PAP_EDGE_FAKE)
 			pap_emit_fake(tails[pe->src], seq);
-		else if (gcc_edge[id]->flags & EDGE_ABNORMAL)
+		else if (gcc_edge[id]->flags & (EDGE_ABNORMAL | EDGE_EH))
 			label_seq[id] = seq;	/* after the commit */
 		else
 			gsi_insert_seq_on_edge(gcc_edge[id], seq);
@@ -416,7 +394,8 @@ unsigned int pap_instrument_function(function *fun)
 	gsi_commit_edge_inserts();
 	for (id = 0; id < g.cfg->nedges; id++)
 		if (label_seq[id])
-			pap_emit_on_label_edge(gcc_edge[id], label_seq[id]);
+			pap_emit_on_label_edge(gcc_edge[id], label_seq[id],
+					       &em);
 	if (em.shadow)
 		pap_nonlocal_emit(fun, &m, plan, &g, &em);
 	/* probes are side effects: the function is no longer pure or const */

@@ -64,13 +64,22 @@ bool pap_model_is_node(const struct pap_model *m, basic_block bb)
 	return m->real[bb->index] == bb && m->head[bb->index] == bb->index;
 }
 
-/* Is @bb an empty block that only passes control on? */
+bool pap_nonlocal_label_p(basic_block bb)
+{
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	glabel *l = gsi_end_p(gsi) ? NULL : dyn_cast<glabel *>(gsi_stmt(gsi));
+
+	return l && DECL_NONLOCAL(gimple_label_label(l));
+}
+
+/* Is @bb an empty block that only passes control on?  A nonlocal label's
+ * block is not: a nonlocal goto resumes a path there. */
 static bool pap_forwarder(function *fun, basic_block bb)
 {
 	gimple_stmt_iterator gsi;
 	edge e;
 
-	if (!single_succ_p(bb))
+	if (!single_succ_p(bb) || pap_nonlocal_label_p(bb))
 		return false;
 	e = single_succ_edge(bb);
 	if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun) || e->dest == bb ||
@@ -229,8 +238,7 @@ void pap_model_graph_text(function *fun, const struct pap_model *m,
 			pap_text_printf(t, "edge b%d b%d%s\n",
 					m->number[m->edges[k].src],
 					m->number[m->edges[k].dst],
-					m->edges[k].e->flags &
-					(EDGE_ABNORMAL | EDGE_EH) ?
+					m->edges[k].e->flags & EDGE_ABNORMAL ?
 						" abnormal" : "");
 	for (k = 0; k < m->nedges; k++)
 		if (m->edges[k].dst == -2)

@@ -12,10 +12,13 @@
  * the first edge of the GCC path it stands for, which runs exactly when the
  * model edge is taken.
  *
- * Non-local control (setjmp): GCC routes every call that may longjmp
- * through an abnormal dispatcher block to the setjmp receivers.  The model
- * leaves the dispatcher out; a receiver becomes a RESUME node and a block
- * whose call may longjmp and also return a CUT node (see libcore/cfg.h).
+ * Non-local control (setjmp, nonlocal goto): GCC routes every call that
+ * may longjmp or goto a nonlocal label through an abnormal dispatcher
+ * block to the setjmp receivers and nonlocal labels.  The model leaves the
+ * dispatcher out; a receiver becomes a RESUME node and a block whose call
+ * may jump and also return a CUT node (see libcore/cfg.h).  A nonlocal
+ * label's block is never an empty forwarder.  Exception edges are
+ * ordinary model edges: nonlocal.cc gives each a landing pad of its own.
  */
 #ifndef PAP_PLUGIN_MODEL_H
 #define PAP_PLUGIN_MODEL_H
@@ -51,6 +54,8 @@ struct pap_model {
 /* The statement at @gsi if it is a call that returns twice (setjmp,
  * vfork), else NULL. */
 gimple *pap_returns_twice(gimple_stmt_iterator gsi);
+/* Does @bb start with a label that a nested function's goto reaches? */
+bool pap_nonlocal_label_p(basic_block bb);
 /* Builds the canonical model of @fun. */
 void pap_model_build(function *fun, struct pap_model *m);
 void pap_model_free(struct pap_model *m);

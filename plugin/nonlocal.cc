@@ -1,27 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nonlocal.cc - probes where control does not follow ordinary edges:
- * setjmp receivers, calls that may longjmp, labels of computed gotos.
+ * setjmp receivers, calls that may longjmp, labels that a nested
+ * function's goto reaches, labels of computed gotos, landing pads.
  *
  * A longjmp back into an activation leaves it in the middle of a call and
- * resumes it after a setjmp.  The model (model.h) calls the block of that
- * call a CUT node and the setjmp block a RESUME node; the path so far ends
- * at the cut, incomplete, and a new path starts at the receiver.  At run
- * time:
- *  - before each call that may longjmp, the volatile local `at` notes the
- *    call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE edge
- *    has recorded the path already; PAP_AT_SETJMP before setjmp itself),
- *    and when the call returns, PAP_AT_BETWEEN: a longjmp that comes back
- *    then (from a signal handler) finds the path's state unknown, and the
- *    path is counted as lost, never recorded wrongly;
+ * resumes it after a setjmp; a nonlocal goto from a nested function
+ * resumes it at a nonlocal label.  The model (model.h) calls the block of
+ * that call a CUT node and the setjmp block (or the label's block) a
+ * RESUME node; the path so far ends at the cut, incomplete, and a new
+ * path starts at the receiver.  At run time:
+ *  - before each call that may jump back, the volatile local `at` notes
+ *    the call's node (PAP_AT_RECORDED before a noreturn call, whose FAKE
+ *    edge has recorded the path already; PAP_AT_SETJMP before setjmp
+ *    itself), and when the call returns, PAP_AT_BETWEEN: a longjmp that
+ *    comes back then (from a signal handler) finds the path's state
+ *    unknown, and the path is counted as lost, never recorded wrongly;
  *  - every edge's operations end by storing r, a and act into volatile
- *    copies, which so hold the path's state at the call that longjmps;
- *  - after the setjmp call, when `at` says a longjmp came back, inserted
- *    code reloads that state, performs the cut edge of the node `at`
- *    names, which records the path, and the resume edge of the receiver,
- *    which starts the new one.
- * Activations of other functions that the longjmp abandoned are not
+ *    copies, which so hold the path's state at the call that jumped;
+ *  - after the setjmp call, when `at` says a longjmp came back, or at the
+ *    start of the nonlocal label's block, which only the goto reaches,
+ *    inserted code reloads that state, performs the cut edge of the node
+ *    `at` names, which records the path, and the resume edge of the
+ *    receiver, which starts the new one.
+ * Activations of other functions that the jump abandoned are not
  * recorded: they never end and no state of theirs survives.
+ *
+ * Exceptions need none of this.  A caught exception, or a cleanup that
+ * runs while one passes, goes on from a landing pad along an EH edge, and
+ * locals survive EH edges as they do ordinary ones: the path simply goes
+ * on through the edge.  GCC allows no code on an EH edge, so each one gets
+ * a landing pad of its own (redirect_eh_edge: the throwing statement
+ * moves to a new pad of the same EH region) holding the edge's
+ * operations, which falls through to the shared pad.  A cleanup that lets
+ * the exception go on ends in resx, a dead end whose FAKE edge records
+ * the path, incomplete.
  */
 #include "gcc-common.h"
 #include "cfgloop.h"
@@ -43,21 +56,39 @@ static edge pap_setjmp_exit(basic_block bb)
 	return out;
 }
 
+/* Is every way into @bb abnormal (so code at its start runs only when a
+ * nonlocal goto lands there)? */
+static bool pap_only_abnormal_preds(basic_block bb)
+{
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->preds)
+		if (!(e->flags & EDGE_ABNORMAL))
+			return false;
+	return true;
+}
+
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why)
 {
 	basic_block bb;
 
-	if (fun->has_nonlocal_label) {
-		*why = "a nested function jumps to one of its labels";
-		return false;
-	}
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple *call;
 		tree fn;
 
 		if (!(pap_model_role(m, bb) & PAP_BB_RESUME))
 			continue;
+		if (pap_nonlocal_label_p(bb)) {
+			if (!pap_only_abnormal_preds(bb) ||
+			    !pap_model_is_node(m, bb)) {
+				*why = "control reaches a nonlocal label other "
+				       "than by a nonlocal goto";
+				return false;
+			}
+			continue;
+		}
 		call = pap_returns_twice(gsi_start_nondebug_after_labels_bb(bb));
 		fn = call ? gimple_call_fndecl(call) : NULL_TREE;
 		if (fn && DECL_NAME(fn) &&
@@ -69,7 +100,7 @@ bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 		if (!call || !pap_setjmp_exit(bb) ||
 		    !pap_model_is_node(m, bb)) {
 			*why = "control comes back into it other than after "
-			       "a setjmp call";
+			       "a setjmp call or at a nonlocal label";
 			return false;
 		}
 	}
@@ -162,46 +193,41 @@ static gimple_seq pap_lost_seq(const struct pap_emit *em)
 	return seq;
 }
 
-/*
- * After receiver @bb (core node @node):
- *   t = at; at = BETWEEN;
- *   if (t != SETJMP) {		a longjmp came back
- *	reload r, a, act;
- *	if (t == X1) cut edge of X1; else if (t == X2) ...
- *	else if (t != RECORDED) lost;
- *	resume edge of @node;
- *   }
- * then on as after the first return.
- */
-static void pap_resume_after(basic_block bb, uint32_t node,
-			     const struct pap_plan *plan,
-			     const struct pap_cfgtext *g,
-			     const struct pap_emit *em)
+/* The id of the resume edge into core node @node. */
+static uint32_t pap_resume_edge(const struct pap_cfg *cfg, uint32_t node)
 {
-	const struct pap_cfg *cfg = g->cfg;
-	basic_block test, load, resume, next, lost;
-	gimple_seq seq = NULL;
-	gimple_stmt_iterator gsi;
-	edge cont;
-	tree t = create_tmp_var(unsigned_type_node, "pap_t");
 	uint32_t id;
 
 	for (id = 0; id < cfg->nedges; id++)
 		if (pap_cfg_is_resume(cfg, id) && cfg->edges[id].dst == node)
 			break;
 	gcc_assert(id < cfg->nedges);
-	resume = pap_new_block(bb, pap_edge_seq(plan, g, id, em));
-	test = split_edge(pap_setjmp_exit(bb));
-	cont = single_succ_edge(test);
-	next = cont->dest;
+	return id;
+}
+
+/*
+ * Control just came back (longjmp, nonlocal goto) into block @load, where
+ * t holds what `at` said.  Adds to @load:
+ *	reload r, a, act (and the tracer's depth);
+ *	if (t == X1) cut edge of X1; else if (t == X2) ...
+ *	else if (t != RECORDED) lost;
+ *	resume edge of @node;
+ * and then on to @next.
+ */
+static void pap_resume_from(basic_block load, tree t, basic_block next,
+			    uint32_t node, const struct pap_plan *plan,
+			    const struct pap_cfgtext *g,
+			    const struct pap_emit *em)
+{
+	const struct pap_cfg *cfg = g->cfg;
+	basic_block resume, lost;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	uint32_t id;
+
+	resume = pap_new_block(load, pap_edge_seq(plan, g,
+					pap_resume_edge(cfg, node), em));
 	make_single_succ_edge(resume, next, EDGE_FALLTHRU);
-	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
-		pap_u32_cst(PAP_AT_BETWEEN)));
-	gsi = gsi_last_bb(test);
-	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-	remove_edge(cont);
-	seq = NULL;
 	gimple_seq_add_stmt(&seq, pap_resume_call(em->at));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->r, em->vr));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(em->a, em->va));
@@ -211,9 +237,8 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 							      em->vtok));
 		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->tok));
 	}
-	load = pap_new_block(test, seq);
-	pap_branch(test, t, PAP_AT_SETJMP, next, load,
-		   profile_probability::very_likely());
+	gsi = gsi_last_bb(load);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
 	for (id = 0; id < cfg->nedges; id++) {
 		const struct pap_edge *pe = &cfg->edges[id];
 		basic_block cut, other;
@@ -234,6 +259,65 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 		   profile_probability::likely());
 }
 
+/* t = at; at = BETWEEN; */
+static gimple_seq pap_take_at(tree t, const struct pap_emit *em)
+{
+	gimple_seq seq = NULL;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)));
+	return seq;
+}
+
+/*
+ * After setjmp receiver @bb (core node @node):
+ *   t = at; at = BETWEEN;
+ *   if (t != SETJMP)		a longjmp came back
+ *	pap_resume_from();
+ * then on as after the first return.
+ */
+static void pap_resume_after(basic_block bb, uint32_t node,
+			     const struct pap_plan *plan,
+			     const struct pap_cfgtext *g,
+			     const struct pap_emit *em)
+{
+	basic_block test, load, next;
+	gimple_stmt_iterator gsi;
+	edge cont;
+	tree t = create_tmp_var(unsigned_type_node, "pap_t");
+
+	test = split_edge(pap_setjmp_exit(bb));
+	cont = single_succ_edge(test);
+	next = cont->dest;
+	gsi = gsi_last_bb(test);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
+	remove_edge(cont);
+	load = pap_new_block(test, NULL);
+	pap_branch(test, t, PAP_AT_SETJMP, next, load,
+		   profile_probability::very_likely());
+	pap_resume_from(load, t, next, node, plan, g, em);
+}
+
+/*
+ * At nonlocal label @bb (core node @node), which only a nested function's
+ * goto reaches: t = at; at = BETWEEN; pap_resume_from(); then on.
+ */
+static void pap_resume_at_label(basic_block bb, uint32_t node,
+				const struct pap_plan *plan,
+				const struct pap_cfgtext *g,
+				const struct pap_emit *em)
+{
+	tree t = create_tmp_var(unsigned_type_node, "pap_t");
+	edge cont = split_block_after_labels(bb);
+	basic_block next = cont->dest;
+	gimple_stmt_iterator gsi = gsi_last_bb(bb);
+
+	remove_edge(cont);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
+	pap_resume_from(bb, t, next, node, plan, g, em);
+}
+
 /* After a cut block's call returns, no call is running any more: noted
  * before the out-edge's operations change the path registers. */
 static void pap_note_return(basic_block bb, const struct pap_emit *em)
@@ -248,6 +332,24 @@ static void pap_note_return(basic_block bb, const struct pap_emit *em)
 	if (!single_pred_p(dest) || dest == EXIT_BLOCK_PTR_FOR_FN(cfun))
 		dest = split_edge(e);
 	gsi = gsi_after_labels(dest);
+	gsi_insert_before(&gsi, gimple_build_assign(em->at,
+		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
+}
+
+/* An exception that lands in @bb ended the call that was running: noted
+ * as a return is. */
+static void pap_note_landing(basic_block bb, const struct pap_emit *em)
+{
+	gimple_stmt_iterator gsi;
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->preds)
+		if (e->flags & EDGE_EH)
+			break;
+	if (!e)
+		return;
+	gsi = gsi_after_labels(bb);
 	gsi_insert_before(&gsi, gimple_build_assign(em->at,
 		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
 }
@@ -271,8 +373,17 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 	}
 	FOR_EACH_VEC_ELT(cuts, i, bb)
 		pap_note_return(bb, em);
+	FOR_EACH_BB_FN(bb, fun)
+		pap_note_landing(bb, em);
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
+
+		if (pap_nonlocal_label_p(bb)) {
+			pap_resume_at_label(bb,
+					    (uint32_t)m->number[bb->index] - 1,
+					    plan, g, em);
+			continue;
+		}
 
 		/* before setjmp runs (GCC wants it first in its block) */
 		FOR_EACH_EDGE(e, ei, bb->preds)
@@ -293,8 +404,9 @@ bool pap_label_edge_p(edge e)
 	gimple *last = last_stmt(e->src);
 	gimple_stmt_iterator gsi;
 
-	if (!(e->flags & EDGE_ABNORMAL) || e->flags & EDGE_EH || !last ||
-	    !computed_goto_p(last))
+	if (e->flags & EDGE_EH)
+		return last && lookup_stmt_eh_lp(last) > 0;
+	if (!(e->flags & EDGE_ABNORMAL) || !last || !computed_goto_p(last))
 		return false;
 	for (gsi = gsi_start_bb(e->dest); !gsi_end_p(gsi); gsi_next(&gsi)) {
 		glabel *l = dyn_cast<glabel *>(gsi_stmt(gsi));
@@ -308,16 +420,74 @@ bool pap_label_edge_p(edge e)
 }
 
 /*
+ * Gives each exception edge into @lp a landing pad of its own: a new
+ * block in the same EH region that falls through to @lp, which becomes
+ * an ordinary block.  The throwing statement moves to the new pad.
+ */
+static void pap_split_landing_pad(basic_block lp)
+{
+	auto_vec<edge> into;
+	edge e;
+	edge_iterator ei;
+	unsigned i;
+
+	FOR_EACH_EDGE(e, ei, lp->preds)
+		if (e->flags & EDGE_EH)
+			into.safe_push(e);
+	FOR_EACH_VEC_ELT(into, i, e) {
+		basic_block pad = create_empty_bb(lp->prev_bb);
+
+		add_bb_to_loop(pad, find_common_loop(e->src->loop_father,
+						     lp->loop_father));
+		pad->count = e->count();
+		redirect_eh_edge(e, pad);
+		make_single_succ_edge(pad, lp, EDGE_FALLTHRU);
+	}
+	loops_state_set(LOOPS_NEED_FIXUP);
+}
+
+/*
+ * An exception edge's operations run in its own landing pad, after the
+ * trace oracle forgets the activations the exception left (they never
+ * end).  Locals, the path registers among them, reach a landing pad
+ * intact: no copies are needed, unlike after a longjmp.
+ */
+static void pap_emit_on_eh_edge(edge e, gimple_seq seq,
+				const struct pap_emit *em)
+{
+	gimple_stmt_iterator gsi;
+
+	if (!single_pred_p(e->dest))
+		pap_split_landing_pad(e->dest);
+	if (pap_opts.trace) {
+		gimple_seq unwind = NULL;
+
+		gimple_seq_add_stmt(&unwind, pap_trace_unwind_call(em->tok));
+		gimple_seq_add_seq(&unwind, seq);
+		seq = unwind;
+	}
+	gsi = gsi_after_labels(e->dest);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+}
+
+/*
  * The goto lands where its label is: the labels whose address is taken
  * move into a new block holding @seq, which falls through to where they
  * were, and the computed goto's edge leads there.
  */
-void pap_emit_on_label_edge(edge e, gimple_seq seq)
+void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em)
 {
 	basic_block dest = e->dest;
-	basic_block a = create_empty_bb(dest->prev_bb);
-	gimple_stmt_iterator from = gsi_start_bb(dest), to = gsi_start_bb(a);
+	basic_block a;
+	gimple_stmt_iterator from, to;
 
+	if (e->flags & EDGE_EH) {
+		pap_emit_on_eh_edge(e, seq, em);
+		return;
+	}
+	a = create_empty_bb(dest->prev_bb);
+	from = gsi_start_bb(dest);
+	to = gsi_start_bb(a);
 	add_bb_to_loop(a, find_common_loop(e->src->loop_father,
 					   dest->loop_father));
 	while (!gsi_end_p(from)) {

@@ -14,9 +14,10 @@ struct pap_emit {
 	tree r, a, d, act, key;
 	tree tok;		/* trace: the activation's trace depth */
 	uint64_t restart;
-	/* setjmp functions: volatile copies of r, a, act and tok, stored
-	 * after every edge's operations, so that they hold the activation's
-	 * state when a longjmp comes back; and where its last call was */
+	/* functions a longjmp or nonlocal goto comes back into: volatile
+	 * copies of r, a, act and tok, stored after every edge's
+	 * operations, so that they hold the activation's state when the
+	 * jump comes back; and where its last call was */
 	bool shadow;
 	tree vr, va, vact, vtok, at;
 };
@@ -43,24 +44,27 @@ gimple *pap_resume_call(tree frame_var);
 /*
  * nonlocal.cc.  Can @fun's non-local control be instrumented: setjmp
  * receivers that start with the setjmp call and go on along one ordinary
- * edge, and no nonlocal labels?  Else *why says what stops it.
+ * edge, nonlocal labels that only a nonlocal goto reaches, no vfork?
+ * Else *why says what stops it.
  */
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why);
-/* Creates the volatile shadows of @em for a setjmp function. */
+/* Creates the volatile shadows of @em for a function with receivers. */
 void pap_nonlocal_shadows(struct pap_emit *em);
 /*
- * Places what setjmp needs, after the ordinary edges' operations are
- * committed: the note of which block's call is running before each call
- * that may longjmp, and after each setjmp call the code that, when a
- * longjmp came back, records the cut path and starts the resumed one.
+ * Places what setjmp and nonlocal gotos need, after the ordinary edges'
+ * operations are committed: the note of which block's call is running
+ * before each call that may jump back, and after each setjmp call (at
+ * each nonlocal label) the code that, when a jump came back, records the
+ * cut path and starts the resumed one.
  */
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		       const struct pap_plan *plan,
 		       const struct pap_cfgtext *g, const struct pap_emit *em);
-/* Can @seq go on abnormal edge @e (into a label a computed goto takes)?
- * Then pap_emit_on_label_edge() places it there. */
+/* Can @seq go on abnormal edge @e: into a label a computed goto takes, or
+ * an exception edge into a landing pad?  Then pap_emit_on_label_edge()
+ * places it there, so that it runs exactly when @e is taken. */
 bool pap_label_edge_p(edge e);
-void pap_emit_on_label_edge(edge e, gimple_seq seq);
+void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
 
 #endif /* PAP_PLUGIN_PROBES_H */

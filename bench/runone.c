@@ -2,14 +2,16 @@
 /*
  * runone - runs one command and reports its wall time and peak RSS.
  *
- *   runone [-i INFILE] [-t SECONDS] OUTFILE COMMAND [ARG...]
+ *   runone [-i INFILE] [-t SECONDS] [-m MB] OUTFILE COMMAND [ARG...]
  *
  * The command reads INFILE (default: runone's standard input) and its
  * standard output goes to OUTFILE.  On success prints "SECONDS MAXRSS_KB
  * CPU_SECONDS" on standard output (wall time; the largest peak RSS of the
  * command and the children it waited for; their user + system time) and
  * exits 0.  A command still running after -t SECONDS is killed (SIGALRM,
- * armed before exec): then prints "timeout" and exits 3.  When the command
+ * armed before exec): then prints "timeout" and exits 3.  -m limits the
+ * command's address space (RLIMIT_AS), so that a runaway build cannot
+ * take a shared machine's memory.  When the command
  * fails or cannot run, says why on standard error and exits 1.  Used by
  * bench/overhead.sh: fork/exec/wait4 keeps the shell out of the timing.
  */
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 	const char *in = NULL;
 	unsigned limit = 0;
+	unsigned long mb = 0;
 	pid_t pid;
 	int fd, infd = -1, status;
 
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
 			in = argv[2];
 		else if (!strcmp(argv[1], "-t"))
 			limit = (unsigned)strtoul(argv[2], NULL, 10);
+		else if (!strcmp(argv[1], "-m"))
+			mb = strtoul(argv[2], NULL, 10);
 		else
 			break;
 		argv += 2;
@@ -53,7 +58,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: runone [-i INFILE] [-t SECONDS] OUTFILE "
+			"usage: runone [-i INFILE] [-t SECONDS] [-m MB] OUTFILE "
 			"COMMAND [ARG...]\n");
 		return 1;
 	}
@@ -82,6 +87,12 @@ int main(int argc, char **argv)
 			dup2(infd, 0);
 		if (limit)
 			alarm(limit);
+		if (mb) {
+			struct rlimit rl;
+
+			rl.rlim_cur = rl.rlim_max = (rlim_t)mb << 20;
+			setrlimit(RLIMIT_AS, &rl);
+		}
 		execvp(argv[2], argv + 2);
 		fprintf(stderr, "runone: %s: %s\n", argv[2], strerror(errno));
 		_exit(127);

@@ -15,8 +15,6 @@
 # BENCH_WORK (default $top_builddir/bench/work).
 set -eu
 
-srcdir=${top_srcdir:-.}
-builddir=${top_builddir:-.}
 CC=${CC:-gcc}
 reps=3
 nfuncs=2000
@@ -28,6 +26,9 @@ while [ $# -gt 0 ]; do
 	--quick) quick=yes; reps=1; nfuncs=400 ;;
 	--reps) reps=$2; shift ;;
 	--no-doc) write_doc=no ;;
+	# overhead.sh's own options, which make bench passes to both
+	--insns|--insns-only) ;;
+	--only|--cap) shift ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0 ;;
 	*) echo "compile-time.sh: error: unknown option '$1'" >&2; exit 2 ;;
@@ -35,17 +36,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-abs() { (cd "$1" && pwd); }
-srcdir=$(abs "$srcdir")
-builddir=$(abs "$builddir")
-work=${BENCH_WORK:-$builddir/bench/work}
+. "${top_srcdir:-.}/bench/lib.sh"
+bench_setup compile-time.sh
 mkdir -p "$work/compile"
-work=$(abs "$work")
-papgcc=$builddir/plugin/pap-gcc
-doc=$srcdir/doc/benchmarks.md
-
-[ -x "$papgcc" ] || { echo "compile-time.sh: error: $papgcc not built" >&2; exit 1; }
-"$CC" -O2 -o "$work/runone" "$srcdir/bench/runone.c"
 "$CC" -O2 -o "$work/gentu" "$srcdir/bench/gentu.c"
 "$work/gentu" "$nfuncs" > "$work/compile/big.c"
 lines=$(wc -l < "$work/compile/big.c")
@@ -103,16 +96,6 @@ END {
 cat "$table"
 
 if [ $write_doc = yes ]; then
-	if ! grep -q '^<!-- compile-table begin -->' "$doc"; then
-		echo "compile-time.sh: error: $doc has no compile-table markers" >&2
-		exit 1
-	fi
-	awk -v table="$table" '
-		/^<!-- compile-table begin -->/ {
-			print; while ((getline l < table) > 0) print l; skip = 1; next
-		}
-		/^<!-- compile-table end -->/ { skip = 0 }
-		!skip' "$doc" > "$doc.tmp"
-	mv "$doc.tmp" "$doc"
+	bench_splice compile-table "$table"
 	echo "compile-time.sh: wrote $doc"
 fi

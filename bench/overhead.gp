@@ -2,9 +2,9 @@
 # the plain -O2 build, per benchmark, on a log scale.
 # Called with -e "datafile='...'; outfile='...'".  Data columns:
 # benchmark, then gcov, epp, pap, pap-epp[, epp+c, pap+c, pap-epp+c].
-set terminal pngcairo size 1400,650 font "sans,10"
+set terminal pngcairo size 1400,650 font "sans,10" noenhanced
 set output outfile
-set title "Run time against plain gcc -O2 (median; lower is better)"
+set title "CPU time against plain gcc -O2 (median; lower is better; no bar: every run stopped at the time limit)"
 set ylabel "slowdown (x plain)"
 set logscale y 2
 set yrange [0.8:*]

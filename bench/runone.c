@@ -9,7 +9,8 @@
  * CPU_SECONDS" on standard output (wall time; the largest peak RSS of the
  * command and the children it waited for; their user + system time) and
  * exits 0.  A command still running after -t SECONDS is killed (SIGALRM,
- * armed before exec): then prints "timeout" and exits 3.  -m limits the
+ * armed before exec): then prints "timeout" and the three figures up to
+ * then, and exits 3.  -m limits the
  * command's address space (RLIMIT_AS), so that a runaway build cannot
  * take a shared machine's memory.  When the command
  * fails or cannot run, says why on standard error and exits 1.  Used by
@@ -32,6 +33,13 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* User plus system time in @ru, in seconds. */
+static double cpu_seconds(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
 }
 
 int main(int argc, char **argv)
@@ -103,7 +111,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	if (limit && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-		printf("timeout\n");
+		printf("timeout %.6f %ld %.6f\n", t1 - t0, ru.ru_maxrss,
+		       cpu_seconds(&ru));
 		return 3;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -113,8 +122,6 @@ int main(int argc, char **argv)
 					    WTERMSIG(status));
 		return 1;
 	}
-	printf("%.6f %ld %.6f\n", t1 - t0, ru.ru_maxrss,
-	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6);
+	printf("%.6f %ld %.6f\n", t1 - t0, ru.ru_maxrss, cpu_seconds(&ru));
 	return 0;
 }

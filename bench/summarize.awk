@@ -29,6 +29,13 @@ function pct(x) {
 	return sprintf("%+.0f%%", 100 * x)
 }
 
+# a cell of the /gcov columns: "-" when the build's run was stopped
+function vs_gcov(b, v, g) {
+	if (med[b, v] == 0)
+		return "-"
+	return sprintf("%s%.2f", capped[b, v] ? ">" : "", ratio(slow[b, v] - 1, g))
+}
+
 function ratio(o, g) {
 	if (g < 0.01)
 		g = 0.01
@@ -103,24 +110,34 @@ function print_times(    k, i, b, v, tmp, base, g, r, gg) {
 		for (k = 2; k <= nv; k++) {
 			v = var[k]
 			slow[b, v] = med[b, v] / base
+			if (med[b, v] == 0) {
+				# stopped, and no CPU time known: left out
+				printf " | stopped"
+				printf " 0" > plotdata
+				left[v]++
+				continue
+			}
 			printf " | %s%s", capped[b, v] ? ">" : "", pct(slow[b, v] - 1)
 			if (capped[b, v])
 				gcapped[v] = 1
 			printf " %.4f", slow[b, v] > plotdata
 			lg[v] += log(slow[b, v])
+			ng[v]++
 		}
 		print "" > plotdata
 		g = slow[b, "gcov"] - 1
 		for (k = 2; k <= nv; k++) {
 			v = var[k]
+			if (med[b, v] == 0)
+				continue
 			r = ratio(slow[b, v] - 1, g)
 			if (!(v in worst) || r > worst[v]) {
 				worst[v] = r
 				worst_at[v] = b
 			}
 		}
-		printf " | %.2f | %.2f | %.2f", ratio(slow[b, "epp"] - 1, g),
-		       ratio(slow[b, "pap"] - 1, g), ratio(slow[b, "pap-epp"] - 1, g)
+		printf " | %s | %s | %s", vs_gcov(b, "epp", g), vs_gcov(b, "pap", g),
+		       vs_gcov(b, "pap-epp", g)
 		if (have_c)
 			printf " | %.2f", ratio(slow[b, "pap-epp+c"] - 1, slow[b, "pap-epp"] - 1)
 		printf " | %.1f | %s |\n", mrss[b, "plain"] / 1024,
@@ -129,8 +146,9 @@ function print_times(    k, i, b, v, tmp, base, g, r, gg) {
 	printf "| **geometric mean** |"
 	for (k = 2; k <= nv; k++) {
 		v = var[k]
-		geo[v] = exp(lg[v] / nb)
-		printf " | **%s%s**", gcapped[v] ? ">" : "", pct(geo[v] - 1)
+		geo[v] = exp(lg[v] / ng[v])
+		printf " | **%s%s**%s", gcapped[v] ? ">" : "", pct(geo[v] - 1),
+		       left[v] ? " (" ng[v] " of " nb ")" : ""
 	}
 	gg = geo["gcov"] - 1
 	printf " | **%.2f** | **%.2f** | **%.2f**", ratio(geo["epp"] - 1, gg),
@@ -151,7 +169,8 @@ function print_times(    k, i, b, v, tmp, base, g, r, gg) {
 	printf "Medians of %d interleaved runs per build%s.  Overhead: median CPU time /\n", \
 	       reps, quick == "yes" ? " (QUICK MODE: 1/8 of the work; not for comparison)" : ""
 	print "plain median - 1; \">\": a run hit the time limit, so the figure is a"
-	print "lower bound.  /gcov: overhead / gcov's overhead (gcov's taken as at"
+	print "lower bound; \"stopped\": so did every run, its time is not known and it"
+	print "is left out of the means (\"(N of M)\": the benchmarks they cover).  /gcov: overhead / gcov's overhead (gcov's taken as at"
 	print "least 1%).  The last rows: geometric mean of the slowdowns, and each"
 	print "build's worst ratio to gcov's overhead with the benchmark it occurs on."
 	if (length(ins) > 0) {

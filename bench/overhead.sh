@@ -37,8 +37,6 @@
 # BENCH_WORK (default $top_builddir/bench/work).
 set -eu
 
-srcdir=${top_srcdir:-.}
-builddir=${top_builddir:-.}
 CC=${CC:-gcc}
 reps=5
 scale=""
@@ -64,19 +62,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-abs() { (cd "$1" && pwd); }
-srcdir=$(abs "$srcdir")
-builddir=$(abs "$builddir")
-work=${BENCH_WORK:-$builddir/bench/work}
-mkdir -p "$work"
-work=$(abs "$work")
-papgcc=$builddir/plugin/pap-gcc
+. "${top_srcdir:-.}/bench/lib.sh"
+bench_setup overhead.sh
 collector=$builddir/collector/pap-collector
-doc=$srcdir/doc/benchmarks.md
 plot=$srcdir/doc/bench-overhead.png
-
-[ -x "$papgcc" ] || { echo "overhead.sh: error: $papgcc not built" >&2; exit 1; }
-"$CC" -O2 -o "$work/runone" "$srcdir/bench/runone.c"
 
 builds="plain gcov epp pap pap-epp"
 variants=$builds
@@ -188,10 +177,10 @@ while [ "$rep" -le "$reps" ]; do
 			[ -f "$work/run/timedout.$v.$b" ] && continue
 			limit=$(cat "$work/run/limit.$b" 2>/dev/null || echo 3600)
 			t=$(run_one "$b" "$v" "$out" "$limit")
-			if [ "$t" = timeout ]; then
+			if [ "${t%% *}" = timeout ]; then
 				echo "overhead.sh: $b ($v) stopped after ${limit}s"
 				echo "$limit" > "$work/run/timedout.$v.$b"
-				echo "$b $v $rep $limit 0 $limit T" >> "$results"
+				echo "$b $v $rep ${t#timeout } T" >> "$results"
 				continue
 			fi
 			if [ "$v" = plain ]; then
@@ -265,7 +254,9 @@ awk -v variants="$variants" -v quick="$quick" -v reps="$reps" \
     -f "$srcdir/bench/summarize.awk" "$results" > "$table"
 cat "$table"
 
-if [ "$reps" -gt 0 ] && command -v gnuplot >/dev/null; then
+if [ "$reps" -eq 0 ]; then
+	:	# nothing timed, nothing to plot
+elif command -v gnuplot >/dev/null; then
 	gnuplot -e "datafile='$plotdata'; outfile='$work/bench-overhead.png'" \
 		"$srcdir/bench/overhead.gp"
 else
@@ -273,17 +264,7 @@ else
 fi
 
 if [ $write_doc = yes ]; then
-	if ! grep -q '^<!-- overhead-table begin -->' "$doc"; then
-		echo "overhead.sh: error: $doc has no overhead-table markers" >&2
-		exit 1
-	fi
-	awk -v table="$table" '
-		/^<!-- overhead-table begin -->/ {
-			print; while ((getline l < table) > 0) print l; skip = 1; next
-		}
-		/^<!-- overhead-table end -->/ { skip = 0 }
-		!skip' "$doc" > "$doc.tmp"
-	mv "$doc.tmp" "$doc"
+	bench_splice overhead-table "$table"
 	[ -f "$work/bench-overhead.png" ] && cp "$work/bench-overhead.png" "$plot"
 	echo "overhead.sh: wrote $doc${plot:+ and $plot}"
 fi

@@ -151,8 +151,10 @@ function print_times(    k, i, b, v, tmp, base, g, r, gg) {
 		       left[v] ? " (" ng[v] " of " nb ")" : ""
 	}
 	gg = geo["gcov"] - 1
-	printf " | **%.2f** | **%.2f** | **%.2f**", ratio(geo["epp"] - 1, gg),
-	       ratio(geo["pap"] - 1, gg), ratio(geo["pap-epp"] - 1, gg)
+	printf " | **%s%.2f** | **%s%.2f** | **%s%.2f**",
+	       gcapped["epp"] ? ">" : "", ratio(geo["epp"] - 1, gg),
+	       gcapped["pap"] ? ">" : "", ratio(geo["pap"] - 1, gg),
+	       gcapped["pap-epp"] ? ">" : "", ratio(geo["pap-epp"] - 1, gg)
 	if (have_c)
 		printf " | **%.2f**", ratio(geo["pap-epp+c"] - 1, geo["pap-epp"] - 1)
 	print " | | |"

@@ -19,4 +19,17 @@ static inline int pap_fold_overflows(uint64_t r, uint64_t n, uint64_t d)
 	return r > (UINT64_MAX - d) / n;
 }
 
+/*
+ * The least r for which r * n + d overflows 64 bits for some d < n, that
+ * is floor(2^64 / n); UINT64_MAX when no r does (n <= 1).  Every fold
+ * has d < n (plan.h), so below this limit it needs no overflow test.
+ */
+static inline uint64_t pap_fold_limit(uint64_t n)
+{
+	if (n <= 1)
+		return UINT64_MAX;
+	/* floor((2^64 - 1) / n) is one short exactly when n divides 2^64 */
+	return UINT64_MAX / n + !(n & (n - 1));
+}
+
 #endif /* PAP_CORE_UTIL_H */

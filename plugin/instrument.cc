@@ -127,6 +127,12 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				em->r, pap_cst(op->n)));
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
 				em->a, pap_cst(op->k)));
+			/* the activation number tells the runtime whose
+			 * breakpoints are whose: EPP has none, and needs
+			 * it only where a longjmp may cut an activation
+			 * short (the shadows) */
+			if (plan->mode == PAP_MODE_EPP && !em->shadow)
+				break;
 			g = gimple_build_call(pap_enter_decl, 0);
 			gimple_call_set_lhs(g, em->act);
 			gimple_seq_add_stmt(&seq, g);
@@ -398,6 +404,8 @@ unsigned int pap_instrument_function(function *fun)
 					       &em);
 	if (em.shadow)
 		pap_nonlocal_emit(fun, &m, plan, &g, &em);
+	if (pap_opts.inline_fold)
+		pap_inline_folds(fun, pap_fold_decl);
 	/* probes are side effects: the function is no longer pure or const */
 	DECL_PURE_P(fun->decl) = 0;
 	TREE_READONLY(fun->decl) = 0;

@@ -6,6 +6,7 @@
  *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp]
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
  *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
+ *       [-fplugin-arg-pap-fold=inline|call]
  *       [-fplugin-arg-pap-verbose]
  *       [-fplugin-arg-pap-disable] -c a.c
  *
@@ -44,6 +45,8 @@ static struct plugin_info pap_plugin_info = {
 	"  exclude=REGEX         do not instrument functions matching REGEX\n"
 	"  system-headers        also instrument functions defined in system\n"
 	"                        headers (glibc's inline helpers, say)\n"
+	"  fold=inline|call      fold r = r*n + d inline, calling the runtime\n"
+	"                        only near overflow (default), or always call\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -119,6 +122,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	int i;
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
+	pap_opts.inline_fold = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
@@ -130,13 +134,22 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			error("%<-fplugin-arg-%s-%s%> takes no value", base, key);
 			ok = false;
 		} else if (!flag && !value && (!strcmp(key, "mode") ||
-					       !strcmp(key, "meta"))) {
+					       !strcmp(key, "meta") ||
+					       !strcmp(key, "fold"))) {
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
 		} else if (!strcmp(key, "mode")) {
 			if (pap_mode_parse(value, &pap_opts.mode)) {
 				error("%<-fplugin-arg-%s-mode=%s%>: unknown mode "
 				      "(use pap-epp, pap or epp)", base, value);
+				ok = false;
+			}
+		} else if (!strcmp(key, "fold")) {
+			if (!strcmp(value, "inline") || !strcmp(value, "call")) {
+				pap_opts.inline_fold = !strcmp(value, "inline");
+			} else {
+				error("%<-fplugin-arg-%s-fold=%s%>: unknown value "
+				      "(use inline or call)", base, value);
 				ok = false;
 			}
 		} else if (!strcmp(key, "meta")) {
@@ -157,7 +170,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, include, exclude, system-headers, verbose, disable, trace)",
+			      "mode, meta, fold, include, exclude, system-headers, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -18,6 +18,7 @@ struct pap_options {
 	int disable;
 	int trace;		/* test oracle: report every block */
 	int system_headers;	/* also functions from system headers */
+	int inline_fold;	/* fold inline, the runtime only near overflow */
 };
 
 extern struct pap_options pap_opts;

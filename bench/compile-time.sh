@@ -1,0 +1,101 @@
+#!/bin/sh
+# compile-time.sh - the plugin's cost on a large translation unit.
+#
+#   compile-time.sh [--quick] [--reps N] [--no-doc]
+#
+# Generates a C file of about 100,000 lines (bench/gentu.c) and compiles
+# it with -c as plain gcc -O2, gcc -O2 -fprofile-arcs and pap-gcc -O2 in
+# modes pap-epp, pap and epp, interleaved, REPS times (default 3; --quick:
+# 1 run of a 20,000-line file).  Reports the median CPU time (user +
+# system: gcc is single-threaded, and CPU time is what other jobs on the
+# machine disturb least) and wall time, and the ratio to plain -O2; writes
+# the table into doc/benchmarks.md between the compile-table markers.
+#
+# Environment: top_srcdir, top_builddir (default .), CC (default gcc),
+# BENCH_WORK (default $top_builddir/bench/work).
+set -eu
+
+CC=${CC:-gcc}
+reps=3
+nfuncs=2000
+quick=no
+write_doc=yes
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=yes; reps=1; nfuncs=400 ;;
+	--reps) reps=$2; shift ;;
+	--no-doc) write_doc=no ;;
+	# overhead.sh's own options, which make bench passes to both
+	--insns|--insns-only) ;;
+	--only|--cap) shift ;;
+	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0 ;;
+	*) echo "compile-time.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+. "${top_srcdir:-.}/bench/lib.sh"
+bench_setup compile-time.sh
+mkdir -p "$work/compile"
+"$CC" -O2 -o "$work/gentu" "$srcdir/bench/gentu.c"
+"$work/gentu" "$nfuncs" > "$work/compile/big.c"
+lines=$(wc -l < "$work/compile/big.c")
+echo "compile-time.sh: $lines lines, $reps runs of each build"
+
+variants="plain gcov pap-epp pap epp"
+results=$work/compile/results.tsv
+: > "$results"
+rep=1
+while [ "$rep" -le "$reps" ]; do
+	for v in $variants; do
+		case $v in
+		plain) set -- "$CC" -O2 ;;
+		gcov) set -- "$CC" -O2 -fprofile-arcs ;;
+		*) set -- "$papgcc" -O2 -fplugin-arg-pap-mode="$v" ;;
+		esac
+		t=$(cd "$work/compile" && "$work/runone" /dev/null "$@" -c \
+			big.c -o "big.$v.o") || {
+			echo "compile-time.sh: error: $v failed" >&2
+			exit 1
+		}
+		echo "$v $t" >> "$results"
+	done
+	rep=$((rep + 1))
+done
+
+table=$work/compile/table.md
+awk -v variants="$variants" -v lines="$lines" -v reps="$reps" -v quick="$quick" '
+function median(s,    n, i, j, t, a) {
+	n = split(s, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ cpu[$1] = cpu[$1] " " $4; wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3 }
+END {
+	nv = split(variants, v, " ")
+	base = median(cpu["plain"])
+	print "| build | CPU s | x plain -O2 | wall s | peak RSS MB |"
+	print "|---|---:|---:|---:|---:|"
+	for (k = 1; k <= nv; k++) {
+		c = median(cpu[v[k]])
+		name = v[k] == "plain" ? "gcc -O2" : v[k] == "gcov" ? \
+		       "gcc -O2 -fprofile-arcs" : "pap-gcc -O2, " v[k]
+		printf "| %s | %.2f | %.3f | %.2f | %.0f |\n", name, c, c / base,
+		       median(wall[v[k]]), median(rss[v[k]]) / 1024
+	}
+	print ""
+	printf "%d-line translation unit from bench/gentu.c, compiled with -c;\n", lines
+	printf "medians of %d interleaved runs%s.\n", reps,
+	       quick == "yes" ? " (QUICK MODE: a smaller file; not for comparison)" : ""
+}' "$results" > "$table"
+cat "$table"
+
+if [ $write_doc = yes ]; then
+	bench_splice compile-table "$table"
+	echo "compile-time.sh: wrote $doc"
+fi

@@ -1,0 +1,39 @@
+# lib.sh - what bench/overhead.sh and bench/compile-time.sh share; sourced.
+#
+# bench_setup NAME: resolves srcdir, builddir and work (absolute; from
+# top_srcdir, top_builddir, BENCH_WORK), sets papgcc and doc, checks that
+# pap-gcc is built and builds $work/runone.  NAME prefixes messages.
+# bench_splice MARKER TABLE: replaces what lies between the lines
+# "<!-- MARKER begin -->" and "<!-- MARKER end -->" of $doc with TABLE.
+
+bench_abs() { (cd "$1" && pwd); }
+
+bench_setup() {
+	bench_name=$1
+	srcdir=$(bench_abs "${top_srcdir:-.}")
+	builddir=$(bench_abs "${top_builddir:-.}")
+	work=${BENCH_WORK:-$builddir/bench/work}
+	mkdir -p "$work"
+	work=$(bench_abs "$work")
+	papgcc=$builddir/plugin/pap-gcc
+	doc=$srcdir/doc/benchmarks.md
+	if [ ! -x "$papgcc" ]; then
+		echo "$bench_name: error: $papgcc not built" >&2
+		exit 1
+	fi
+	"$CC" -O2 -o "$work/runone" "$srcdir/bench/runone.c"
+}
+
+bench_splice() {
+	if ! grep -q "^<!-- $1 begin -->" "$doc"; then
+		echo "$bench_name: error: $doc has no $1 markers" >&2
+		exit 1
+	fi
+	awk -v table="$2" -v begin="<!-- $1 begin -->" -v end="<!-- $1 end -->" '
+		$0 == begin {
+			print; while ((getline l < table) > 0) print l; skip = 1; next
+		}
+		$0 == end { skip = 0 }
+		!skip' "$doc" > "$doc.tmp"
+	mv "$doc.tmp" "$doc"
+}

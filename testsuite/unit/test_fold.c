@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_fold.c - the two facts the plugin's inline fold rests on: below
+ * pap_fold_limit(n) no fold overflows, at it one can; and every fold a
+ * plan performs adds a digit d below its radix n.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+#include "util.h"
+
+/* Checks the limit of radix @n against the exact overflow test. */
+static void fold_limit_check(uint64_t n, struct tl_rng *g)
+{
+	uint64_t lim = pap_fold_limit(n), d = tl_below(g, n);
+
+	if (n <= 1) {
+		assert_true(lim == UINT64_MAX);
+		return;
+	}
+	assert_true(lim > 0);
+	/* below the limit: no digit overflows */
+	assert_false(pap_fold_overflows(lim - 1, n, n - 1));
+	assert_false(pap_fold_overflows(lim - 1, n, d));
+	assert_false(pap_fold_overflows(tl_below(g, lim), n, n - 1));
+	/* at the limit: the largest digit does */
+	assert_true(pap_fold_overflows(lim, n, n - 1));
+}
+
+/* test_fold_limit_exact: for small, power-of-two, near-2^64 and 20000
+ * random radices, pap_fold_limit(n) is exactly the least r that can
+ * overflow. */
+static void test_fold_limit_exact(void **state)
+{
+	static const uint64_t fixed[] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 255, 256, 257, 1000003,
+		(uint64_t)1 << 32, ((uint64_t)1 << 32) + 1, (uint64_t)1 << 63,
+		((uint64_t)1 << 63) - 1, ((uint64_t)1 << 63) + 1,
+		UINT64_MAX - 1, UINT64_MAX,
+	};
+	struct tl_rng g = { 77 };
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		fold_limit_check(fixed[i], &g);
+	for (i = 0; i < 64; i++)
+		fold_limit_check((uint64_t)1 << i, &g);
+	for (i = 0; i < 20000; i++)
+		fold_limit_check(tl_next(&g) >> tl_below(&g, 64), &g);
+}
+
+/* test_fold_digit_below_radix: over 2000 random graphs (cyclic,
+ * irreducible, setjmp blocks) and a random walk on each, every FOLD of
+ * the pap and pap-epp plans folds a digit a + k below its radix n. */
+static void test_fold_digit_below_radix(void **state)
+{
+	static const enum pap_mode modes[] = { PAP_MODE_PAP,
+					       PAP_MODE_PAP_EPP };
+	struct tl_rng g = { 4242 };
+	unsigned long folds = 0;
+	int i, m;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		struct tl_cfg_params p;
+		struct pap_cfg *cfg;
+		uint32_t *walk;
+		size_t len, s;
+
+		tl_random_params(&g, &p);
+		cfg = tl_random_cfg(&g, &p);
+		assert_non_null(cfg);
+		assert_int_equal(tl_random_walk(&g, cfg, 200, &walk, &len), 0);
+		for (m = 0; m < 2; m++) {
+			struct pap_plan *plan;
+			uint64_t a = 0;
+
+			assert_int_equal(pap_plan_build(cfg, modes[m], NULL,
+							&plan), 0);
+			for (s = 0; s < len; s++) {
+				uint32_t k;
+
+				for (k = plan->op_off[walk[s]];
+				     k < plan->op_off[walk[s] + 1]; k++) {
+					const struct pap_op *op = &plan->ops[k];
+
+					if (op->kind == PAP_OP_INIT ||
+					    op->kind == PAP_OP_SET)
+						a = op->k;
+					else if (op->kind == PAP_OP_ADD)
+						a += op->k;
+					else if (op->kind == PAP_OP_FOLD) {
+						if (a + op->k >= op->n)
+							fail_msg("graph %d: digit %llu, radix %llu",
+								 i, (unsigned long long)(a + op->k),
+								 (unsigned long long)op->n);
+						folds++;
+					}
+				}
+			}
+			pap_plan_free(plan);
+		}
+		free(walk);
+		pap_cfg_free(cfg);
+	}
+	print_message("# %lu folds checked\n", folds);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fold_limit_exact),
+		cmocka_unit_test(test_fold_digit_below_radix),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

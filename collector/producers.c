@@ -185,12 +185,13 @@ uint64_t col_drain(struct collector *c)
 	return n;
 }
 
-/* Counts @p's drops (lossy mode) not yet counted. */
+/* Counts @p's drops (lossy mode) not yet counted.  A producer that broke
+ * its ring's framing is not believed: its losses count as rejected. */
 static void col_count_drops(struct collector *c, struct col_producer *p)
 {
 	uint64_t lost = __atomic_load_n(&p->shm->lost, __ATOMIC_ACQUIRE);
 
-	if (lost > p->lost_seen) {
+	if (!p->broken && lost > p->lost_seen) {
 		c->st.dropped += lost - p->lost_seen;
 		c->prof.lost = pap_sat_add(c->prof.lost, lost - p->lost_seen);
 		p->lost_seen = lost;
@@ -222,7 +223,8 @@ void col_reclaim(struct collector *c, size_t i)
 	}
 	col_count_drops(c, p);
 	/* records the producer kept in its memory and never wrote */
-	held = __atomic_load_n(&p->shm->held, __ATOMIC_ACQUIRE);
+	held = p->broken ? 0 : __atomic_load_n(&p->shm->held,
+					       __ATOMIC_ACQUIRE);
 	c->st.held += held;
 	c->prof.lost = pap_sat_add(c->prof.lost, held);
 	col_release(p);

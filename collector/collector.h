@@ -38,7 +38,21 @@ struct col_stats {
 	uint64_t records, rejected, partial, dropped, held;
 };
 
+/*
+ * A direct-mapped cache in front of the profile: the interned function
+ * (by address) and the record's value find its index without hashing the
+ * function's string.  Deduplication stays the profile's; the cache only
+ * remembers where a record already is.
+ */
+#define COL_CACHE 4096u
+struct col_cache_entry {
+	const char *fn;
+	uint64_t value;
+	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
+};
+
 struct collector {
+	struct col_cache_entry cache[COL_CACHE];
 	struct pap_profile prof;	/* everything drained, deduplicated */
 	char **strs;			/* interned function strings */
 	size_t nstrs, cap_strs;

@@ -16,6 +16,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,9 +237,13 @@ static void serve(struct run *r)
 	struct pollfd *pf = NULL;
 	size_t cap = 0, i;
 	long long done_at = 0;
+	unsigned idle = 0;
 
 	for (;;) {
 		uint64_t n = col_drain(&r->c);
+		/* busy: look again at once; idle: back off to 1 ms */
+		struct timespec wait = { 0, !n && ++idle > 64 ?
+					 (idle > 4096 ? 1000000 : 50000) : 0 };
 
 		if (cap < r->c.nprods + 2) {
 			cap = (r->c.nprods + 2) * 2;
@@ -257,7 +263,12 @@ static void serve(struct run *r)
 			pf[i + 2].events = POLLIN | POLLRDHUP;
 			pf[i + 2].revents = 0;
 		}
-		if (poll(pf, r->c.nprods + 2, n ? 0 : 1) < 0 && errno != EINTR)
+		if (n)
+			idle = 0;
+		else if (idle <= 64)
+			sched_yield();
+		if (ppoll(pf, r->c.nprods + 2, &wait, NULL) < 0 &&
+		    errno != EINTR)
 			break;
 		if (pf[0].revents)
 			on_signals(r);
@@ -383,6 +394,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_TIMERSLACK, 1000UL);	/* short sleeps stay short */
 	r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	r.lsock = listen_at(sock);
 	if (r.sfd < 0 || r.lsock < 0) {

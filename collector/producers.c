@@ -116,16 +116,45 @@ static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
+/* Counts one record; the cache finds records without breakpoints that
+ * were seen before, the profile's table everything else. */
+static int col_count(struct collector *c, const char *fn, uint8_t kind,
+		     uint8_t complete, uint64_t value,
+		     const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	struct col_cache_entry *e;
+	struct pap_prof_rec *r;
+	size_t at;
+
+	e = &c->cache[(((uintptr_t)fn >> 4) ^ value * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)kind << 1 ^ complete) >> 7 & (COL_CACHE - 1)];
+	if (!nbps && e->rec && e->fn == fn && e->value == value) {
+		r = &c->prof.recs[e->rec - 1];
+		if (r->kind == kind && r->complete == complete && !r->nbps) {
+			r->count = pap_sat_add(r->count, 1);
+			return 0;
+		}
+	}
+	if (pap_profile_add_at(&c->prof, fn, kind, complete, value, bps, nbps,
+			       1, &at))
+		return -1;
+	if (!nbps) {
+		e->fn = fn;
+		e->value = value;
+		e->rec = (uint32_t)(at + 1);
+	}
+	return 0;
+}
+
 static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
 		       uint64_t value, const struct pap_breakpoint *bps,
 		       uint32_t nbps)
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns)
-		return -1;
-	if (pap_profile_add(&x->c->prof, x->p->fns[fn - 1], PAP_REC_PATH,
-			    complete, value, bps, nbps, 1))
+	if (fn == 0 || fn > x->p->nfns ||
+	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
+		      bps, nbps))
 		return -1;
 	x->p->records++;
 	return 0;
@@ -135,10 +164,8 @@ static int col_on_bl(void *ctx, uint32_t fn, uint64_t id)
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns)
-		return -1;
-	if (pap_profile_add(&x->c->prof, x->p->fns[fn - 1], PAP_REC_BL, 1, id,
-			    NULL, 0, 1))
+	if (fn == 0 || fn > x->p->nfns ||
+	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0))
 		return -1;
 	x->p->records++;
 	return 0;

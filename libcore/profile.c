@@ -97,6 +97,17 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		    const struct pap_breakpoint *bps, uint32_t nbps,
 		    uint64_t count)
 {
+	size_t at;
+
+	return pap_profile_add_at(p, fn, kind, complete, value, bps, nbps,
+				  count, &at);
+}
+
+int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps,
+		       uint64_t count, size_t *at)
+{
 	uint64_t h = prof_hash(fn, kind, complete, value, bps, nbps);
 	struct pap_prof_rec *r;
 	size_t s;
@@ -108,6 +119,7 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		r = &p->recs[p->slots[s] - 1];
 		if (prof_equal(r, h, fn, kind, complete, value, bps, nbps)) {
 			r->count = pap_sat_add(r->count, count);
+			*at = p->slots[s] - 1;
 			return PAP_OK;
 		}
 	}
@@ -141,6 +153,7 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 	r->count = count;
 	r->value = value;
 	r->hash = h;
+	*at = p->nrecs;
 	p->slots[s] = (uint32_t)(++p->nrecs);
 	return PAP_OK;
 }

@@ -76,6 +76,11 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		    uint8_t complete, uint64_t value,
 		    const struct pap_breakpoint *bps, uint32_t nbps,
 		    uint64_t count);
+/* The same, and *@at is the record's index in @p->recs. */
+int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps,
+		       uint64_t count, size_t *at);
 /* Adds every record of @from to @to, and its lost count. */
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 

@@ -57,7 +57,7 @@ struct rt_thread {
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-static __thread struct rt_thread *rt_self;
+static RT_TLS struct rt_thread *rt_self;
 
 /*
  * Breakpoints of this thread's open activations, oldest first, each
@@ -71,19 +71,19 @@ struct rt_bp {
 	struct pap_breakpoint bp;
 };
 
-static __thread struct rt_bp *rt_bps;
-static __thread size_t rt_nbps, rt_cap_bps;
-static __thread struct pap_breakpoint *rt_scratch;
-static __thread size_t rt_cap_scratch;
-static __thread uint64_t rt_serial;
+static RT_TLS struct rt_bp *rt_bps;
+static RT_TLS size_t rt_nbps, rt_cap_bps;
+static RT_TLS struct pap_breakpoint *rt_scratch;
+static RT_TLS size_t rt_cap_scratch;
+static RT_TLS uint64_t rt_serial;
 
 /*
  * What this thread is in the middle of, for signal handlers to see: 0, or
  * the stack address of the runtime frame that is (see __pap_resume).
  */
-static __thread volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
-static __thread volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
-static __thread volatile uintptr_t rt_in_table;	/* updating the aggregate */
+static RT_TLS volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
+static RT_TLS volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
+static RT_TLS volatile uintptr_t rt_in_table;	/* updating the aggregate */
 
 /* A nonzero mark of the calling runtime frame's place on the stack. */
 #define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
@@ -93,7 +93,7 @@ static __thread volatile uintptr_t rt_in_table;	/* updating the aggregate */
  * they are counted as lost instead; a record of an enclosing activation
  * clears it, as everything nested inside has ended by then.
  */
-static __thread volatile uint64_t rt_poison = UINT64_MAX;
+static RT_TLS volatile uint64_t rt_poison = UINT64_MAX;
 /* records that could not be kept, all threads; reported at dump */
 static uint64_t rt_lost;
 

@@ -14,6 +14,14 @@
 
 #include "decode.h"
 
+/*
+ * The runtime's thread-local state: initial-exec, so that reaching it is
+ * one instruction rather than a call through __tls_get_addr.  libpaprt is
+ * linked into programs, not loaded by dlopen, so the static TLS block
+ * always has room.
+ */
+#define RT_TLS __thread __attribute__((tls_model("initial-exec")))
+
 /* Stream one record to this thread's ring: 1 if it went, 0 if the caller
  * must keep it (no collector, ring full, or called from inside the ring
  * code by a signal handler).  No lock, no system call on the common path. */

@@ -71,9 +71,9 @@ static enum { RT_KILL_NONE, RT_KILL_MID, RT_KILL_AFTER } rt_kill_mode;
 static uint64_t rt_kill_at;
 static uint64_t rt_kill_count;
 
-static __thread struct rt_ring *rt_ring;
-static __thread int rt_ring_tried;
-static __thread volatile uintptr_t rt_in_ring;
+static RT_TLS struct rt_ring *rt_ring;
+static RT_TLS int rt_ring_tried;
+static RT_TLS volatile uintptr_t rt_in_ring;
 
 #define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
 
@@ -173,7 +173,8 @@ static struct rt_ring *rt_ring_connect(void)
 	    st.st_uid != geteuid() || (st.st_mode & 077) ||
 	    (uint64_t)st.st_size != len)
 		goto fail_fd;
-	shm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		   fd, 0);
 	if (shm == MAP_FAILED)
 		goto fail_fd;
 	close(fd);
@@ -446,6 +447,9 @@ static int rt_ring_put(const char *fn, unsigned tag, uint64_t w1,
 		}
 		goto out;
 	}
+	/* the line a few records ahead: owned before we get there */
+	__builtin_prefetch((const void *)&r->words[(r->head + 64) & r->mask],
+			   1, 3);
 	rt_ring_store(r, 0, pap_shm_header(tag, len, r->head));
 	rt_ring_store(r, 1, id | w1);
 	rt_ring_store(r, 2, w2);
@@ -514,6 +518,8 @@ static void rt_ring_thread_end(void *arg)
 		return;
 	rt_in_ring = RT_HERE();
 	rt_ring_hand_back(r);
+	/* what it held stays in the process's aggregate, written at exit */
+	__atomic_store_n(&r->shm->held, 0, __ATOMIC_RELAXED);
 	rt_ring_unlink(r);
 	rt_ring = NULL;
 	close(r->sock);

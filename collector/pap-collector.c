@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,14 @@ static pid_t start_command(char **argv, const sigset_t *old, const char *sock,
 	execvp(argv[0], argv);
 	fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* This process's peak resident memory, in KiB. */
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
 }
 
 static long long now_ms(void)
@@ -423,7 +432,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %llu producers (%llu refused), %llu records,"
 			" %llu distinct; lost %llu: %llu half-written, %llu "
 			"dropped, %llu held by producers that died, %llu "
-			"rejected\n", prog,
+			"rejected; peak RSS %ld KiB\n", prog,
 			(unsigned long long)r.c.st.producers,
 			(unsigned long long)r.c.st.refused,
 			(unsigned long long)r.c.st.records,
@@ -432,7 +441,7 @@ int main(int argc, char **argv)
 			(unsigned long long)r.c.st.partial,
 			(unsigned long long)r.c.st.dropped,
 			(unsigned long long)r.c.st.held,
-			(unsigned long long)r.c.st.rejected);
+			(unsigned long long)r.c.st.rejected, peak_rss_kib());
 	col_free(&r.c);
 	if (rc)
 		return r.status ? r.status : 1;

@@ -11,6 +11,7 @@
  *   cworkload abort R         R, then SIGABRT
  *   cworkload pause R FILE    R, wait until FILE exists, R more
  *   cworkload churn T R       T threads started and ended one by one
+ *   cworkload tpause T R FILE T threads: R calls, wait for FILE, R more
  */
 #include <pthread.h>
 #include <signal.h>
@@ -48,6 +49,19 @@ static void *thread(void *arg)
 	return NULL;
 }
 
+static const char *wait_file;
+static int wait_reps;
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	run(wait_reps);
+	while (access(wait_file, F_OK))
+		usleep(2000);
+	run(wait_reps);
+	return NULL;
+}
+
 static void threads(int t, int reps, int one_by_one)
 {
 	pthread_t th[64];
@@ -70,6 +84,18 @@ int main(int argc, char **argv)
 	char *args[5];
 	pid_t pid;
 
+	if (!strcmp(mode, "tpause") && argc > 4) {
+		pthread_t th[64];
+		int i, t = reps;
+
+		wait_reps = atoi(argv[3]);
+		wait_file = argv[4];
+		for (i = 0; i < t && i < 64; i++)
+			pthread_create(&th[i], NULL, waiter, NULL);
+		for (i = 0; i < t && i < 64; i++)
+			pthread_join(th[i], NULL);
+		return 0;
+	}
 	if (!strcmp(mode, "threads") || !strcmp(mode, "churn")) {
 		threads(reps, argc > 3 ? atoi(argv[3]) : 100, mode[0] == 'c');
 		return 0;

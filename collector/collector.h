@@ -64,9 +64,22 @@ struct collector {
 	unsigned seq;			/* segment names */
 	struct col_stats st;
 	struct pap_ring_buf *buf;
+	/*
+	 * FILE.pending.PID: everything this collector holds and has not
+	 * written (records drained, losses found), which a SIGKILL would
+	 * lose.  A file mapping, so it survives the kill; whoever merges
+	 * into FILE next adds it to the lost count (pap_profile_merge_file).
+	 * Producers only take back what was never drained.
+	 */
+	uint64_t *pending;
+	uint64_t pending_local;		/* when the file cannot be made */
+	char pending_path[4200];
 };
 
 int col_init(struct collector *c, uint64_t nwords, size_t max_recs);
+/* Creates FILE.pending.PID for @file; 0, or -1 (then it is kept in
+ * memory only, and a SIGKILL loses it unreported). */
+int col_pending_open(struct collector *c, const char *file);
 void col_free(struct collector *c);
 
 /*

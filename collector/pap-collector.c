@@ -412,6 +412,11 @@ int main(int argc, char **argv)
 	}
 	r.file = file;
 	r.snap = snap;
+	if (col_pending_open(&r.c, file))
+		fprintf(stderr, "%s: %s.pending.%ld: cannot create (%s): if "
+			"this collector is killed, what it drained is lost "
+			"without being counted\n", prog, file, (long)getpid(),
+			strerror(errno));
 	if (optind < argc) {
 		r.cmd = start_command(argv + optind, &old, sock, file, lossy);
 		if (r.cmd < 0) {

@@ -79,6 +79,36 @@ static const char *col_intern(struct collector *c, const char *s, size_t n)
 	return copy;
 }
 
+static void col_pending_add(struct collector *c, uint64_t n)
+{
+	__atomic_store_n(c->pending, pap_sat_add(*c->pending, n),
+			 __ATOMIC_RELAXED);
+}
+
+int col_pending_open(struct collector *c, const char *file)
+{
+	uint64_t *p;
+	int fd;
+
+	if (snprintf(c->pending_path, sizeof(c->pending_path), "%s.pending.%ld",
+		     file, (long)getpid()) >= (int)sizeof(c->pending_path))
+		return -1;
+	fd = open(c->pending_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, sizeof(uint64_t)) ||
+	    (p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		unlink(c->pending_path);
+		return -1;
+	}
+	close(fd);
+	c->pending = p;
+	return 0;
+}
+
 struct col_ctx {
 	struct collector *c;
 	struct col_producer *p;
@@ -195,7 +225,10 @@ static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
 		/* resynchronise where the producer says it is */
 		p->tail = head;
 	}
+	/* tail first: a SIGKILL between the two stores may lose this batch
+	 * unreported, but can never count it twice */
 	__atomic_store_n(&p->shm->tail, p->tail, __ATOMIC_RELEASE);
+	col_pending_add(c, st.records + st.rejected);
 	c->st.records += st.records;
 	c->st.rejected += st.rejected;
 	c->prof.lost = pap_sat_add(c->prof.lost, st.rejected);
@@ -221,7 +254,10 @@ static void col_count_drops(struct collector *c, struct col_producer *p)
 	if (!p->broken && lost > p->lost_seen) {
 		c->st.dropped += lost - p->lost_seen;
 		c->prof.lost = pap_sat_add(c->prof.lost, lost - p->lost_seen);
+		col_pending_add(c, lost - p->lost_seen);
 		p->lost_seen = lost;
+		/* counted here: the producer need not report them */
+		__atomic_store_n(&p->shm->durable_lost, lost, __ATOMIC_RELEASE);
 	}
 }
 
@@ -247,6 +283,7 @@ void col_reclaim(struct collector *c, size_t i)
 		/* the producer died inside a record: it is lost */
 		c->st.partial++;
 		c->prof.lost = pap_sat_add(c->prof.lost, 1);
+		col_pending_add(c, 1);
 	}
 	col_count_drops(c, p);
 	/* records the producer kept in its memory and never wrote */
@@ -254,6 +291,7 @@ void col_reclaim(struct collector *c, size_t i)
 					       __ATOMIC_ACQUIRE);
 	c->st.held += held;
 	c->prof.lost = pap_sat_add(c->prof.lost, held);
+	col_pending_add(c, held);
 	col_release(p);
 	c->prods[i] = c->prods[--c->nprods];
 }
@@ -401,10 +439,14 @@ static void col_let_go(struct collector *c, int durable)
 	}
 }
 
-/* Under the profile file's lock, after the rename. */
+/* Under the profile file's lock, after the rename: everything is in the
+ * file, nothing pending. */
 static void col_written(void *arg)
 {
-	col_let_go(arg, 1);
+	struct collector *c = arg;
+
+	__atomic_store_n(c->pending, 0, __ATOMIC_RELAXED);
+	col_let_go(c, 1);
 }
 
 int col_finish(struct collector *c, const char *file)
@@ -423,6 +465,8 @@ int col_finish(struct collector *c, const char *file)
 				    col_written, c);
 	if (rc)
 		col_let_go(c, 0);
+	else if (c->pending != &c->pending_local)
+		unlink(c->pending_path);
 	return rc;
 }
 
@@ -451,6 +495,7 @@ int col_init(struct collector *c, uint64_t nwords, size_t max_recs)
 	pap_profile_init(&c->prof);
 	c->prof.max_recs = max_recs;
 	c->nwords = nwords;
+	c->pending = &c->pending_local;
 	c->buf = malloc(sizeof(*c->buf));
 	return c->buf ? 0 : -1;
 }
@@ -467,5 +512,7 @@ void col_free(struct collector *c)
 	free(c->str_slots);
 	free(c->prods);
 	free(c->buf);
+	if (c->pending != &c->pending_local)
+		munmap(c->pending, sizeof(uint64_t));
 	pap_profile_free(&c->prof);
 }

@@ -99,7 +99,9 @@ int pap_profile_write(const struct pap_profile *p, FILE *f);
  * merging into at the same time: under an exclusive lock on PATH.lock,
  * reads PATH, adds, writes PATH.tmp.PID and renames it over PATH, then
  * calls @written(@arg) (if not NULL) before letting go of the lock.  An
- * existing PATH that is not a profile is kept as PATH.bad.PID.  0, or -1
+ * existing PATH that is not a profile is kept as PATH.bad.PID.  Losses a
+ * collector that died left in PATH.pending.PID are added to the lost
+ * count and the file removed.  0, or -1
  * with a message on stderr prefixed by @who.
  */
 int pap_profile_merge_file(const char *path, const struct pap_profile *mine,

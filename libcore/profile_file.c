@@ -2,8 +2,10 @@
 /*
  * profile_file.c - merging into a profile file that many processes share.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,66 @@
 
 #include "profile.h"
 #include "textfile.h"
+#include "util.h"
+
+/* Pending-loss files of collectors that died, found next to a profile. */
+#define PF_MAX_ORPHANS 64
+struct pf_orphans {
+	char *names[PF_MAX_ORPHANS];
+	unsigned n;
+	uint64_t lost;
+};
+
+/*
+ * Finds PATH.pending.PID files whose collector PID is gone, and sums the
+ * records they say it drained but never wrote.  Called with the lock held;
+ * the files are removed once the profile that counts them is in place.
+ */
+static void pf_find_orphans(const char *path, struct pf_orphans *o)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], prefix[512], *name;
+	size_t plen;
+	struct dirent *e;
+	DIR *d;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		strcpy(dir, ".");
+	if (snprintf(prefix, sizeof(prefix), "%s.pending.",
+		     slash ? slash + 1 : path) >= (int)sizeof(prefix))
+		return;
+	plen = strlen(prefix);
+	d = opendir(slash && slash == path ? "/" : dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && o->n < PF_MAX_ORPHANS) {
+		char *end;
+		long pid;
+		uint64_t v = 0;
+		int fd;
+
+		if (strncmp(e->d_name, prefix, plen))
+			continue;
+		pid = strtol(e->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		name = malloc(strlen(dir) + strlen(e->d_name) + 2);
+		if (!name)
+			break;
+		sprintf(name, "%s/%s", dir, e->d_name);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			v = 0;
+		if (fd >= 0)
+			close(fd);
+		o->lost = pap_sat_add(o->lost, v);
+		o->names[o->n++] = name;
+	}
+	closedir(d);
+}
 
 /*
  * Merges @mine into the profile file @path: under an exclusive lock on
@@ -23,8 +85,10 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg)
 {
 	char lockpath[4096], tmppath[4096], badpath[4096], err[256];
+	struct pf_orphans orphans = { { NULL }, 0, 0 };
 	struct pap_profile all;
 	int lockfd, fd, rc = -1;
+	unsigned i;
 	FILE *f;
 
 	if (snprintf(lockpath, sizeof(lockpath), "%s.lock", path) >=
@@ -64,6 +128,8 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		fprintf(stderr, "%s: out of memory merging the profile\n", who);
 		goto out;
 	}
+	pf_find_orphans(path, &orphans);
+	all.lost = pap_sat_add(all.lost, orphans.lost);
 	f = fopen(tmppath, "w");
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
@@ -76,10 +142,14 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		unlink(tmppath);
 		goto out;
 	}
+	for (i = 0; i < orphans.n; i++)
+		unlink(orphans.names[i]);
 	if (written)
 		written(arg);
 	rc = 0;
 out:
+	for (i = 0; i < orphans.n; i++)
+		free(orphans.names[i]);
 	pap_profile_free(&all);
 	close(lockfd);	/* releases the lock */
 	return rc;

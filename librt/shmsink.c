@@ -48,7 +48,6 @@ struct rt_ring {
 	uint64_t mask;
 	uint64_t head;		/* our copy of shm->head */
 	uint64_t limit;		/* head may grow up to here without a look */
-	uint64_t emitted;	/* PATH and BL records published */
 	uint64_t dropped;	/* records dropped in lossy mode */
 	size_t maplen;
 	int sock;
@@ -261,10 +260,11 @@ static int rt_ring_skip_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 }
 
 /*
- * The collector is gone: keeps the records it did not drain and reports
- * those it drained but never wrote into a profile (durable says how many
- * it did), and the drops it did not report, as lost.  The ring is
- * not used again.
+ * The collector is gone: keeps the records it did not drain.  What it
+ * drained it accounted for itself (in the profile, or as lost in its
+ * FILE.pending.PID), and the drops it counted it marked in durable_lost;
+ * only the other drops are reported lost here.  The ring is not used
+ * again.
  */
 static void rt_ring_take_back(struct rt_ring *r)
 {
@@ -273,24 +273,22 @@ static void rt_ring_take_back(struct rt_ring *r)
 	};
 	struct pap_ring_stats st = { 0, 0, 0 };
 	struct pap_ring_buf *buf;
-	uint64_t tail, durable, lost = 0, pos;
+	uint64_t tail, seen, lost = 0, pos;
 
 	r->detached = 1;
 	tail = __atomic_load_n(&r->shm->tail, __ATOMIC_ACQUIRE);
-	durable = __atomic_load_n(&r->shm->durable, __ATOMIC_ACQUIRE);
 	buf = mmap(NULL, sizeof(*buf), PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pos = tail;
-	if (buf != MAP_FAILED) {
-		pap_ring_read(r->words, r->mask + 1, &pos, r->head, &ops, r,
-			      buf, &st);
+	if (buf == MAP_FAILED ||
+	    pap_ring_read(r->words, r->mask + 1, &pos, r->head, &ops, r, buf,
+			  &st))
+		lost++;		/* at least one record could not be kept */
+	if (buf != MAP_FAILED)
 		munmap(buf, sizeof(*buf));
-	}
-	if (r->emitted > durable + st.records)
-		lost = r->emitted - durable - st.records;
-	durable = __atomic_load_n(&r->shm->durable_lost, __ATOMIC_ACQUIRE);
-	if (r->dropped > durable)
-		lost += r->dropped - durable;
+	seen = __atomic_load_n(&r->shm->durable_lost, __ATOMIC_ACQUIRE);
+	if (r->dropped > seen)
+		lost += r->dropped - seen;
 	if (lost)
 		rt_report_lost(lost);
 }
@@ -362,7 +360,6 @@ static inline void rt_ring_publish(struct rt_ring *r, uint64_t len, int data)
 		rt_ring_test_point(r, 1);
 	r->head += len;
 	__atomic_store_n(&r->shm->head, r->head, __ATOMIC_RELEASE);
-	r->emitted += (uint64_t)data;
 	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0) && data)
 		rt_ring_test_point(r, 0);
 }
@@ -556,6 +553,8 @@ void rt_ring_after_fork_child(void)
 	struct rt_ring *r, *next;
 
 	pthread_mutex_init(&rt_rings_lock, NULL);
+	if (rt_rings)	/* the key exists: this thread's ring is gone */
+		pthread_setspecific(rt_ring_key, NULL);
 	for (r = rt_rings; r; r = next) {
 		next = r->next;
 		close(r->sock);

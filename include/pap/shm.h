@@ -91,8 +91,8 @@ struct pap_shm_ring {
 	/* written by the collector */
 	uint64_t tail __attribute__((aligned(PAP_SHM_CACHELINE)));
 	uint64_t state;		/* enum pap_shm_state */
-	uint64_t durable;	/* records of this ring now in the profile */
-	uint64_t durable_lost;	/* drops (lost) now in the profile */
+	uint64_t durable;	/* records of this ring in the profile file */
+	uint64_t durable_lost;	/* drops the collector has counted */
 
 	uint64_t words[] __attribute__((aligned(PAP_SHM_CACHELINE)));
 };

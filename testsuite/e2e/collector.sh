@@ -35,7 +35,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..25"
+echo "1..26"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
@@ -54,8 +54,8 @@ check "the collector merges into an existing profile" \
 "$coll" -o st.prof -- sh -c 'exit 3'
 check "the collector exits with the command's status" '[ $? -eq 3 ]'
 
-# 5-10: process and thread life cycles
-for m in "fork 200 600" "exec 200 400" "spawn 150 450" "_exit 200 200" \
+# 5-11: process and thread life cycles
+for m in "fork 200 600" "tfork 150 450" "exec 200 400" "spawn 150 450" "_exit 200 200" \
 	 "abort 200 200" "churn 12 50 600"; do
 	set -- $m
 	rm -f p.prof

@@ -12,6 +12,8 @@
  *   cworkload pause R FILE    R, wait until FILE exists, R more
  *   cworkload churn T R       T threads started and ended one by one
  *   cworkload tpause T R FILE T threads: R calls, wait for FILE, R more
+ *   cworkload tfork R         a second thread: R, fork, R in both; the
+ *                             child's thread ends with pthread_exit
  */
 #include <pthread.h>
 #include <signal.h>
@@ -62,6 +64,20 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
+static void *forker(void *arg)
+{
+	int reps = (int)(long)arg;
+	pid_t pid;
+
+	run(reps);
+	pid = fork();
+	run(reps);
+	if (pid == 0)
+		pthread_exit(NULL);	/* the child's last thread */
+	waitpid(pid, NULL, 0);
+	return NULL;
+}
+
 static void threads(int t, int reps, int one_by_one)
 {
 	pthread_t th[64];
@@ -84,6 +100,13 @@ int main(int argc, char **argv)
 	char *args[5];
 	pid_t pid;
 
+	if (!strcmp(mode, "tfork")) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, forker, (void *)(long)reps);
+		pthread_join(th, NULL);
+		return 0;
+	}
 	if (!strcmp(mode, "tpause") && argc > 4) {
 		pthread_t th[64];
 		int i, t = reps;
@@ -107,20 +130,17 @@ int main(int argc, char **argv)
 		if (pid == 0)
 			exit(0);
 		waitpid(pid, NULL, 0);
-	} else if (!strcmp(mode, "exec")) {
+	} else if (!strcmp(mode, "exec") || !strcmp(mode, "spawn")) {
+		/* exec: "threads 1 R" in place; spawn: "threads 2 R" beside */
 		args[0] = argv[0];
 		args[1] = "threads";
-		args[2] = "1";
+		args[2] = mode[0] == 'e' ? "1" : "2";
 		args[3] = argv[2];
 		args[4] = NULL;
-		execv(argv[0], args);
-		return 127;
-	} else if (!strcmp(mode, "spawn")) {
-		args[0] = argv[0];
-		args[1] = "threads";
-		args[2] = "2";
-		args[3] = argv[2];
-		args[4] = NULL;
+		if (mode[0] == 'e') {
+			execv(argv[0], args);
+			return 127;
+		}
 		if (posix_spawn(&pid, argv[0], NULL, NULL, args, environ))
 			return 127;
 		waitpid(pid, NULL, 0);

@@ -24,6 +24,8 @@
 
 #include <pap/shm.h>
 
+#include "ringenc.h"
+
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
@@ -72,29 +74,24 @@ static int attach(struct pap_shm_ring **shm, size_t *len, struct stat *st)
 	return *shm == MAP_FAILED ? -1 : s;
 }
 
-/* Writes one record of @n words (header made here) and publishes it. */
+/* Writes one record of @n body words once there is room, publishes it. */
 static void put(struct pap_shm_ring *r, unsigned tag, const uint64_t *body,
 		uint64_t n)
 {
-	uint64_t mask = r->nwords - 1, h = r->head, i;
-
-	while (h + n + 1 - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >
+	while (r->head + n + 1 - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >
 	       r->nwords)
 		usleep(100);
-	r->words[h & mask] = pap_shm_header(tag, n + 1, h);
-	for (i = 0; i < n; i++)
-		r->words[(h + 1 + i) & mask] = body[i];
-	__atomic_store_n(&r->head, h + n + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->head, re_put(r->words, r->nwords, r->head, tag,
+					  body, n), __ATOMIC_RELEASE);
 }
 
 static void put_fn(struct pap_shm_ring *r, uint32_t id, const char *s)
 {
-	uint64_t body[64] = { 0 };
-	size_t n = strlen(s);
-
-	body[0] = id | (uint64_t)n << 32;
-	memcpy(&body[1], s, n);
-	put(r, PAP_SHM_FN, body, 1 + (n + 7) / 8);
+	while (r->head + 64 - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >
+	       r->nwords)
+		usleep(100);
+	__atomic_store_n(&r->head, re_put_fn(r->words, r->nwords, r->head, id,
+					     s), __ATOMIC_RELEASE);
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include "cfg.h"
 #include "profile.h"
 #include "ring.h"
+#include "ringenc.h"
 
 #define NW 256u
 
@@ -28,22 +29,12 @@ struct tr_ring {
 static void tr_put(struct tr_ring *r, unsigned tag, const uint64_t *body,
 		   uint64_t n)
 {
-	uint64_t i;
-
-	r->words[r->head % NW] = pap_shm_header(tag, n + 1, r->head);
-	for (i = 0; i < n; i++)
-		r->words[(r->head + 1 + i) % NW] = body[i];
-	r->head += n + 1;
+	r->head = re_put(r->words, NW, r->head, tag, body, n);
 }
 
 static void tr_fn(struct tr_ring *r, uint32_t id, const char *s)
 {
-	uint64_t body[64] = { 0 };
-	size_t n = strlen(s);
-
-	body[0] = id | (uint64_t)n << 32;
-	memcpy(&body[1], s, n);
-	tr_put(r, PAP_SHM_FN, body, 1 + (n + 7) / 8);
+	r->head = re_put_fn(r->words, NW, r->head, id, s);
 }
 
 /* What the reader handed on, in order, as text. */

@@ -35,7 +35,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..26"
+echo "1..29"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
@@ -201,5 +201,17 @@ r1=$?
 r2=$?
 check "names that would leave the collector's directory are refused" \
 	'[ $r1 -eq 2 ] && [ $r2 -eq 2 ]'
+
+# 27-29: the command line
+check "--help and --version" \
+	'"$coll" --help | grep -q "^Usage: pap-collector -o FILE" && "$coll" --version | grep -q "^pap-collector (pap) "'
+"$coll" -- true 2>err.txt
+r1=$?
+check "no -o: exit 2 with an error" \
+	'[ $r1 -eq 2 ] && grep -q "error: no output file" err.txt'
+"$coll" -o x.prof --ring-words 100 -- true 2>err.txt
+r1=$?
+check "a ring size that is not a power of two: exit 2 with an error" \
+	'[ $r1 -eq 2 ] && grep -q "error: --ring-words must be" err.txt'
 
 [ $fails -eq 0 ]

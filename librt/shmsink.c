@@ -428,12 +428,12 @@ static int rt_ring_put(const char *fn, unsigned tag, uint64_t w1,
 	if (!r)
 		goto out;
 	id = rt_ring_fn(r, fn);
-	if (!id || r->detached)
+	if (r->detached)
 		goto out;
-	if (r->head + len > r->limit && !rt_ring_room(r, len)) {
+	if (!id || (r->head + len > r->limit && !rt_ring_room(r, len))) {
 		if (r->detached)
 			goto out;
-		if (rt_lossy) {
+		if (rt_lossy && id) {
 			r->dropped++;
 			__atomic_store_n(&r->shm->lost, r->dropped,
 					 __ATOMIC_RELAXED);

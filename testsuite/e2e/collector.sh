@@ -35,7 +35,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..29"
+echo "1..30"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
@@ -117,38 +117,54 @@ check "a restarted collector collects new producers into the same file" \
 	'[ $(( $(total k.prof) + $(lost k.prof) )) -eq 809 ]'
 unset PAP_COLLECTOR PAP_PROFILE
 
-# 18-19: full rings (a stopped collector, a tiny ring)
-rm -f f.prof
-"$coll" -o f.prof --name full --ring-words 64 >/dev/null &
-cpid=$!
-wait_for "$tmp/pap-collector-$(id -u)/full"
-sleep 0.1
-kill -STOP $cpid
-PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/full" PAP_PROFILE="$tmp/f.prof" \
-	./w threads 2 400
+# 18-20: full rings: the collector is stopped once the producer is
+# connected (go.ready), so its 64-word ring fills
+# full_ring NAME LOSSY: collector NAME (--lossy if LOSSY is 1), producer
+# "pause 400 go"
+full_ring() {
+	rm -f f.prof fs.prof go go.ready
+	if [ "$2" = 1 ]; then lossy=--lossy; else lossy=--ring-words=64; fi
+	"$coll" -o f.prof --name "$1" --ring-words 64 $lossy >/dev/null 2>&1 &
+	cpid=$!
+	wait_for "$tmp/pap-collector-$(id -u)/$1"
+	PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/$1" PAP_PROFILE="$tmp/fs.prof" \
+		PAP_COLLECTOR_LOSSY=$2 ./w pause 400 go 2>/dev/null &
+	wpid=$!
+	wait_for go.ready
+	sleep 0.1
+	kill -STOP $cpid
+	touch go
+}
+# lossless: what the ring refused reaches the file sink (fs.prof)
+full_ring full 0
+wait $wpid
 kill -CONT $cpid
 kill -TERM $cpid
 wait $cpid
 check "lossless: a full ring keeps records in the process, none lost" \
-	'[ "$(acts f.prof)" -eq 800 ] && [ "$(lost f.prof)" -eq 0 ]'
-rm -f f.prof
-"$coll" -o f.prof --name lossy --ring-words 64 --lossy >/dev/null 2>&1 &
-cpid=$!
-wait_for "$tmp/pap-collector-$(id -u)/lossy"
-sleep 0.1
-kill -STOP $cpid
-PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/lossy" PAP_PROFILE="$tmp/f.prof" \
-	PAP_COLLECTOR_LOSSY=1 ./w threads 2 400 &
-wpid=$!
-sleep 0.5
-kill -CONT $cpid
+	'[ $(( $(acts f.prof) + $(acts fs.prof) )) -eq 800 ] && [ "$(acts fs.prof)" -gt 0 ] && [ $(( $(lost f.prof) + $(lost fs.prof) )) -eq 0 ]'
+# lossy: dropped and counted (800 x work, 2 x run, main)
+full_ring lossy 1
 wait $wpid
+kill -CONT $cpid
 kill -TERM $cpid
-wait $cpid 2>/dev/null
-check "lossy: drops are counted exactly (profile + lost = 806, lost > 0)" \
-	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 806 ] && [ "$(lost f.prof)" -gt 0 ]'
+wait $cpid
+check "lossy: drops are counted exactly (profile + lost = 803, lost > 0)" \
+	'[ $(( $(total f.prof) + $(total fs.prof) + $(lost f.prof) + $(lost fs.prof) )) -eq 803 ] && [ "$(lost f.prof)" -gt 0 ]'
+# killed while holding: reported lost (800 x work, 2 x run before)
+touch go.hold
+full_ring held 0
+wait_for go.held
+kill -KILL $wpid
+wait $wpid 2>/dev/null
+kill -CONT $cpid
+kill -TERM $cpid
+wait $cpid
+rm -f go.hold
+check "killed while holding records: they are reported lost (802 emitted)" \
+	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ "$(lost f.prof)" -gt 300 ] && [ ! -e fs.prof ]'
 
-# 20-21: garbage from rogue producers beside an honest one
+# 21-22: garbage from rogue producers beside an honest one
 rm -f g.prof
 "$coll" -o g.prof --name garbage --max-records 5000 >/dev/null 2>g.err &
 cpid=$!

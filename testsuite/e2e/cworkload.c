@@ -9,7 +9,9 @@
  *   cworkload spawn R         R, then posix_spawn "threads 2 R" and wait
  *   cworkload _exit R         R, then _exit(0)
  *   cworkload abort R         R, then SIGABRT
- *   cworkload pause R FILE    R, wait until FILE exists, R more
+ *   cworkload pause R FILE    R, make FILE.ready, wait until FILE exists,
+ *                             R more; then, if FILE.hold exists, make
+ *                             FILE.held and wait to be killed
  *   cworkload churn T R       T threads started and ended one by one
  *   cworkload tpause T R FILE T threads: R calls, wait for FILE, R more
  *   cworkload tfork R         a second thread: R, fork, R in both; the
@@ -150,9 +152,26 @@ int main(int argc, char **argv)
 		signal(SIGABRT, SIG_DFL);
 		raise(SIGABRT);
 	} else if (!strcmp(mode, "pause") && argc > 3) {
+		char ready[4096];
+		FILE *f;
+
+		snprintf(ready, sizeof(ready), "%s.ready", argv[3]);
+		f = fopen(ready, "w");
+		if (f)
+			fclose(f);
 		while (access(argv[3], F_OK))
 			usleep(2000);
 		run(reps);
+		snprintf(ready, sizeof(ready), "%s.hold", argv[3]);
+		if (!access(ready, F_OK)) {
+			/* stay, holding what a full ring refused, until killed */
+			snprintf(ready, sizeof(ready), "%s.held", argv[3]);
+			f = fopen(ready, "w");
+			if (f)
+				fclose(f);
+			for (;;)
+				pause();
+		}
 	}
 	return 0;
 }

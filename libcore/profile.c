@@ -52,6 +52,7 @@ void pap_profile_zero(struct pap_profile *p)
 
 	for (i = 0; i < p->nrecs; i++)
 		p->recs[i].count = 0;
+	p->lost = 0;
 }
 
 static int prof_equal(const struct pap_prof_rec *r, uint64_t hash,
@@ -96,6 +97,17 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		    const struct pap_breakpoint *bps, uint32_t nbps,
 		    uint64_t count)
 {
+	size_t at;
+
+	return pap_profile_add_at(p, fn, kind, complete, value, bps, nbps,
+				  count, &at);
+}
+
+int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps,
+		       uint64_t count, size_t *at)
+{
 	uint64_t h = prof_hash(fn, kind, complete, value, bps, nbps);
 	struct pap_prof_rec *r;
 	size_t s;
@@ -107,9 +119,12 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		r = &p->recs[p->slots[s] - 1];
 		if (prof_equal(r, h, fn, kind, complete, value, bps, nbps)) {
 			r->count = pap_sat_add(r->count, count);
+			*at = p->slots[s] - 1;
 			return PAP_OK;
 		}
 	}
+	if (p->max_recs && p->nrecs >= p->max_recs)
+		return PAP_ELIMIT;
 	if (p->nrecs == p->cap_recs) {
 		size_t cap = p->cap_recs ? p->cap_recs * 2 : 64;
 		struct pap_prof_rec *n;
@@ -138,6 +153,7 @@ int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 	r->count = count;
 	r->value = value;
 	r->hash = h;
+	*at = p->nrecs;
 	p->slots[s] = (uint32_t)(++p->nrecs);
 	return PAP_OK;
 }
@@ -154,6 +170,7 @@ int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from)
 		if (err)
 			return err;
 	}
+	to->lost = pap_sat_add(to->lost, from->lost);
 	return PAP_OK;
 }
 
@@ -273,6 +290,23 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 			       count);
 }
 
+/* A lost-record line "l COUNT" after its letter; adds to @p's count. */
+static int prof_lost(struct prof_lexer *lx, struct pap_profile *p)
+{
+	const char *s;
+	size_t n;
+	uint64_t lost;
+	int err = prof_u64(lx, &lost, "lost-record count");
+
+	if (err)
+		return err;
+	if (prof_word(lx, &s, &n))
+		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
+				  s);
+	p->lost = pap_sat_add(p->lost, lost);
+	return PAP_OK;
+}
+
 int pap_profile_parse(struct pap_profile *p, const char *text,
 		      const char *file, char *err, size_t errlen)
 {
@@ -280,14 +314,16 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 	struct pap_profile tmp;
 	struct pap_breakpoint *bps = NULL;
 	size_t cap = 0;
-	int r = PAP_OK;
+	int r = PAP_OK, version;
 
 	if (strncmp(text, "pap-profile ", 12))
 		return prof_error(&lx, "not a pap profile");
-	if (strncmp(text + 12, "1\n", 2))
+	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
+	    text[13] != '\n')
 		return prof_error(&lx, "profile version %.8s is not supported "
-				  "(this pap reads version %d)", text + 12,
+				  "(this pap reads versions 1 to %d)", text + 12,
 				  PAP_PROFILE_VERSION);
+	version = text[12] - '0';
 	lx.p = text + 14;
 	lx.line = 2;
 	pap_profile_init(&tmp);
@@ -298,7 +334,9 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 			lx.line++;
 			continue;
 		}
-		if ((kind != 'p' && kind != 'b') || *lx.p != ' ')
+		if (kind == 'l' && version >= 2 && *lx.p == ' ')
+			r = prof_lost(&lx, &tmp);
+		else if ((kind != 'p' && kind != 'b') || *lx.p != ' ')
 			r = prof_error(&lx, "unknown record");
 		else
 			r = prof_line(&lx, &tmp, kind, &bps, &cap);
@@ -358,7 +396,11 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	for (i = 0; i < p->nrecs; i++)
 		order[i] = &p->recs[i];
 	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
-	fprintf(f, "pap-profile %d\n", PAP_PROFILE_VERSION);
+	if (p->lost)
+		fprintf(f, "pap-profile %d\nl %llu\n", PAP_PROFILE_VERSION,
+			(unsigned long long)p->lost);
+	else
+		fprintf(f, "pap-profile %d\n", PAP_PROFILE_VERSION_NOLOSS);
 	for (i = 0; i < p->nrecs; i++) {
 		const struct pap_prof_rec *r = order[i];
 

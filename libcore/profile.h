@@ -9,8 +9,9 @@
  * aggregates into one per thread, merges them into the profile file at
  * exit, and the decoder reads the file back.
  *
- * File format (text, version 1; doc/formats.md):
- *   pap-profile 1
+ * File format (text, version 1 or 2; doc/formats.md):
+ *   pap-profile 1            (2 when records were lost)
+ *   l LOST                   (version 2 only: records reported lost)
  *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...
  *   b FUNCTION COUNT ID
  * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records are written
@@ -27,7 +28,9 @@
 extern "C" {
 #endif
 
-#define PAP_PROFILE_VERSION 1
+#define PAP_PROFILE_VERSION 2
+/* written when no record was lost, so such files stay version 1 */
+#define PAP_PROFILE_VERSION_NOLOSS 1
 #define PAP_PROFILE_MAX_BPS (1u << 24)
 
 enum pap_rec_kind {
@@ -51,6 +54,12 @@ struct pap_profile {
 	size_t nrecs, cap_recs;
 	uint32_t *slots;	/* open addressing: record index + 1 */
 	size_t nslots;
+	/* records emitted but not in @recs (dropped, cut, garbled), counted:
+	 * emitted = sum of counts + lost */
+	uint64_t lost;
+	/* when nonzero, a new distinct record beyond this many is refused
+	 * with PAP_ELIMIT (a reader of untrusted input bounds its memory) */
+	size_t max_recs;
 };
 
 void pap_profile_init(struct pap_profile *p);
@@ -60,13 +69,19 @@ void pap_profile_zero(struct pap_profile *p);
 
 /*
  * Adds @count occurrences of a record, merging with an equal one.  Only a
- * record not seen before allocates.  PAP_ENOMEM leaves @p unchanged.
+ * record not seen before allocates.  PAP_ENOMEM, or PAP_ELIMIT past
+ * @p->max_recs, leaves @p unchanged.
  */
 int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
 		    uint8_t complete, uint64_t value,
 		    const struct pap_breakpoint *bps, uint32_t nbps,
 		    uint64_t count);
-/* Adds every record of @from to @to. */
+/* The same, and *@at is the record's index in @p->recs. */
+int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps,
+		       uint64_t count, size_t *at);
+/* Adds every record of @from to @to, and its lost count. */
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 
 /*
@@ -78,6 +93,19 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 		      const char *file, char *err, size_t errlen);
 /* Writes @p in the file format, records sorted; 0 or -1 (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
+
+/*
+ * Merges @mine into the profile file @path, which other processes may be
+ * merging into at the same time: under an exclusive lock on PATH.lock,
+ * reads PATH, adds, writes PATH.tmp.PID and renames it over PATH, then
+ * calls @written(@arg) (if not NULL) before letting go of the lock.  An
+ * existing PATH that is not a profile is kept as PATH.bad.PID.  Losses a
+ * collector that died left in PATH.pending.PID are added to the lost
+ * count and the file removed.  0, or -1
+ * with a message on stderr prefixed by @who.
+ */
+int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
+			   const char *who, void (*written)(void *), void *arg);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 #include <pap/pap.h>
 
 #include "profile.h"
+#include "rt.h"
 #include "textfile.h"
 #include "util.h"
 
@@ -56,7 +57,7 @@ struct rt_thread {
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-static __thread struct rt_thread *rt_self;
+static RT_TLS struct rt_thread *rt_self;
 
 /*
  * Breakpoints of this thread's open activations, oldest first, each
@@ -70,19 +71,19 @@ struct rt_bp {
 	struct pap_breakpoint bp;
 };
 
-static __thread struct rt_bp *rt_bps;
-static __thread size_t rt_nbps, rt_cap_bps;
-static __thread struct pap_breakpoint *rt_scratch;
-static __thread size_t rt_cap_scratch;
-static __thread uint64_t rt_serial;
+static RT_TLS struct rt_bp *rt_bps;
+static RT_TLS size_t rt_nbps, rt_cap_bps;
+static RT_TLS struct pap_breakpoint *rt_scratch;
+static RT_TLS size_t rt_cap_scratch;
+static RT_TLS uint64_t rt_serial;
 
 /*
  * What this thread is in the middle of, for signal handlers to see: 0, or
  * the stack address of the runtime frame that is (see __pap_resume).
  */
-static __thread volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
-static __thread volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
-static __thread volatile uintptr_t rt_in_table;	/* updating the aggregate */
+static RT_TLS volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
+static RT_TLS volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
+static RT_TLS volatile uintptr_t rt_in_table;	/* updating the aggregate */
 
 /* A nonzero mark of the calling runtime frame's place on the stack. */
 #define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
@@ -92,13 +93,14 @@ static __thread volatile uintptr_t rt_in_table;	/* updating the aggregate */
  * they are counted as lost instead; a record of an enclosing activation
  * clears it, as everything nested inside has ended by then.
  */
-static __thread volatile uint64_t rt_poison = UINT64_MAX;
+static RT_TLS volatile uint64_t rt_poison = UINT64_MAX;
 /* records that could not be kept, all threads; reported at dump */
-static unsigned long rt_lost;
+static uint64_t rt_lost;
 
 
 static void rt_atexit(void)
 {
+	rt_ring_exit();
 	pap_dump();
 }
 
@@ -110,12 +112,18 @@ static void rt_after_fork_child(void)
 	pthread_mutex_init(&rt_lock, NULL);
 	for (t = rt_threads; t; t = t->next)
 		pap_profile_zero(&t->prof);
+	rt_ring_after_fork_child();
 }
 
 static void rt_init(void)
 {
 	atexit(rt_atexit);
 	pthread_atfork(NULL, NULL, rt_after_fork_child);
+}
+
+void rt_start(void)
+{
+	pthread_once(&rt_once, rt_init);
 }
 
 /* This thread's aggregate, created on its first record. */
@@ -125,7 +133,7 @@ static struct rt_thread *rt_thread(void)
 
 	if (t)
 		return t;
-	pthread_once(&rt_once, rt_init);
+	rt_start();
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -319,12 +327,16 @@ void __pap_resume(const volatile void *frame)
 		rt_in_scratch = 0;
 	if (rt_in_table && rt_in_table < f)
 		rt_in_table = 0;
+	rt_ring_resume(f);
 }
 
 void __pap_count(const char *fn, uint64_t id)
 {
-	struct rt_thread *t = rt_lock_thread();
+	struct rt_thread *t;
 
+	if (rt_ring_bl(fn, id))
+		return;
+	t = rt_lock_thread();
 	if (!t) {
 		rt_defer_record(fn, PAP_REC_BL, 1, id, NULL, 0);
 		return;
@@ -379,7 +391,8 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 		if (rt_bps[i].act == act)
 			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
-	if (rt_keep(act)) {
+	if (rt_keep(act) && !rt_ring_path(fn, complete != 0, r, bps,
+					  (uint32_t)n)) {
 		t = rt_lock_thread();
 		if (t) {
 			rt_add(t, fn, PAP_REC_PATH, complete != 0, r, bps,
@@ -394,73 +407,23 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 		rt_in_scratch = 0;
 }
 
-/*
- * Merges @mine into the profile file @path: under an exclusive lock on
- * PATH.lock, read PATH, add, write PATH.tmp.PID, rename over PATH.  An
- * existing file that is not a valid profile is kept aside as
- * PATH.bad.PID, never overwritten.
- */
-static int rt_merge_into_file(const char *path, struct pap_profile *mine)
+void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
+		    uint64_t value, const struct pap_breakpoint *bps,
+		    uint32_t nbps)
 {
-	char lockpath[4096], tmppath[4096], badpath[4096], err[256];
-	struct pap_profile all;
-	int lockfd, fd, rc = -1;
-	FILE *f;
+	struct rt_thread *t = rt_lock_thread();
 
-	if (snprintf(lockpath, sizeof(lockpath), "%s.lock", path) >=
-		    (int)sizeof(lockpath) ||
-	    snprintf(tmppath, sizeof(tmppath), "%s.tmp.%ld", path,
-		     (long)getpid()) >= (int)sizeof(tmppath) ||
-	    snprintf(badpath, sizeof(badpath), "%s.bad.%ld", path,
-		     (long)getpid()) >= (int)sizeof(badpath)) {
-		fprintf(stderr, "pap: %s: profile path too long\n", path);
-		return -1;
+	if (!t) {
+		rt_defer_record(fn, kind, complete, value, bps, nbps);
+		return;
 	}
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX)) {
-		fprintf(stderr, "pap: %s: cannot lock: %s\n", lockpath,
-			strerror(errno));
-		if (lockfd >= 0)
-			close(lockfd);
-		return -1;
-	}
-	pap_profile_init(&all);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		size_t len;
-		char *text = pap_read_fd(fd, (size_t)1 << 34, &len);
+	rt_add(t, fn, kind, complete, value, bps, nbps);
+	rt_in_table = 0;
+}
 
-		close(fd);
-		if (!text || pap_profile_parse(&all, text, path, err,
-					       sizeof(err))) {
-			fprintf(stderr, "pap: %s; kept it as %s\n",
-				text ? err : "cannot read the profile", badpath);
-			if (rename(path, badpath))
-				goto out;
-		}
-		free(text);
-	}
-	if (pap_profile_merge(&all, mine)) {
-		fprintf(stderr, "pap: out of memory merging the profile\n");
-		goto out;
-	}
-	f = fopen(tmppath, "w");
-	if (!f) {
-		fprintf(stderr, "pap: %s: %s\n", tmppath, strerror(errno));
-		goto out;
-	}
-	if (pap_profile_write(&all, f) | fclose(f) ||
-	    rename(tmppath, path)) {
-		fprintf(stderr, "pap: %s: cannot write: %s\n", path,
-			strerror(errno));
-		unlink(tmppath);
-		goto out;
-	}
-	rc = 0;
-out:
-	pap_profile_free(&all);
-	close(lockfd);	/* releases the lock */
-	return rc;
+void rt_report_lost(uint64_t n)
+{
+	__atomic_fetch_add(&rt_lost, n, __ATOMIC_RELAXED);
 }
 
 int pap_dump(void)
@@ -469,7 +432,8 @@ int pap_dump(void)
 	struct pap_profile mine;
 	struct rt_thread *t;
 	size_t nrecs = 0;
-	int lost = 0, rc;
+	uint64_t lost = 0;
+	int rc;
 
 	if (!path || !*path)
 		path = "pap.prof";
@@ -483,12 +447,19 @@ int pap_dump(void)
 		nrecs += t->prof.nrecs;
 	}
 	pthread_mutex_unlock(&rt_lock);
-	lost += (int)__atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
+	lost += __atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
-		fprintf(stderr, "pap: %d paths could not be recorded (out of "
-			"memory, or cut by a signal handler or by a longjmp "
-			"out of one)\n", lost);
-	rc = nrecs ? rt_merge_into_file(path, &mine) : 0;
+		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
+			"memory, cut by a signal handler or by a longjmp "
+			"out of one, or lost with a collector that died); the "
+			"profile counts them as lost\n",
+			(unsigned long long)lost);
+	mine.lost = pap_sat_add(mine.lost, lost);
+	rc = nrecs || mine.lost ?
+		pap_profile_merge_file(path, &mine, "pap", NULL,
+				       NULL) : 0;
+	if (!rc)
+		rt_ring_dumped();
 	pap_profile_free(&mine);
 	return rc;
 }

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collector.h - pap-collector's producers and the profile it builds.
+ */
+#ifndef PAP_COLLECTOR_H
+#define PAP_COLLECTOR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <pap/shm.h>
+
+#include "profile.h"
+#include "ring.h"
+
+/* Limits that keep a producer writing garbage from growing our memory. */
+#define COL_MAX_FNS 65536u		/* FN records per ring */
+#define COL_MAX_FN_BYTES (1u << 20)	/* their bytes per ring */
+
+/* One connected producer thread and its ring. */
+struct col_producer {
+	int sock;
+	pid_t pid, tid;			/* as the kernel says (SO_PEERCRED) */
+	struct pap_shm_ring *shm;
+	size_t maplen;
+	uint64_t nwords;		/* ours, never read back from shm */
+	uint64_t tail;			/* ours, mirrored to shm->tail */
+	uint64_t records;		/* PATH/BL records taken into the profile */
+	uint64_t lost_seen;		/* shm->lost already counted */
+	const char **fns;		/* fn id - 1 -> interned string */
+	uint32_t nfns, cap_fns;
+	size_t fn_bytes;
+	int broken;			/* framing broke once */
+};
+
+struct col_stats {
+	uint64_t producers, refused;
+	uint64_t records, rejected, partial, dropped, held;
+};
+
+/*
+ * A direct-mapped cache in front of the profile: the interned function
+ * (by address) and the record's value find its index without hashing the
+ * function's string.  Deduplication stays the profile's; the cache only
+ * remembers where a record already is.
+ */
+#define COL_CACHE 4096u
+struct col_cache_entry {
+	const char *fn;
+	uint64_t value;
+	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
+};
+
+struct collector {
+	struct col_cache_entry cache[COL_CACHE];
+	struct pap_profile prof;	/* everything drained, deduplicated */
+	char **strs;			/* interned function strings */
+	size_t nstrs, cap_strs;
+	uint32_t *str_slots;
+	size_t nstr_slots;
+	struct col_producer **prods;
+	size_t nprods, cap_prods;
+	uint64_t nwords;		/* ring size for new producers */
+	unsigned seq;			/* segment names */
+	struct col_stats st;
+	struct pap_ring_buf *buf;
+	/*
+	 * FILE.pending.PID: everything this collector holds and has not
+	 * written (records drained, losses found), which a SIGKILL would
+	 * lose.  A file mapping, so it survives the kill; whoever merges
+	 * into FILE next adds it to the lost count (pap_profile_merge_file).
+	 * Producers only take back what was never drained.
+	 */
+	uint64_t *pending;
+	uint64_t pending_local;		/* when the file cannot be made */
+	char pending_path[4200];
+};
+
+int col_init(struct collector *c, uint64_t nwords, size_t max_recs);
+/* Creates FILE.pending.PID for @file; 0, or -1 (then it is kept in
+ * memory only, and a SIGKILL loses it unreported). */
+int col_pending_open(struct collector *c, const char *file);
+void col_free(struct collector *c);
+
+/*
+ * Serves one connection on the listening socket: checks the peer's uid,
+ * creates its 0600 segment and hands it over.  0, or -1 if refused.
+ */
+int col_accept(struct collector *c, int lsock);
+
+/* Takes every committed record of every ring into the profile; the
+ * number taken.  Never trusts a word of shared memory. */
+uint64_t col_drain(struct collector *c);
+
+/* Producer @i's connection ended: last drain, count what it lost,
+ * release its ring. */
+void col_reclaim(struct collector *c, size_t i);
+
+/*
+ * The final write: every ring drained for the last time, the profile
+ * merged into @file, each producer told how much of it is now durable
+ * and that the collector is gone.  0, or -1.
+ */
+int col_finish(struct collector *c, const char *file);
+
+/* Writes what was drained so far to @file (a snapshot); 0 or -1. */
+int col_snapshot(struct collector *c, const char *file);
+
+#endif /* PAP_COLLECTOR_H */

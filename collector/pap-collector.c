@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pap-collector.c - one profile from many instrumented processes.
+ *
+ *   pap-collector -o FILE [--name NAME] [-- COMMAND ARGS...]
+ *
+ * Listens on a Unix socket (PAP_COLLECTOR tells producers where), gives
+ * each producer thread a ring in shared memory, drains the rings into one
+ * deduplicated profile and, at the end, merges it into FILE the way the
+ * runtime's file sink does.  With a command, runs it with PAP_COLLECTOR
+ * set and ends when it does, with its status; without, runs until SIGINT
+ * or SIGTERM.  SIGUSR1 writes a snapshot to FILE.snap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pap/version.h>
+
+#include "collector.h"
+
+static const char *prog = "pap-collector";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s -o FILE [OPTION]... [-- COMMAND [ARG]...]\n"
+"Collect the paths of every instrumented process into one profile.\n"
+"\n"
+"With COMMAND, runs it with PAP_COLLECTOR set in its environment, so that\n"
+"it and every instrumented process it starts stream their records here;\n"
+"when it ends, drains what is left, merges the profile into FILE and exits\n"
+"with COMMAND's status.  Without COMMAND, prints the PAP_COLLECTOR setting\n"
+"for other shells and runs until SIGINT or SIGTERM.  SIGUSR1 writes what\n"
+"was collected so far to FILE.snap.\n"
+"\n"
+"  -o, --output=FILE    the profile to merge into (required)\n"
+"  -n, --name=NAME      the socket's name ([A-Za-z0-9._-], default: the\n"
+"                       collector's pid); it lives in\n"
+"                       ${TMPDIR:-/tmp}/pap-collector-UID/, mode 0700\n"
+"      --lossy          producers drop records on a full ring, counting\n"
+"                       them, instead of waiting and keeping them\n"
+"      --ring-words=N   ring size per producer thread, in 8-byte words\n"
+"                       (a power of two, default 65536)\n"
+"      --max-records=N  distinct records kept at most (default 4194304);\n"
+"                       more are counted as lost\n"
+"  -v, --verbose        print what was collected and lost at the end\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"Exit status: COMMAND's (128+N if signal N ended it), or 0; 1 when the\n"
+"profile could not be written, 2 on bad usage.\n", prog);
+}
+
+/* Is @name a name that stays inside the collector's directory? */
+static int name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64 || name[0] == '.')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") == n;
+}
+
+/* Creates (or checks) the private directory and returns the socket path. */
+static int socket_path(const char *name, char *path, size_t len)
+{
+	const char *base = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!base || !*base)
+		base = "/tmp";
+	if (snprintf(dir, sizeof(dir), "%s/pap-collector-%u", base,
+		     (unsigned)geteuid()) >= (int)sizeof(dir))
+		return -1;
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+		fprintf(stderr, "%s: %s: error: not a private directory of "
+			"this user (mode 0700)\n", prog, dir);
+		return -1;
+	}
+	if (snprintf(path, len, "%s/%s", dir, name) >= (int)len) {
+		fprintf(stderr, "%s: %s/%s: error: socket path too long\n",
+			prog, dir, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Binds a 0600 listening socket at @path; a stale one is replaced, a
+ * live collector of the same name is an error. */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int s, t;
+
+	strcpy(sa.sun_path, path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	t = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (t >= 0 && !connect(t, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "%s: %s: error: a collector of that name is "
+			"running\n", prog, path);
+		close(t);
+		close(s);
+		return -1;
+	}
+	if (t >= 0)
+		close(t);
+	unlink(path);
+	old = umask(0177);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    listen(s, 256)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		umask(old);
+		close(s);
+		return -1;
+	}
+	umask(old);
+	return s;
+}
+
+static int absolute(const char *file, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (file[0] == '/')
+		return snprintf(out, len, "%s", file) >= (int)len ? -1 : 0;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, len, "%s/%s", cwd, file) >= (int)len ? -1 : 0;
+}
+
+static pid_t start_command(char **argv, const sigset_t *old, const char *sock,
+			   const char *file, int lossy)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	sigprocmask(SIG_SETMASK, old, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	setenv("PAP_COLLECTOR", sock, 1);
+	setenv("PAP_PROFILE", file, 1);
+	if (lossy)
+		setenv("PAP_COLLECTOR_LOSSY", "1", 1);
+	else
+		unsetenv("PAP_COLLECTOR_LOSSY");
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* This process's peak resident memory, in KiB. */
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ll + t.tv_nsec / 1000000;
+}
+
+/* Has producer @p's connection ended? */
+static int gone(int sock)
+{
+	char c;
+	ssize_t n = recv(sock, &c, 1, MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			  errno != EINTR);
+}
+
+struct run {
+	struct collector c;
+	int lsock, sfd;
+	pid_t cmd;
+	int status, cmd_done, stop;
+	const char *file, *snap;
+};
+
+static void on_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+	int st;
+
+	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			while (r->cmd > 0 && waitpid(r->cmd, &st, WNOHANG) ==
+						     r->cmd) {
+				r->cmd_done = 1;
+				r->status = WIFEXITED(st) ? WEXITSTATUS(st) :
+					    128 + WTERMSIG(st);
+				r->cmd = 0;
+			}
+			break;
+		case SIGUSR1:
+			if (col_snapshot(&r->c, r->snap))
+				fprintf(stderr, "%s: %s: cannot write the "
+					"snapshot\n", prog, r->snap);
+			break;
+		default:	/* SIGINT, SIGTERM */
+			if (r->cmd > 0)
+				kill(r->cmd, (int)si.ssi_signo);
+			else
+				r->stop = 1;
+		}
+	}
+}
+
+/* Serves producers until the command ends (and they with it) or a stop
+ * signal comes; then accepts the last connections. */
+static void serve(struct run *r)
+{
+	struct pollfd *pf = NULL;
+	size_t cap = 0, i;
+	long long done_at = 0;
+	unsigned idle = 0;
+
+	for (;;) {
+		uint64_t n = col_drain(&r->c);
+		/* busy: look again at once; idle: back off to 1 ms */
+		struct timespec wait = { 0, !n && ++idle > 64 ?
+					 (idle > 4096 ? 1000000 : 50000) : 0 };
+
+		if (cap < r->c.nprods + 2) {
+			cap = (r->c.nprods + 2) * 2;
+			free(pf);
+			pf = calloc(cap, sizeof(*pf));
+			if (!pf) {
+				fprintf(stderr, "%s: out of memory\n", prog);
+				return;
+			}
+		}
+		pf[0].fd = r->sfd;
+		pf[0].events = POLLIN;
+		pf[1].fd = r->lsock;
+		pf[1].events = POLLIN;
+		for (i = 0; i < r->c.nprods; i++) {
+			pf[i + 2].fd = r->c.prods[i]->sock;
+			pf[i + 2].events = POLLIN | POLLRDHUP;
+			pf[i + 2].revents = 0;
+		}
+		if (n)
+			idle = 0;
+		else if (idle <= 64)
+			sched_yield();
+		if (ppoll(pf, r->c.nprods + 2, &wait, NULL) < 0 &&
+		    errno != EINTR)
+			break;
+		if (pf[0].revents)
+			on_signals(r);
+		for (i = r->c.nprods; i-- > 0;)
+			if (pf[i + 2].revents && gone(r->c.prods[i]->sock))
+				col_reclaim(&r->c, i);
+		if (pf[1].revents & POLLIN)
+			col_accept(&r->c, r->lsock);
+		if (r->stop)
+			break;
+		if (r->cmd_done) {
+			/* descendants may still be finishing: a little while */
+			if (!done_at)
+				done_at = now_ms();
+			if (!r->c.nprods || now_ms() - done_at > 2000)
+				break;
+		}
+	}
+	free(pf);
+	/* connections already queued get their ring and the final drain */
+	for (;;) {
+		struct pollfd p = { .fd = r->lsock, .events = POLLIN };
+
+		if (poll(&p, 1, 0) <= 0 || col_accept(&r->c, r->lsock))
+			break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "lossy", no_argument, NULL, 'L' },
+		{ "ring-words", required_argument, NULL, 'R' },
+		{ "max-records", required_argument, NULL, 'M' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char file[PATH_MAX], snap[PATH_MAX + 8], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char namebuf[32];
+	const char *out = NULL, *name = NULL;
+	unsigned long long nwords = 65536, maxrecs = 1u << 22;
+	int c, lossy = 0, verbose = 0, rc;
+	struct run r;
+	sigset_t set, old;
+	char *end;
+
+	memset(&r, 0, sizeof(r));
+	while ((c = getopt_long(argc, argv, "+o:n:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'L':
+			lossy = 1;
+			break;
+		case 'R':
+			nwords = strtoull(optarg, &end, 10);
+			if (*end || nwords < 64 || nwords > (1u << 26) ||
+			    (nwords & (nwords - 1))) {
+				fprintf(stderr, "%s: error: --ring-words must be "
+					"a power of two from 64 to 2^26\n", prog);
+				return 2;
+			}
+			break;
+		case 'M':
+			maxrecs = strtoull(optarg, &end, 10);
+			if (*end || !maxrecs || maxrecs > UINT32_MAX - 1) {
+				fprintf(stderr, "%s: error: bad --max-records "
+					"'%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pap-collector (pap) %s\n", PAP_VERSION_STRING);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out) {
+		fprintf(stderr, "%s: error: no output file (-o FILE)\n", prog);
+		usage(stderr);
+		return 2;
+	}
+	if (!name) {
+		snprintf(namebuf, sizeof(namebuf), "%ld", (long)getpid());
+		name = namebuf;
+	}
+	if (!name_ok(name)) {
+		fprintf(stderr, "%s: error: bad name '%s': use 1 to 64 of "
+			"[A-Za-z0-9._-], not starting with '.'\n", prog, name);
+		return 2;
+	}
+	if (absolute(out, file, sizeof(file))) {
+		fprintf(stderr, "%s: %s: error: path too long\n", prog, out);
+		return 2;
+	}
+	snprintf(snap, sizeof(snap), "%s.snap", file);
+	if (socket_path(name, sock, sizeof(sock)))
+		return 1;
+	if (col_init(&r.c, nwords, (size_t)maxrecs)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_TIMERSLACK, 1000UL);	/* short sleeps stay short */
+	r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	r.lsock = listen_at(sock);
+	if (r.sfd < 0 || r.lsock < 0) {
+		col_free(&r.c);
+		return 1;
+	}
+	r.file = file;
+	r.snap = snap;
+	if (col_pending_open(&r.c, file))
+		fprintf(stderr, "%s: %s.pending.%ld: cannot create (%s): if "
+			"this collector is killed, what it drained is lost "
+			"without being counted\n", prog, file, (long)getpid(),
+			strerror(errno));
+	if (optind < argc) {
+		r.cmd = start_command(argv + optind, &old, sock, file, lossy);
+		if (r.cmd < 0) {
+			fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+			unlink(sock);
+			col_free(&r.c);
+			return 1;
+		}
+	} else {
+		printf("PAP_COLLECTOR=%s\n", sock);
+		fflush(stdout);
+	}
+	serve(&r);
+	close(r.lsock);
+	unlink(sock);
+	rc = col_finish(&r.c, file);
+	if (verbose || r.c.prof.lost)
+		fprintf(stderr, "%s: %llu producers (%llu refused), %llu records,"
+			" %llu distinct; lost %llu: %llu half-written, %llu "
+			"dropped, %llu held by producers that died, %llu "
+			"rejected; peak RSS %ld KiB\n", prog,
+			(unsigned long long)r.c.st.producers,
+			(unsigned long long)r.c.st.refused,
+			(unsigned long long)r.c.st.records,
+			(unsigned long long)r.c.prof.nrecs,
+			(unsigned long long)r.c.prof.lost,
+			(unsigned long long)r.c.st.partial,
+			(unsigned long long)r.c.st.dropped,
+			(unsigned long long)r.c.st.held,
+			(unsigned long long)r.c.st.rejected, peak_rss_kib());
+	col_free(&r.c);
+	if (rc)
+		return r.status ? r.status : 1;
+	return r.status;
+}

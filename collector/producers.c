@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * producers.c - pap-collector's side of the transport: segments, drains,
+ * the end of a producer and the end of the collector.
+ *
+ * Nothing in a segment is trusted: the ring size is the collector's own
+ * copy, head is checked against tail and the size, and every record is
+ * copied out and checked before use (libcore/ring.c).  What cannot be
+ * read is counted, never guessed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "util.h"
+
+static uint64_t col_str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The one stored copy of function string [s, s+n); NULL if out of memory. */
+static const char *col_intern(struct collector *c, const char *s, size_t n)
+{
+	size_t mask, k, i;
+	char *copy;
+
+	if (c->nstrs + 1 > c->nstr_slots / 2) {
+		size_t ns = c->nstr_slots ? c->nstr_slots * 2 : 256;
+		uint32_t *slots = calloc(ns, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (i = 0; i < c->nstrs; i++) {
+			k = col_str_hash(c->strs[i], strlen(c->strs[i])) &
+			    (ns - 1);
+			while (slots[k])
+				k = (k + 1) & (ns - 1);
+			slots[k] = (uint32_t)(i + 1);
+		}
+		free(c->str_slots);
+		c->str_slots = slots;
+		c->nstr_slots = ns;
+	}
+	mask = c->nstr_slots - 1;
+	for (k = col_str_hash(s, n) & mask; c->str_slots[k]; k = (k + 1) & mask) {
+		const char *t = c->strs[c->str_slots[k] - 1];
+
+		if (!strncmp(t, s, n) && !t[n])
+			return t;
+	}
+	if (c->nstrs == c->cap_strs) {
+		size_t cap = c->cap_strs ? c->cap_strs * 2 : 64;
+		char **ns = realloc(c->strs, cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		c->strs = ns;
+		c->cap_strs = cap;
+	}
+	copy = strndup(s, n);
+	if (!copy)
+		return NULL;
+	c->strs[c->nstrs++] = copy;
+	c->str_slots[k] = (uint32_t)c->nstrs;
+	return copy;
+}
+
+static void col_pending_add(struct collector *c, uint64_t n)
+{
+	__atomic_store_n(c->pending, pap_sat_add(*c->pending, n),
+			 __ATOMIC_RELAXED);
+}
+
+int col_pending_open(struct collector *c, const char *file)
+{
+	uint64_t *p;
+	int fd;
+
+	if (snprintf(c->pending_path, sizeof(c->pending_path), "%s.pending.%ld",
+		     file, (long)getpid()) >= (int)sizeof(c->pending_path))
+		return -1;
+	fd = open(c->pending_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, sizeof(uint64_t)) ||
+	    (p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		unlink(c->pending_path);
+		return -1;
+	}
+	close(fd);
+	c->pending = p;
+	return 0;
+}
+
+struct col_ctx {
+	struct collector *c;
+	struct col_producer *p;
+};
+
+/* An FN record: ids come in order 1, 2, ...; the string is a key. */
+static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
+{
+	struct col_ctx *x = ctx;
+	struct col_producer *p = x->p;
+	const char *colon = memchr(s, ':', n);
+	const char *str;
+	uint32_t i;
+
+	if (id != p->nfns + 1 || p->nfns >= COL_MAX_FNS ||
+	    p->fn_bytes + n > COL_MAX_FN_BYTES || !colon || colon == s)
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return -1;
+	if (p->nfns == p->cap_fns) {
+		uint32_t cap = p->cap_fns ? p->cap_fns * 2 : 16;
+		const char **nf = realloc(p->fns, cap * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		p->fns = nf;
+		p->cap_fns = cap;
+	}
+	str = col_intern(x->c, s, n);
+	if (!str)
+		return -1;
+	p->fns[p->nfns++] = str;
+	p->fn_bytes += n;
+	return 0;
+}
+
+/* Counts one record; the cache finds records without breakpoints that
+ * were seen before, the profile's table everything else. */
+static int col_count(struct collector *c, const char *fn, uint8_t kind,
+		     uint8_t complete, uint64_t value,
+		     const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	struct col_cache_entry *e;
+	struct pap_prof_rec *r;
+	size_t at;
+
+	e = &c->cache[(((uintptr_t)fn >> 4) ^ value * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)kind << 1 ^ complete) >> 7 & (COL_CACHE - 1)];
+	if (!nbps && e->rec && e->fn == fn && e->value == value) {
+		r = &c->prof.recs[e->rec - 1];
+		if (r->kind == kind && r->complete == complete && !r->nbps) {
+			r->count = pap_sat_add(r->count, 1);
+			return 0;
+		}
+	}
+	if (pap_profile_add_at(&c->prof, fn, kind, complete, value, bps, nbps,
+			       1, &at))
+		return -1;
+	if (!nbps) {
+		e->fn = fn;
+		e->value = value;
+		e->rec = (uint32_t)(at + 1);
+	}
+	return 0;
+}
+
+static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
+		       uint64_t value, const struct pap_breakpoint *bps,
+		       uint32_t nbps)
+{
+	struct col_ctx *x = ctx;
+
+	if (fn == 0 || fn > x->p->nfns ||
+	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
+		      bps, nbps))
+		return -1;
+	x->p->records++;
+	return 0;
+}
+
+static int col_on_bl(void *ctx, uint32_t fn, uint64_t id)
+{
+	struct col_ctx *x = ctx;
+
+	if (fn == 0 || fn > x->p->nfns ||
+	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0))
+		return -1;
+	x->p->records++;
+	return 0;
+}
+
+static const struct pap_ring_ops col_ops = { col_on_fn, col_on_path,
+					     col_on_bl };
+
+/* Takes @p's committed records; how many.  A broken frame discards the
+ * rest of what is committed and is counted once. */
+static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
+{
+	struct col_ctx x = { c, p };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t head = __atomic_load_n(&p->shm->head, __ATOMIC_ACQUIRE);
+
+	if (head == p->tail)
+		return 0;
+	if (pap_ring_read(p->shm->words, p->nwords, &p->tail, head, &col_ops,
+			  &x, c->buf, &st)) {
+		if (!p->broken)
+			fprintf(stderr, "pap-collector: producer %ld/%ld wrote "
+				"a malformed ring; its unreadable records are "
+				"counted as lost\n", (long)p->pid, (long)p->tid);
+		p->broken = 1;
+		st.rejected++;
+		/* resynchronise where the producer says it is */
+		p->tail = head;
+	}
+	/* tail first: a SIGKILL between the two stores may lose this batch
+	 * unreported, but can never count it twice */
+	__atomic_store_n(&p->shm->tail, p->tail, __ATOMIC_RELEASE);
+	col_pending_add(c, st.records + st.rejected);
+	c->st.records += st.records;
+	c->st.rejected += st.rejected;
+	c->prof.lost = pap_sat_add(c->prof.lost, st.rejected);
+	return st.records;
+}
+
+uint64_t col_drain(struct collector *c)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < c->nprods; i++)
+		n += col_drain_one(c, c->prods[i]);
+	return n;
+}
+
+/* Counts @p's drops (lossy mode) not yet counted.  A producer that broke
+ * its ring's framing is not believed: its losses count as rejected. */
+static void col_count_drops(struct collector *c, struct col_producer *p)
+{
+	uint64_t lost = __atomic_load_n(&p->shm->lost, __ATOMIC_ACQUIRE);
+
+	if (!p->broken && lost > p->lost_seen) {
+		c->st.dropped += lost - p->lost_seen;
+		c->prof.lost = pap_sat_add(c->prof.lost, lost - p->lost_seen);
+		col_pending_add(c, lost - p->lost_seen);
+		p->lost_seen = lost;
+		/* counted here: the producer need not report them */
+		__atomic_store_n(&p->shm->durable_lost, lost, __ATOMIC_RELEASE);
+	}
+}
+
+static void col_release(struct col_producer *p)
+{
+	if (p->shm)
+		munmap(p->shm, p->maplen);
+	if (p->sock >= 0)
+		close(p->sock);
+	free(p->fns);
+	free(p);
+}
+
+void col_reclaim(struct collector *c, size_t i)
+{
+	struct col_producer *p = c->prods[i];
+	uint64_t held;
+
+	col_drain_one(c, p);
+	if (!p->broken && pap_ring_partial(p->shm->words, p->nwords,
+					   __atomic_load_n(&p->shm->head,
+							   __ATOMIC_ACQUIRE))) {
+		/* the producer died inside a record: it is lost */
+		c->st.partial++;
+		c->prof.lost = pap_sat_add(c->prof.lost, 1);
+		col_pending_add(c, 1);
+	}
+	col_count_drops(c, p);
+	/* records the producer kept in its memory and never wrote */
+	held = p->broken ? 0 : __atomic_load_n(&p->shm->held,
+					       __ATOMIC_ACQUIRE);
+	c->st.held += held;
+	c->prof.lost = pap_sat_add(c->prof.lost, held);
+	col_pending_add(c, held);
+	col_release(p);
+	c->prods[i] = c->prods[--c->nprods];
+}
+
+/* A new 0600 segment for a ring of @nwords words; its fd, or -1.  The
+ * name, made of numbers only, is unlinked at once: nothing outlives us. */
+static int col_segment(struct collector *c, struct col_producer *p)
+{
+	char name[64];
+	struct stat st;
+	int fd;
+
+	snprintf(name, sizeof(name), "/pap-%u-%u-%u", (unsigned)geteuid(),
+		 (unsigned)getpid(), c->seq++);
+	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	shm_unlink(name);
+	p->maplen = pap_shm_segment_size(c->nwords);
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)p->maplen) ||
+	    fstat(fd, &st) || st.st_uid != geteuid())
+		goto fail;
+	p->shm = mmap(NULL, p->maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      0);
+	if (p->shm == MAP_FAILED) {
+		p->shm = NULL;
+		goto fail;
+	}
+	p->nwords = c->nwords;
+	p->shm->magic = PAP_SHM_MAGIC;
+	p->shm->major = PAP_SHM_VERSION_MAJOR;
+	p->shm->minor = PAP_SHM_VERSION_MINOR;
+	p->shm->header_size = sizeof(*p->shm);
+	p->shm->nwords = c->nwords;
+	p->shm->collector_pid = (uint32_t)getpid();
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+static int col_send_welcome(int sock, int status, uint64_t nwords, int fd)
+{
+	struct pap_shm_welcome w = { PAP_SHM_MAGIC, PAP_SHM_VERSION_MAJOR,
+				     PAP_SHM_VERSION_MINOR, status, 0, nwords };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &w, sizeof(w) };
+	struct msghdr m = { 0 };
+	struct cmsghdr *cm;
+
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(w) ? 0 : -1;
+}
+
+int col_accept(struct collector *c, int lsock)
+{
+	struct pap_shm_hello hello;
+	struct timeval tv = { 1, 0 };
+	struct col_producer *p;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int sock, fd;
+
+	sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
+	if (sock < 0)
+		return -1;
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    cred.uid != geteuid()) {
+		col_send_welcome(sock, EPERM, 0, -1);
+		fprintf(stderr, "pap-collector: refused a producer of uid "
+			"%ld\n", (long)cred.uid);
+		goto refuse;
+	}
+	if (recv(sock, &hello, sizeof(hello), MSG_WAITALL) != sizeof(hello) ||
+	    hello.magic != PAP_SHM_MAGIC ||
+	    hello.major < PAP_SHM_VERSION_OLDEST ||
+	    hello.major > PAP_SHM_VERSION_MAJOR) {
+		col_send_welcome(sock, EPROTO, 0, -1);
+		goto refuse;
+	}
+	if (c->nprods == c->cap_prods) {
+		size_t cap = c->cap_prods ? c->cap_prods * 2 : 16;
+		struct col_producer **np = realloc(c->prods,
+						   cap * sizeof(*np));
+
+		if (!np)
+			goto refuse;
+		c->prods = np;
+		c->cap_prods = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto refuse;
+	p->sock = sock;
+	p->pid = cred.pid;
+	p->tid = (pid_t)hello.tid;
+	fd = col_segment(c, p);
+	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, fd)) {
+		if (fd >= 0)
+			close(fd);
+		col_release(p);
+		c->st.refused++;
+		return -1;
+	}
+	close(fd);
+	c->prods[c->nprods++] = p;
+	c->st.producers++;
+	return 0;
+refuse:
+	c->st.refused++;
+	close(sock);
+	return -1;
+}
+
+/* Tells each producer the collector is gone, and, when @durable, that
+ * what its ring gave is in the profile file (else it reports it lost). */
+static void col_let_go(struct collector *c, int durable)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprods; i++) {
+		struct pap_shm_ring *s = c->prods[i]->shm;
+
+		if (durable) {
+			__atomic_store_n(&s->durable, c->prods[i]->records,
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&s->durable_lost,
+					 c->prods[i]->lost_seen,
+					 __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&s->state, PAP_SHM_GONE, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Under the profile file's lock, after the rename: everything is in the
+ * file, nothing pending. */
+static void col_written(void *arg)
+{
+	struct collector *c = arg;
+
+	__atomic_store_n(c->pending, 0, __ATOMIC_RELAXED);
+	col_let_go(c, 1);
+}
+
+int col_finish(struct collector *c, const char *file)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->nprods; i++)
+		__atomic_store_n(&c->prods[i]->shm->state, PAP_SHM_DETACHING,
+				 __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	col_drain(c);
+	for (i = 0; i < c->nprods; i++)
+		col_count_drops(c, c->prods[i]);
+	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
+				    col_written, c);
+	if (rc)
+		col_let_go(c, 0);
+	else if (c->pending != &c->pending_local)
+		unlink(c->pending_path);
+	return rc;
+}
+
+int col_snapshot(struct collector *c, const char *file)
+{
+	char tmp[4200];
+	FILE *f;
+
+	col_drain(c);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	if (pap_profile_write(&c->prof, f) | fclose(f) || rename(tmp, file)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int col_init(struct collector *c, uint64_t nwords, size_t max_recs)
+{
+	memset(c, 0, sizeof(*c));
+	pap_profile_init(&c->prof);
+	c->prof.max_recs = max_recs;
+	c->nwords = nwords;
+	c->pending = &c->pending_local;
+	c->buf = malloc(sizeof(*c->buf));
+	return c->buf ? 0 : -1;
+}
+
+void col_free(struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprods; i++)
+		col_release(c->prods[i]);
+	for (i = 0; i < c->nstrs; i++)
+		free(c->strs[i]);
+	free(c->strs);
+	free(c->str_slots);
+	free(c->prods);
+	free(c->buf);
+	if (c->pending != &c->pending_local)
+		munmap(c->pending, sizeof(uint64_t));
+	pap_profile_free(&c->prof);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.c - the bounds-checked reader of pap's shared-memory rings.
+ */
+#include <string.h>
+
+#include "cfg.h"
+#include "ring.h"
+
+static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,
+			  uint64_t pos)
+{
+	return __atomic_load_n(&words[pos & (nwords - 1)], __ATOMIC_RELAXED);
+}
+
+/* Hands one copied record @w of @len words to @ops; 0 if accepted. */
+static int ring_record(const uint64_t *w, uint64_t len,
+		       const struct pap_ring_ops *ops, void *ctx,
+		       struct pap_ring_buf *buf, struct pap_ring_stats *st)
+{
+	uint64_t i, n;
+	uint32_t nbps;
+
+	switch (pap_shm_header_tag(w[0])) {
+	case PAP_SHM_FN:
+		if (len < 2)
+			return -1;
+		n = w[1] >> 32;
+		if (n == 0 || n > PAP_SHM_MAX_FN || len != 2 + (n + 7) / 8)
+			return -1;
+		{
+			const char *s = (const char *)&w[2];
+
+			if (memchr(s, 0, n))
+				return -1;
+			for (i = n; i < (len - 2) * 8; i++)
+				if (s[i])
+					return -1;
+			if (ops->fn(ctx, (uint32_t)w[1], s, (uint32_t)n))
+				return -1;
+		}
+		st->fns++;
+		return 0;
+	case PAP_SHM_PATH:
+		if (len < 3)
+			return -1;
+		nbps = (uint32_t)(w[1] >> 40);
+		if (((w[1] >> 32) & 0xff) > 1 || len != 3 + 2 * (uint64_t)nbps)
+			return -1;
+		for (i = 0; i < nbps; i++) {
+			if (w[3 + 2 * i] > UINT32_MAX)
+				return -1;
+			buf->bps[i].site = (uint32_t)w[3 + 2 * i];
+			buf->bps[i].r = w[4 + 2 * i];
+		}
+		if (ops->path(ctx, (uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
+			      buf->bps, nbps))
+			return -1;
+		st->records++;
+		return 0;
+	case PAP_SHM_BL:
+		if (len != 3 || w[1] > UINT32_MAX)
+			return -1;
+		if (ops->bl(ctx, (uint32_t)w[1], w[2]))
+			return -1;
+		st->records++;
+		return 0;
+	}
+	return -1;
+}
+
+int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
+		  uint64_t *pos, uint64_t head, const struct pap_ring_ops *ops,
+		  void *ctx, struct pap_ring_buf *buf,
+		  struct pap_ring_stats *st)
+{
+	uint64_t p = *pos, h, len, i;
+
+	if (head < p || head - p > nwords)
+		return PAP_ECORRUPT;
+	while (p != head) {
+		h = ring_word(words, nwords, p);
+		len = pap_shm_header_len(h);
+		if (pap_shm_header_magic(h) != PAP_SHM_REC_MAGIC ||
+		    pap_shm_header_pos(h) != (uint32_t)p || len == 0 ||
+		    len > head - p)
+			return PAP_ECORRUPT;
+		buf->words[0] = h;
+		for (i = 1; i < len; i++)
+			buf->words[i] = ring_word(words, nwords, p + i);
+		if (ring_record(buf->words, len, ops, ctx, buf, st))
+			st->rejected++;
+		p += len;
+		*pos = p;
+	}
+	return PAP_OK;
+}
+
+int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
+		     uint64_t head)
+{
+	uint64_t h = ring_word(words, nwords, head);
+
+	return pap_shm_header_magic(h) == PAP_SHM_REC_MAGIC &&
+	       pap_shm_header_pos(h) == (uint32_t)head &&
+	       pap_shm_header_len(h) != 0;
+}

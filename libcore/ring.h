@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - reads the records of a pap shared-memory ring (pap/shm.h).
+ *
+ * One bounds-checked parser for the collector, the runtime (when it
+ * takes its ring back from a collector that died) and the fuzz harness.
+ * Every word of the ring may be garbage or change while it is read: each
+ * record is copied out first, then checked, then handed on, so nothing the
+ * writer does can make the reader step outside the ring or its buffer.
+ */
+#ifndef PAP_CORE_RING_H
+#define PAP_CORE_RING_H
+
+#include <stdint.h>
+
+#include <pap/shm.h>
+
+#include "decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a reader does with each well-framed record; nonzero rejects it. */
+struct pap_ring_ops {
+	int (*fn)(void *ctx, uint32_t id, const char *s, uint32_t len);
+	int (*path)(void *ctx, uint32_t fn, uint8_t complete, uint64_t value,
+		    const struct pap_breakpoint *bps, uint32_t nbps);
+	int (*bl)(void *ctx, uint32_t fn, uint64_t id);
+};
+
+struct pap_ring_stats {
+	uint64_t records;	/* PATH and BL records accepted */
+	uint64_t fns;		/* FN records accepted */
+	uint64_t rejected;	/* records refused, or lost to bad framing */
+};
+
+/* Scratch a reader needs: one record's words and its breakpoints. */
+struct pap_ring_buf {
+	uint64_t words[PAP_SHM_MAX_WORDS];
+	struct pap_breakpoint bps[PAP_SHM_MAX_WORDS / 2];
+};
+
+/*
+ * Reads the records in [*pos, head) of the ring @words (@nwords, a power
+ * of two), advancing *pos past each one handed to @ops.  A record @ops
+ * refuses, or whose body is malformed, is counted in @st->rejected and
+ * skipped.  Returns PAP_OK with *pos == head, or PAP_ECORRUPT when the
+ * framing itself is broken (bad header, or head not in reach): *pos is
+ * left at the bad word and the rest cannot be read; the caller counts
+ * and discards it.
+ */
+int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
+		  uint64_t *pos, uint64_t head, const struct pap_ring_ops *ops,
+		  void *ctx, struct pap_ring_buf *buf,
+		  struct pap_ring_stats *st);
+
+/*
+ * Does a record begin at @head that was never committed (its writer died
+ * after its header word)?  Never reads outside the ring.
+ */
+int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
+		     uint64_t head);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_RING_H */

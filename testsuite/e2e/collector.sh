@@ -1,0 +1,233 @@
+#!/bin/sh
+# collector.sh - pap-collector end to end: the same profile as the file
+# sink; threads, fork, exec, posix_spawn, _exit and fatal signals;
+# producers killed mid-record (test points, PAP_TEST_KILL); the collector
+# killed and restarted; full rings, lossless and lossy; garbage in rings
+# and segments; permissions and names.  Every count is checked against
+# what the workload implies (cworkload.c), with
+#   emitted = in the profile + reported lost, exactly.
+# TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+coll=$top_builddir/collector/pap-collector
+rogue=$top_builddir/testsuite/tools/pap-rogue
+tmp=$(mktemp -d) || exit 1
+export TMPDIR="$tmp"
+trap 'kill $(jobs -p) 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+unset PAP_COLLECTOR PAP_PROFILE PAP_TEST_KILL PAP_COLLECTOR_LOSSY
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# activations of work in PROFILE
+acts() { "$decode" --format=paths "$1" 2>/dev/null | awk '$1 == "work" { s += $2 }
+	END { print s + 0 }'; }
+# records of every function in PROFILE
+total() { "$decode" --format=paths "$1" 2>/dev/null | awk '{ s += $2 } END { print s + 0 }'; }
+# records reported lost in PROFILE
+lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
+# waits (bounded) until FILE exists
+wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
+	i=$((i + 1)); done; }
+
+echo "1..30"
+
+"$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
+
+# 1-2: same workload, same profile via both sinks
+./w threads 4 300 && mv pap.prof file.prof
+"$coll" -o coll.prof -- ./w threads 4 300
+check "collector and file sink give byte-identical profiles" \
+	'cmp -s file.prof coll.prof'
+check "... with the 4 x 300 activations of work" \
+	'[ "$(acts coll.prof)" -eq 1200 ]'
+
+# 3-4: the collector merges into an existing file, exits with the status
+"$coll" -o coll.prof -- ./w threads 2 50
+check "the collector merges into an existing profile" \
+	'[ "$(acts coll.prof)" -eq 1300 ]'
+"$coll" -o st.prof -- sh -c 'exit 3'
+check "the collector exits with the command's status" '[ $? -eq 3 ]'
+
+# 5-11: process and thread life cycles
+for m in "fork 200 600" "tfork 150 450" "exec 200 400" "spawn 150 450" "_exit 200 200" \
+	 "abort 200 200" "churn 12 50 600"; do
+	set -- $m
+	rm -f p.prof
+	if [ $# -eq 4 ]; then
+		"$coll" -o p.prof -- ./w "$1" "$2" "$3" 2>/dev/null; want=$4
+	else
+		"$coll" -o p.prof -- ./w "$1" "$2" 2>/dev/null; want=$3
+	fi
+	check "$1: $want activations, nothing lost" \
+		'[ "$(acts p.prof)" -eq $want ] && [ "$(lost p.prof)" -eq 0 ]'
+done
+
+# 11: many processes with threads at once
+rm -f p.prof
+"$coll" -o p.prof -- sh -c 'for i in 1 2 3 4 5 6 7 8; do ./w threads 3 100 &
+	done; wait'
+check "8 processes x 3 threads: 2400 activations" \
+	'[ "$(acts p.prof)" -eq 2400 ] && [ "$(lost p.prof)" -eq 0 ]'
+
+# 12-14: a producer killed mid-record and right after one (test points)
+for at in 1 37 150; do
+	rm -f p.prof
+	PAP_TEST_KILL=mid:$at "$coll" -o p.prof -- ./w threads 1 200 \
+		2>/dev/null
+	# records before it: at-1 (work, or thread's own when at = 201)
+	check "killed inside record $at: $((at - 1)) counted once, 1 lost" \
+		'[ "$(acts p.prof)" -eq $((at - 1)) ] && [ "$(lost p.prof)" -eq 1 ]'
+done
+rm -f p.prof
+PAP_TEST_KILL=after:80 "$coll" -o p.prof -- ./w threads 1 200 2>/dev/null
+check "killed right after record 80: 80 counted, none lost" \
+	'[ "$(acts p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
+
+# 16-17: the collector killed, and a new one started under the same name
+rm -f k.prof go
+"$coll" -o k.prof --name kill >sock.txt &
+cpid=$!
+wait_for "$tmp/pap-collector-$(id -u)/kill"
+export PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/kill"
+export PAP_PROFILE="$tmp/k.prof"
+./w pause 300 go 2>/dev/null &
+wpid=$!
+sleep 0.3
+kill -KILL $cpid
+wait $cpid 2>/dev/null
+touch go
+wait $wpid
+# main, 2 x run, 600 x work
+check "collector killed: producer finishes; profile + lost = 603 records" \
+	'[ $(( $(total k.prof) + $(lost k.prof) )) -eq 603 ] && [ "$(acts k.prof)" -ge 300 ]'
+"$coll" -o k.prof --name kill >/dev/null &
+cpid=$!
+sleep 0.2
+./w threads 2 100
+kill -TERM $cpid
+wait $cpid
+# and main, threads, 2 x thread, 2 x run, 200 x work
+check "a restarted collector collects new producers into the same file" \
+	'[ $(( $(total k.prof) + $(lost k.prof) )) -eq 809 ]'
+unset PAP_COLLECTOR PAP_PROFILE
+
+# 18-20: full rings: the collector is stopped once the producer is
+# connected (go.ready), so its 64-word ring fills
+# full_ring NAME LOSSY: collector NAME (--lossy if LOSSY is 1), producer
+# "pause 400 go"
+full_ring() {
+	rm -f f.prof fs.prof go go.ready
+	if [ "$2" = 1 ]; then lossy=--lossy; else lossy=--ring-words=64; fi
+	"$coll" -o f.prof --name "$1" --ring-words 64 $lossy >/dev/null 2>&1 &
+	cpid=$!
+	wait_for "$tmp/pap-collector-$(id -u)/$1"
+	PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/$1" PAP_PROFILE="$tmp/fs.prof" \
+		PAP_COLLECTOR_LOSSY=$2 ./w pause 400 go 2>/dev/null &
+	wpid=$!
+	wait_for go.ready
+	sleep 0.1
+	kill -STOP $cpid
+	touch go
+}
+# lossless: what the ring refused reaches the file sink (fs.prof)
+full_ring full 0
+wait $wpid
+kill -CONT $cpid
+kill -TERM $cpid
+wait $cpid
+check "lossless: a full ring keeps records in the process, none lost" \
+	'[ $(( $(acts f.prof) + $(acts fs.prof) )) -eq 800 ] && [ "$(acts fs.prof)" -gt 0 ] && [ $(( $(lost f.prof) + $(lost fs.prof) )) -eq 0 ]'
+# lossy: dropped and counted (800 x work, 2 x run, main)
+full_ring lossy 1
+wait $wpid
+kill -CONT $cpid
+kill -TERM $cpid
+wait $cpid
+check "lossy: drops are counted exactly (profile + lost = 803, lost > 0)" \
+	'[ $(( $(total f.prof) + $(total fs.prof) + $(lost f.prof) + $(lost fs.prof) )) -eq 803 ] && [ "$(lost f.prof)" -gt 0 ]'
+# killed while holding: reported lost (800 x work, 2 x run before)
+touch go.hold
+full_ring held 0
+wait_for go.held
+kill -KILL $wpid
+wait $wpid 2>/dev/null
+kill -CONT $cpid
+kill -TERM $cpid
+wait $cpid
+rm -f go.hold
+check "killed while holding records: they are reported lost (802 emitted)" \
+	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ "$(lost f.prof)" -gt 300 ] && [ ! -e fs.prof ]'
+
+# 21-22: garbage from rogue producers beside an honest one
+rm -f g.prof
+"$coll" -o g.prof --name garbage --max-records 5000 >/dev/null 2>g.err &
+cpid=$!
+wait_for "$tmp/pap-collector-$(id -u)/garbage"
+export PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/garbage"
+./w threads 2 300 &
+wpid=$!
+s=1
+while [ $s -le 40 ]; do
+	"$rogue" ring $s 200 && "$rogue" segment $s &&
+	"$rogue" records $s 500 || echo "rogue $s failed"
+	s=$((s + 1))
+done >rogue.out 2>&1
+"$rogue" fns 100000 >>rogue.out 2>&1
+"$rogue" flood 20000 >>rogue.out 2>&1
+wait $wpid
+kill -TERM $cpid
+wait $cpid
+st=$?
+unset PAP_COLLECTOR
+check "garbage: the collector survives 120 rogue rings and segments" \
+	'[ $st -eq 0 ] && [ ! -s rogue.out ]'
+check "garbage: the honest producer's 600 activations are intact" \
+	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$(wc -l <g.prof)" -le 5003 ]'
+
+# 22-24: security
+"$coll" -o s.prof --name sec >/dev/null 2>sec.err &
+cpid=$!
+sock="$tmp/pap-collector-$(id -u)/sec"
+wait_for "$sock"
+check "the socket and its directory are private (0600, 0700)" \
+	'[ "$(stat -c %a "$sock")" = 600 ] && [ "$(stat -c %a "${sock%/*}")" = 700 ]'
+check "segments are 0600 and owned by the producer's uid" \
+	'[ "$(PAP_COLLECTOR=$sock "$rogue" mode)" = "600 mine" ]'
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$tmp" "${sock%/*}"; chmod 666 "$sock"
+	out=$(PAP_COLLECTOR=$sock setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$rogue" mode 2>&1)
+	chmod 700 "${sock%/*}"; chmod 600 "$sock"
+	kill -TERM $cpid; wait $cpid
+	check "a producer of another uid is refused" \
+		'[ "$out" = "pap-rogue: refused" ] && grep -q "refused a producer of uid 65534" sec.err'
+else
+	kill -TERM $cpid; wait $cpid
+	ok "# SKIP a producer of another uid is refused (needs root)"
+fi
+"$coll" -o s.prof --name ../escape -- true 2>/dev/null
+r1=$?
+"$coll" -o s.prof --name 'a/b' -- true 2>/dev/null
+r2=$?
+check "names that would leave the collector's directory are refused" \
+	'[ $r1 -eq 2 ] && [ $r2 -eq 2 ]'
+
+# 27-29: the command line
+check "--help and --version" \
+	'"$coll" --help | grep -q "^Usage: pap-collector -o FILE" && "$coll" --version | grep -q "^pap-collector (pap) "'
+"$coll" -- true 2>err.txt
+r1=$?
+check "no -o: exit 2 with an error" \
+	'[ $r1 -eq 2 ] && grep -q "error: no output file" err.txt'
+"$coll" -o x.prof --ring-words 100 -- true 2>err.txt
+r1=$?
+check "a ring size that is not a power of two: exit 2 with an error" \
+	'[ $r1 -eq 2 ] && grep -q "error: --ring-words must be" err.txt'
+
+[ $fails -eq 0 ]

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_ring.c - libFuzzer harness for the ring reader (libcore/ring.c),
+ * run by `make soak-collector` for a fixed time.
+ *
+ * The input is a ring as a rogue producer could leave it: the first 16
+ * bytes are the reader's tail and the head the producer claims, the rest
+ * the ring's words (256 of them, zero-filled).  Every record the reader
+ * accepts is checked for the promises of pap/shm.h and counted into a
+ * size-bounded profile, as the collector does.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "ring.h"
+
+#define NW 256u
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fz {
+	struct pap_profile prof;
+	char fns[8][64];
+	uint32_t nfns;
+};
+
+static int fz_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
+{
+	struct fz *z = ctx;
+
+	if (n == 0 || n > PAP_SHM_MAX_FN || memchr(s, 0, n))
+		abort();
+	if (id != z->nfns + 1 || z->nfns == 8 || n >= 64)
+		return -1;
+	memcpy(z->fns[z->nfns], s, n);
+	z->fns[z->nfns++][n] = 0;
+	return 0;
+}
+
+static int fz_path(void *ctx, uint32_t fn, uint8_t complete, uint64_t v,
+		   const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	struct fz *z = ctx;
+
+	if (complete > 1 || nbps > PAP_SHM_MAX_WORDS / 2 || (nbps && !bps))
+		abort();
+	if (fn == 0 || fn > z->nfns)
+		return -1;
+	return pap_profile_add(&z->prof, z->fns[fn - 1], PAP_REC_PATH,
+			       complete, v, bps, nbps, 1);
+}
+
+static int fz_bl(void *ctx, uint32_t fn, uint64_t id)
+{
+	struct fz *z = ctx;
+
+	if (fn == 0 || fn > z->nfns)
+		return -1;
+	return pap_profile_add(&z->prof, z->fns[fn - 1], PAP_REC_BL, 1, id,
+			       NULL, 0, 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct pap_ring_ops ops = { fz_fn, fz_path, fz_bl };
+	static struct pap_ring_buf buf;
+	static uint64_t words[NW];
+	struct pap_ring_stats st = { 0, 0, 0 };
+	struct fz z;
+	uint64_t pos, head, start;
+
+	if (size < 16)
+		return 0;
+	memcpy(&pos, data, 8);
+	memcpy(&head, data + 8, 8);
+	pos %= 4 * NW;		/* small positions reach the wrap often */
+	head = pos + head % (NW + 8);
+	memset(words, 0, sizeof(words));
+	memcpy(words, data + 16, size - 16 < sizeof(words) ? size - 16 :
+	       sizeof(words));
+	memset(&z, 0, sizeof(z));
+	pap_profile_init(&z.prof);
+	z.prof.max_recs = 64;
+	start = pos;
+	pap_ring_read(words, NW, &pos, head, &ops, &z, &buf, &st);
+	if (pos < start || pos > head || z.prof.nrecs > 64 ||
+	    st.records > head - start)
+		abort();
+	pap_ring_partial(words, NW, head);
+	pap_profile_free(&z.prof);
+	return 0;
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ring.c - the shared-memory ring reader (libcore/ring.c) and the
+ * profile's lost-record count: records written by an encoder written
+ * here from pap/shm.h come back exactly; garbage never gets past the
+ * bounds and is counted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "profile.h"
+#include "ring.h"
+#include "ringenc.h"
+
+#define NW 256u
+
+struct tr_ring {
+	uint64_t words[NW];
+	uint64_t head;
+};
+
+static void tr_put(struct tr_ring *r, unsigned tag, const uint64_t *body,
+		   uint64_t n)
+{
+	r->head = re_put(r->words, NW, r->head, tag, body, n);
+}
+
+static void tr_fn(struct tr_ring *r, uint32_t id, const char *s)
+{
+	r->head = re_put_fn(r->words, NW, r->head, id, s);
+}
+
+/* What the reader handed on, in order, as text. */
+struct tr_seen {
+	char log[8192];
+	size_t len;
+	int refuse_fn;
+};
+
+static int tr_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
+{
+	struct tr_seen *x = ctx;
+
+	if (x->refuse_fn)
+		return -1;
+	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
+				   "F%u=%.*s;", id, (int)n, s);
+	return 0;
+}
+
+static int tr_on_path(void *ctx, uint32_t fn, uint8_t complete, uint64_t v,
+		      const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	struct tr_seen *x = ctx;
+	uint32_t i;
+
+	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
+				   "P%u,%u,%llu", fn, complete,
+				   (unsigned long long)v);
+	for (i = 0; i < nbps; i++)
+		x->len += (size_t)snprintf(x->log + x->len,
+					   sizeof(x->log) - x->len, ",%u:%llu",
+					   bps[i].site,
+					   (unsigned long long)bps[i].r);
+	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
+				   ";");
+	return 0;
+}
+
+static int tr_on_bl(void *ctx, uint32_t fn, uint64_t id)
+{
+	struct tr_seen *x = ctx;
+
+	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
+				   "B%u,%llu;", fn, (unsigned long long)id);
+	return 0;
+}
+
+static const struct pap_ring_ops tr_ops = { tr_on_fn, tr_on_path, tr_on_bl };
+
+/* test_ring_round_trip: records across the ring's end come back in order,
+ * field for field, and the reader stops exactly at head. */
+static void test_ring_round_trip(void **state)
+{
+	static struct pap_ring_buf buf;
+	struct tr_ring r = { { 0 }, 250 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t path[] = { 7 | 1ull << 32 | 2ull << 40, 99, 3, 1000, 4,
+			    UINT64_MAX };
+	uint64_t bl[] = { 7, 42 };
+	uint64_t pos = 250;
+
+	(void)state;
+	tr_fn(&r, 7, "main:0123456789abcdef");
+	tr_put(&r, PAP_SHM_PATH, path, 6);
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &st), PAP_OK);
+	assert_int_equal(pos, r.head);
+	assert_string_equal(x.log, "F7=main:0123456789abcdef;"
+			    "P7,1,99,3:1000,4:18446744073709551615;B7,42;");
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.fns, 1);
+	assert_int_equal(st.rejected, 0);
+}
+
+/* test_ring_partial: a header at head is a record begun, not committed;
+ * a stale header from the previous lap is not. */
+static void test_ring_partial(void **state)
+{
+	struct tr_ring r = { { 0 }, 10 };
+	uint64_t bl[] = { 1, 5 };
+
+	(void)state;
+	assert_false(pap_ring_partial(r.words, NW, 10));
+	r.words[10] = pap_shm_header(PAP_SHM_BL, 3, 10);
+	assert_true(pap_ring_partial(r.words, NW, 10));
+	r.words[10] = pap_shm_header(PAP_SHM_BL, 3, 10 + NW);
+	assert_false(pap_ring_partial(r.words, NW, 10));
+	r.head = 10 + NW;
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	assert_false(pap_ring_partial(r.words, NW, 10 + NW + 3));
+}
+
+/* test_ring_bad_bodies: well-framed records with bad bodies are counted
+ * and skipped; the records around them still arrive. */
+static void test_ring_bad_bodies(void **state)
+{
+	static struct pap_ring_buf buf;
+	struct tr_ring r = { { 0 }, 0 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t bl[] = { 1, 5 }, bad_site[] = { 1 | 1ull << 40, 0,
+						 1ull << 33, 0 };
+	uint64_t bad_complete[] = { 1 | 2ull << 32, 0 };
+	uint64_t fn_nul[] = { 2 | 4ull << 32, 0x00616161 };
+	uint64_t fn_pad[] = { 2 | 1ull << 32, 0x6161 };
+	uint64_t pos = 0;
+
+	(void)state;
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	tr_put(&r, PAP_SHM_PATH, bad_site, 4);		/* site > 32 bits */
+	tr_put(&r, PAP_SHM_PATH, bad_complete, 2);	/* complete 2 */
+	tr_put(&r, PAP_SHM_BL, bl, 1);			/* too short */
+	tr_put(&r, 9, bl, 2);				/* unknown tag */
+	tr_put(&r, PAP_SHM_FN, fn_nul, 2);		/* NUL inside */
+	tr_put(&r, PAP_SHM_FN, fn_pad, 2);		/* padding not 0 */
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &st), PAP_OK);
+	assert_string_equal(x.log, "B1,5;B1,5;");
+	assert_int_equal(st.rejected, 6);
+	assert_int_equal(st.records, 2);
+}
+
+/* test_ring_bad_framing: a bad header, a length past head, or a head out
+ * of reach stop the reader at the bad word. */
+static void test_ring_bad_framing(void **state)
+{
+	static struct pap_ring_buf buf;
+	struct tr_ring r = { { 0 }, 0 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t bl[] = { 1, 5 };
+	uint64_t pos = 0;
+
+	(void)state;
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	tr_put(&r, PAP_SHM_BL, bl, 2);
+	r.words[3] ^= 1;	/* position field of the second header */
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &st), PAP_ECORRUPT);
+	assert_int_equal(pos, 3);
+	assert_string_equal(x.log, "B1,5;");
+	pos = 0;
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, 2, &tr_ops, &x,
+				       &buf, &st), PAP_ECORRUPT);
+	assert_int_equal(pos, 0);
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, NW + 1, &tr_ops, &x,
+				       &buf, &st), PAP_ECORRUPT);
+	pos = 5;
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, 4, &tr_ops, &x,
+				       &buf, &st), PAP_ECORRUPT);
+}
+
+/* test_ring_random: 20000 rings of random words (some with valid-looking
+ * headers) never take the reader outside the ring, and every record it
+ * hands on is well formed. */
+static void test_ring_random(void **state)
+{
+	static struct pap_ring_buf buf;
+	static struct tr_ring r;
+	uint64_t g = 12345, k, i;
+
+	(void)state;
+	for (k = 0; k < 20000; k++) {
+		struct tr_seen x = { "", 0, (int)(k & 1) };
+		struct pap_ring_stats st = { 0, 0, 0 };
+		uint64_t pos = g % (4 * NW), head;
+
+		for (i = 0; i < NW; i++) {
+			g = g * 6364136223846793005ull + 1442695040888963407ull;
+			r.words[i] = (g >> 61) ? g >> (g & 31) :
+				pap_shm_header((unsigned)(g >> 8) % 4,
+					       (g >> 16) % 9, pos + i);
+		}
+		head = pos + (g >> 40) % (NW + 2);
+		pap_ring_read(r.words, NW, &pos, head, &tr_ops, &x, &buf, &st);
+		assert_true(pos <= head);
+		x.len = 0;
+	}
+}
+
+/* test_profile_lost_round_trip: a lost count makes a version 2 file that
+ * reads back with the same count; merging adds counts; without losses
+ * the file stays version 1, and version 1 files still read. */
+static void test_profile_lost_round_trip(void **state)
+{
+	struct pap_profile a, b;
+	char text[4096], err[256];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	pap_profile_init(&a);
+	pap_profile_init(&b);
+	assert_int_equal(pap_profile_add(&a, "f:0123456789abcdef", PAP_REC_BL,
+					 1, 3, NULL, 0, 2), 0);
+	f = fmemopen(text, sizeof(text), "w");
+	assert_int_equal(pap_profile_write(&a, f), 0);
+	n = (size_t)ftell(f);
+	fclose(f);
+	text[n] = 0;
+	assert_string_equal(text, "pap-profile 1\nb f:0123456789abcdef 2 3\n");
+	a.lost = 5;
+	f = fmemopen(text, sizeof(text), "w");
+	assert_int_equal(pap_profile_write(&a, f), 0);
+	n = (size_t)ftell(f);
+	fclose(f);
+	text[n] = 0;
+	assert_string_equal(text,
+			    "pap-profile 2\nl 5\nb f:0123456789abcdef 2 3\n");
+	assert_int_equal(pap_profile_parse(&b, text, "t", err, sizeof(err)), 0);
+	assert_int_equal(pap_profile_parse(&b, text, "t", err, sizeof(err)), 0);
+	assert_int_equal(b.lost, 10);
+	assert_int_equal(b.recs[0].count, 4);
+	assert_int_not_equal(pap_profile_parse(&b, "pap-profile 1\nl 5\n", "t",
+					       err, sizeof(err)), 0);
+	assert_string_equal(err, "t:2: error: unknown record");
+	assert_int_not_equal(pap_profile_parse(&b, "pap-profile 3\n", "t",
+					       err, sizeof(err)), 0);
+	b.max_recs = 1;
+	assert_int_equal(pap_profile_add(&b, "g:0123456789abcdef", PAP_REC_BL,
+					 1, 3, NULL, 0, 1), PAP_ELIMIT);
+	assert_int_equal(pap_profile_add(&b, "f:0123456789abcdef", PAP_REC_BL,
+					 1, 3, NULL, 0, 1), 0);
+	pap_profile_free(&a);
+	pap_profile_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_round_trip),
+		cmocka_unit_test(test_ring_partial),
+		cmocka_unit_test(test_ring_bad_bodies),
+		cmocka_unit_test(test_ring_bad_framing),
+		cmocka_unit_test(test_ring_random),
+		cmocka_unit_test(test_profile_lost_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -132,6 +132,19 @@ size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines);
 const char *source_line(const char *file, uint32_t line);
 void source_cache_free(void);
 
+/* Visits the k-IPF @ipf depth first, hottest first, skipping nodes under
+ * @min_share of their root; @v = 0 starts at the roots.  enter() gets the
+ * parent's and the root's counts and whether it is the first child shown. */
+struct kipf_visit {
+	void (*enter)(void *ctx, const struct pap_forest *ipf, uint32_t v,
+		      uint64_t parent, uint64_t root, int first);
+	void (*leave)(void *ctx, int last_child_shown);
+	void (*end)(void *ctx);		/* after a list of siblings; may be NULL */
+	void *ctx;
+};
+void kipf_walk(const struct pap_forest *ipf, uint32_t v, uint64_t parent,
+	       uint64_t root, double min_share, const struct kipf_visit *kv);
+
 /* Reports (report-*.c). */
 void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_json(FILE *out, struct dprofile *dp, const struct ropts *o);
@@ -151,6 +164,11 @@ void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
 /* Each block's and each edge's executions over @f's paths (caller
  * frees). */
 void flow_counts(const struct dfunc *f, uint64_t **block, uint64_t **edge);
+
+/* The source lines path @p runs through, consecutive repeats merged,
+ * into *out (caller frees); returns their number. */
+size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
+		  uint32_t **out);
 
 /* Writes @s as a JSON string. */
 void json_string(FILE *out, const char *s);

@@ -67,8 +67,8 @@ static void line_close(void *ctx, size_t reps)
 }
 
 /* The source lines a path runs through, consecutive repeats merged. */
-static size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
-			 uint32_t **out)
+size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
+		  uint32_t **out)
 {
 	size_t i, n = 0;
 	uint32_t k, *v;
@@ -286,16 +286,7 @@ static uint32_t *sorted_children(const struct pap_forest *ipf, uint32_t v,
 	return a;
 }
 
-/* Visits the k-IPF depth first, hottest first, skipping nodes under
- * the share of their root that --min-share asks for. */
-struct kipf_visit {
-	void (*enter)(void *ctx, const struct pap_forest *ipf, uint32_t v,
-		      uint64_t parent, uint64_t root, int first);
-	void (*leave)(void *ctx, int last_child_shown);
-	void *ctx;
-};
-
-static void kipf_walk(const struct pap_forest *ipf, uint32_t v,
+void kipf_walk(const struct pap_forest *ipf, uint32_t v,
 		      uint64_t parent, uint64_t root, double min_share,
 		      const struct kipf_visit *kv)
 {
@@ -315,6 +306,8 @@ static void kipf_walk(const struct pap_forest *ipf, uint32_t v,
 		kipf_walk(ipf, c[i], nd->count, r, min_share, kv);
 		kv->leave(kv->ctx, 0);
 	}
+	if (shown && kv->end)
+		kv->end(kv->ctx);
 	free(c);
 }
 
@@ -356,7 +349,7 @@ void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o)
 {
 	struct pap_forest ipf;
 	struct kipf_text t = { out, f };
-	struct kipf_visit kv = { kt_enter, kt_leave, &t };
+	struct kipf_visit kv = { kt_enter, kt_leave, NULL, &t };
 	int err;
 
 	pap_forest_init(&ipf);
@@ -411,7 +404,7 @@ void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o)
 {
 	struct pap_forest ipf;
 	struct kipf_json t = { out, f };
-	struct kipf_visit kv = { kj_enter, kj_leave, &t };
+	struct kipf_visit kv = { kj_enter, kj_leave, NULL, &t };
 	int err;
 
 	pap_forest_init(&ipf);

@@ -8,7 +8,8 @@ gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 [ -n "$gcc_major" ] || gcc_major=12
 
 packages="gcc g++ make autoconf automake libtool pkg-config \
-gcc-${gcc_major}-plugin-dev libcmocka-dev csmith libcsmith-dev"
+gcc-${gcc_major}-plugin-dev libcmocka-dev csmith libcsmith-dev \
+graphviz chromium clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do

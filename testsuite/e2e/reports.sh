@@ -41,7 +41,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..27"
+echo "1..29"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -174,6 +174,34 @@ if command -v dot >/dev/null 2>&1; then
 		'dot -Tsvg walk.dot >walk.svg && grep -q "<svg" walk.svg'
 else
 	ok "dot: graphviz renders it as SVG # SKIP graphviz not installed"
+fi
+
+# --- the HTML report, loaded by a browser ---
+"$decode" --html=html a.prof
+if command -v chromium >/dev/null 2>&1; then
+	browse() {
+		timeout 120 chromium --headless --no-sandbox --disable-gpu \
+			--disable-quic --no-first-run --disable-background-networking \
+			--disable-component-update --disable-sync \
+			--user-data-dir="$tmp/chromium" --dump-dom "file://$1" 2>/dev/null
+	}
+	browse "$PWD/html/index.html" >index.dom
+	page=$(grep -o 'href="f[0-9]*.html">walk<' index.dom | sed 's/href="\([^"]*\)".*/\1/')
+	check "html: the index lists functions by activity, with links" \
+		'grep -q "Functions by activity" index.dom && [ -n "$page" ] &&
+		 awk "/<td class=\"n\">/ && !x { x = 1 } END { exit !x }" index.dom &&
+		 grep -o "\">[a-z]*</a></td>" index.dom | sed "s/[^a-z]*\([a-z]*\).*/\1/" >order &&
+		 awk "{ a[\$1] += \$2 } END { for (f in a) print a[f], f }" pa |
+		   sort -k1,1nr -k2 | awk "{ print \$2 }" | cmp -s - order'
+	browse "$PWD/html/$page" >walk.dom
+	check "html: a function page has its CFG picture, paths, k-IPF and source" \
+		'grep -q "<svg" walk.dom && grep -q "Hottest paths" walk.dom &&
+		 grep -q "3-iteration path forest" walk.dom && grep -q "% of parent (" walk.dom &&
+		 grep -q "s += i;" walk.dom &&
+		 [ $(grep -o "<tr><td class=\"n\">[0-9]*</td><td class=\"n\">[0-9]*</td><td class=\"n\"><span class=\"bar\"" walk.dom | wc -l) -eq $(grep -c "^walk " pa) ]'
+else
+	ok "html: the index lists functions by activity # SKIP chromium not installed"
+	ok "html: a function page has its parts # SKIP chromium not installed"
 fi
 
 # --- bad input ---

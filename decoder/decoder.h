@@ -113,6 +113,10 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key);
 
 /* GCC's number of core block @b. */
 uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b);
+/* Writes up to @max (0: all) of @p's blocks as " N" (GCC's numbers),
+ * then " ..." if some were left out. */
+void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
+		       const struct dpath *p, size_t max);
 /* Does path @i of @f pass --top and --min-count? */
 int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
 
@@ -144,6 +148,18 @@ struct kipf_visit {
 };
 void kipf_walk(const struct pap_forest *ipf, uint32_t v, uint64_t parent,
 	       uint64_t root, double min_share, const struct kipf_visit *kv);
+
+/* What a k-IPF visitor writes to: the stream and the function. */
+struct kipf_out {
+	FILE *f;
+	struct dfunc *df;
+};
+/* Writes the source lines of Ball-Larus path @id, each after @sep. */
+void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep);
+/* Builds @df's k-IPF and walks it with @kv; 0, or a pap_err and nothing
+ * walked. */
+int kipf_report(struct dfunc *df, uint32_t k, double min_share,
+		const struct kipf_visit *kv);
 
 /* Reports (report-*.c). */
 void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);

@@ -259,6 +259,17 @@ int load_profile(const char *path, struct pap_profile *prof)
 	return 0;
 }
 
+void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
+		       const struct dpath *p, size_t max)
+{
+	size_t k;
+
+	for (k = 0; k < p->n && (!max || k < max); k++)
+		fprintf(f, " %u", block_number(fn, p->blocks[k]));
+	if (k < p->n)
+		fputs(" ...", f);
+}
+
 int path_shown(const struct ropts *o, const struct dfunc *f, size_t i)
 {
 	return (!o->top || i < o->top) && f->paths[i].count >= o->min_count;

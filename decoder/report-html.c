@@ -192,18 +192,11 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		"<p class=\"muted\">colder paths are left out</p>" : "");
 }
 
-struct html_ipf {
-	FILE *f;
-	struct dfunc *df;
-};
-
 static void hi_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 		     uint64_t parent, uint64_t root, int first)
 {
-	struct html_ipf *h = ctx;
+	struct kipf_out *h = ctx;
 	const struct pap_fnode *nd = &ipf->nodes[v];
-	uint32_t *lines;
-	size_t n, i;
 
 	fprintf(h->f, "%s<li><span class=\"id\">BL %llu</span> &times; %llu ",
 		first ? (nd->depth == 1 ? "<ul class=\"ipf top\">" :
@@ -213,51 +206,35 @@ static void hi_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 		fprintf(h->f, "<span class=\"sh\">%.1f%% of parent (%.1f%% of "
 			"root)</span> ", parent ? 100.0 * nd->count / parent : 0,
 			root ? 100.0 * nd->count / root : 0);
-	n = bl_lines(h->df, nd->label, &lines);
-	fputs("<span class=\"ln\">lines", h->f);
-	for (i = 0; i < n; i++)
-		fprintf(h->f, " %u", lines[i]);
+	fputs("<span class=\"ln\">lines ", h->f);
+	put_bl_lines(h, nd->label, " ");
 	fputs("</span>", h->f);
-	free(lines);
 }
 
 static void hi_leave(void *ctx, int last)
 {
 	(void)last;
-	fputs("</li>", ((struct html_ipf *)ctx)->f);
+	fputs("</li>", ((struct kipf_out *)ctx)->f);
 }
 
 static void hi_end(void *ctx)
 {
-	fputs("</ul>", ((struct html_ipf *)ctx)->f);
+	fputs("</ul>", ((struct kipf_out *)ctx)->f);
 }
 
 static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 {
-	struct pap_forest ipf;
-	struct ropts ko = *o;
-	int err;
+	struct kipf_out h = { f, df };
+	struct kipf_visit kv = { hi_enter, hi_leave, hi_end, &h };
+	uint32_t k = o->k ? o->k : HTML_K;
+	double min_share = o->min_share ? o->min_share : 0.1;
 
-	if (!ko.k)
-		ko.k = HTML_K;
-	if (ko.min_share == 0)
-		ko.min_share = 0.1;
 	fprintf(f, "<section id=\"kipf\"><h2>%u-iteration path forest</h2>"
 		"<p class=\"muted\">Runs of up to %u consecutive Ball-Larus "
 		"paths (loop iterations); nodes under %.0f%% of their root "
-		"left out.</p>\n", ko.k, ko.k, 100 * ko.min_share);
-	pap_forest_init(&ipf);
-	err = func_kipf(df, ko.k, &ipf);
-	if (err) {
-		fprintf(f, "<p class=\"muted\">not available: %s</p>",
-			pap_strerror(err));
-	} else {
-		struct html_ipf h = { f, df };
-		struct kipf_visit kv = { hi_enter, hi_leave, hi_end, &h };
-
-		kipf_walk(&ipf, 0, 0, 0, ko.min_share, &kv);
-	}
-	pap_forest_free(&ipf);
+		"left out.</p>\n", k, k, 100 * min_share);
+	if (kipf_report(df, k, min_share, &kv))
+		fputs("<p class=\"muted\">not available</p>", f);
 	fputs("</section>\n", f);
 }
 

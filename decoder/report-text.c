@@ -178,7 +178,7 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 
 void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
-	size_t f, i, k;
+	size_t f, i;
 
 	for (f = 0; f < dp->nfs; f++) {
 		const struct dfunc *df = &dp->fs[f];
@@ -190,9 +190,7 @@ void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
 				continue;
 			fprintf(out, "%s %llu %d", df->fn->name,
 				(unsigned long long)p->count, p->complete);
-			for (k = 0; k < p->n; k++)
-				fprintf(out, " %u",
-					block_number(df->fn, p->blocks[k]));
+			put_block_numbers(out, df->fn, p, 0);
 			fputc('\n', out);
 		}
 	}
@@ -311,32 +309,49 @@ void kipf_walk(const struct pap_forest *ipf, uint32_t v,
 	free(c);
 }
 
-struct kipf_text {
-	FILE *out;
-	struct dfunc *f;
-};
+void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep)
+{
+	uint32_t *lines;
+	size_t n = bl_lines(ko->df, id, &lines), i;
+
+	for (i = 0; i < n; i++)
+		fprintf(ko->f, "%s%u", i ? sep : "", lines[i]);
+	free(lines);
+}
+
+int kipf_report(struct dfunc *df, uint32_t k, double min_share,
+		const struct kipf_visit *kv)
+{
+	struct pap_forest ipf;
+	int err;
+
+	pap_forest_init(&ipf);
+	err = func_kipf(df, k, &ipf);
+	if (err)
+		fprintf(stderr, "%s: error: function %s: no %u-IPF: %s\n",
+			pap_prog, df->fn->name, k, pap_strerror(err));
+	else
+		kipf_walk(&ipf, 0, 0, 0, min_share, kv);
+	pap_forest_free(&ipf);
+	return err;
+}
 
 static void kt_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 		     uint64_t parent, uint64_t root, int first)
 {
-	struct kipf_text *t = ctx;
+	struct kipf_out *t = ctx;
 	const struct pap_fnode *nd = &ipf->nodes[v];
-	uint32_t *lines, d = nd->depth;
-	size_t n, i;
 
 	(void)first;
-	fprintf(t->out, "%*sBL %llu: %llu", 2 * d, "",
+	fprintf(t->f, "%*sBL %llu: %llu", 2 * nd->depth, "",
 		(unsigned long long)nd->label, (unsigned long long)nd->count);
-	if (d > 1)
-		fprintf(t->out, ", %.1f%% of parent (%.1f%% of root)",
+	if (nd->depth > 1)
+		fprintf(t->f, ", %.1f%% of parent (%.1f%% of root)",
 			parent ? 100.0 * nd->count / parent : 0.0,
 			root ? 100.0 * nd->count / root : 0.0);
-	n = bl_lines(t->f, nd->label, &lines);
-	fputs(", lines", t->out);
-	for (i = 0; i < n; i++)
-		fprintf(t->out, " %u", lines[i]);
-	fputc('\n', t->out);
-	free(lines);
+	fputs(", lines ", t->f);
+	put_bl_lines(t, nd->label, " ");
+	fputc('\n', t->f);
 }
 
 static void kt_leave(void *ctx, int last)
@@ -347,77 +362,46 @@ static void kt_leave(void *ctx, int last)
 
 void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o)
 {
-	struct pap_forest ipf;
-	struct kipf_text t = { out, f };
+	struct kipf_out t = { out, f };
 	struct kipf_visit kv = { kt_enter, kt_leave, NULL, &t };
-	int err;
 
-	pap_forest_init(&ipf);
-	err = func_kipf(f, o->k, &ipf);
-	if (err) {
-		fprintf(stderr, "%s: error: function %s: no %u-IPF: %s\n",
-			pap_prog, f->fn->name, o->k, pap_strerror(err));
-		pap_forest_free(&ipf);
-		return;
-	}
 	fprintf(out, "  %u-iteration path forest of %s (nodes under %.0f%% "
 		"of their root pruned):\n", o->k, f->fn->name,
 		100.0 * o->min_share);
-	kipf_walk(&ipf, 0, 0, 0, o->min_share, &kv);
-	pap_forest_free(&ipf);
+	kipf_report(f, o->k, o->min_share, &kv);
 }
 
 /* ---- JSON ---- */
 
-struct kipf_json {
-	FILE *out;
-	struct dfunc *f;
-};
-
 static void kj_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 		     uint64_t parent, uint64_t root, int first)
 {
-	struct kipf_json *t = ctx;
+	struct kipf_out *t = ctx;
 	const struct pap_fnode *nd = &ipf->nodes[v];
-	uint32_t *lines;
-	size_t n, i;
 
 	(void)parent;
 	(void)root;
-	fprintf(t->out, "%s{\"bl_path\": %llu, \"count\": %llu, \"lines\": [",
+	fprintf(t->f, "%s{\"bl_path\": %llu, \"count\": %llu, \"lines\": [",
 		first ? "" : ", ", (unsigned long long)nd->label,
 		(unsigned long long)nd->count);
-	n = bl_lines(t->f, nd->label, &lines);
-	for (i = 0; i < n; i++)
-		fprintf(t->out, "%s%u", i ? ", " : "", lines[i]);
-	free(lines);
-	fputs("], \"children\": [", t->out);
+	put_bl_lines(t, nd->label, ", ");
+	fputs("], \"children\": [", t->f);
 }
 
 static void kj_leave(void *ctx, int last)
 {
 	(void)last;
-	fputs("]}", ((struct kipf_json *)ctx)->out);
+	fputs("]}", ((struct kipf_out *)ctx)->f);
 }
 
 void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o)
 {
-	struct pap_forest ipf;
-	struct kipf_json t = { out, f };
+	struct kipf_out t = { out, f };
 	struct kipf_visit kv = { kj_enter, kj_leave, NULL, &t };
-	int err;
 
-	pap_forest_init(&ipf);
-	err = func_kipf(f, o->k, &ipf);
-	if (err)
-		fprintf(stderr, "%s: error: function %s: no %u-IPF: %s\n",
-			pap_prog, f->fn->name, o->k, pap_strerror(err));
-	fputs(", \"k\": ", out);
-	fprintf(out, "%u, \"forest\": [", o->k);
-	if (!err)
-		kipf_walk(&ipf, 0, 0, 0, o->min_share, &kv);
+	fprintf(out, ", \"k\": %u, \"forest\": [", o->k);
+	kipf_report(f, o->k, o->min_share, &kv);
 	fputs("]", out);
-	pap_forest_free(&ipf);
 }
 
 void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)

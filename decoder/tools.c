@@ -267,14 +267,12 @@ static void diff_line(const struct dentry *e, const char *what, double a,
 		      double b)
 {
 	const struct dpath *p = &e->f->paths[e->path];
-	size_t k;
 
 	printf("  %-11s %6.1f%% -> %5.1f%%  %s %llu x %zu blocks:", what,
 	       100 * a, 100 * b, e->f->fn->name, (unsigned long long)p->count,
 	       p->n);
-	for (k = 0; k < p->n && k < 24; k++)
-		printf(" %u", block_number(e->f->fn, p->blocks[k]));
-	printf("%s\n", k < p->n ? " ..." : "");
+	put_block_numbers(stdout, e->f->fn, p, 24);
+	putchar('\n');
 }
 
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
@@ -426,7 +424,7 @@ int cmd_coverage(struct dprofile *dp, FILE *out)
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 {
 	FILE *f = fopen(file, "w");
-	size_t i, k, n;
+	size_t i, n;
 
 	if (!f) {
 		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
@@ -445,9 +443,7 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			fprintf(f, "path %s %016llx %llu", df->fn->name,
 				(unsigned long long)df->fn->checksum,
 				(unsigned long long)p->count);
-			for (k = 0; k < p->n; k++)
-				fprintf(f, " %u",
-					block_number(df->fn, p->blocks[k]));
+			put_block_numbers(f, df->fn, p, 0);
 			fputc('\n', f);
 		}
 	}

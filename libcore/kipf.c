@@ -17,6 +17,7 @@ void pap_forest_free(struct pap_forest *f)
 {
 	free(f->nodes);
 	free(f->slots);
+	free(f->cslots);
 	pap_forest_init(f);
 }
 
@@ -50,7 +51,7 @@ static uint32_t forest_new(struct pap_forest *f, uint64_t label,
 	nd = &f->nodes[f->n];
 	nd->label = label;
 	nd->count = 0;
-	nd->child = nd->sibling = 0;
+	nd->child = nd->sibling = nd->parent = 0;
 	nd->depth = depth;
 	return f->n++;
 }
@@ -99,18 +100,59 @@ uint32_t pap_forest_root(struct pap_forest *f, uint64_t label)
 	return v;
 }
 
+static uint32_t child_hash(uint32_t parent, uint64_t label)
+{
+	return (uint32_t)label_hash(label ^ ((uint64_t)parent << 32 |
+					     parent));
+}
+
+/* Doubles the child table, keeping every child. */
+static int children_grow(struct pap_forest *f)
+{
+	uint32_t ns = f->ncslots ? f->ncslots * 2 : 256, i, *s;
+
+	if (ns <= f->ncslots)
+		return PAP_ENOMEM;
+	s = calloc(ns, sizeof(*s));
+	if (!s)
+		return PAP_ENOMEM;
+	for (i = 0; i < f->ncslots; i++) {
+		uint32_t v = f->cslots[i], h;
+
+		if (!v)
+			continue;
+		h = child_hash(f->nodes[v].parent, f->nodes[v].label) &
+		    (ns - 1);
+		while (s[h])
+			h = (h + 1) & (ns - 1);
+		s[h] = v;
+	}
+	free(f->cslots);
+	f->cslots = s;
+	f->ncslots = ns;
+	return PAP_OK;
+}
+
 uint32_t pap_forest_child(struct pap_forest *f, uint32_t parent,
 			  uint64_t label)
 {
-	uint32_t c = f->nodes[parent].child, v;
+	uint32_t h, v;
 
-	for (; c; c = f->nodes[c].sibling)
-		if (f->nodes[c].label == label)
-			return c;
+	if (2 * (f->nchildren + 1) > f->ncslots && children_grow(f))
+		return 0;
+	h = child_hash(parent, label) & (f->ncslots - 1);
+	while ((v = f->cslots[h])) {
+		if (f->nodes[v].parent == parent && f->nodes[v].label == label)
+			return v;
+		h = (h + 1) & (f->ncslots - 1);
+	}
 	v = forest_new(f, label, f->nodes[parent].depth + 1);
 	if (v) {
+		f->nodes[v].parent = parent;
 		f->nodes[v].sibling = f->nodes[parent].child;
 		f->nodes[parent].child = v;
+		f->cslots[h] = v;
+		f->nchildren++;
 	}
 	return v;
 }

@@ -30,6 +30,7 @@ struct pap_fnode {
 	uint64_t label;		/* Ball-Larus path id */
 	uint64_t count;
 	uint32_t child, sibling;
+	uint32_t parent;	/* 0 for roots */
 	uint32_t depth;		/* 1 for roots */
 };
 
@@ -38,6 +39,8 @@ struct pap_forest {
 	uint32_t n, cap;
 	uint32_t *slots;	/* roots by label: open addressing, index */
 	uint32_t nslots, nroots;
+	uint32_t *cslots;	/* other nodes by (parent, label), likewise */
+	uint32_t ncslots, nchildren;
 };
 
 void pap_forest_init(struct pap_forest *f);

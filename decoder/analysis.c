@@ -185,7 +185,8 @@ void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
 
 	for (b = 0; b < fn->graph.nblocks; b++)
 		for (k = 0; k < blines(fn, b)[0]; k++)
-			if (blines(fn, b)[k + 1] > max)
+			if (blines(fn, b)[k + 1] > max &&
+			    blines(fn, b)[k + 1] < PAP_MAX_LINE)
 				max = blines(fn, b)[k + 1];
 	*nlines = max + 1;
 	*count = calloc(max + 1, sizeof(uint64_t));
@@ -206,6 +207,8 @@ void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
 			for (k = 0; k < ln[0]; k++) {
 				uint32_t l = ln[k + 1];
 
+				if (l > max)
+					continue;
 				if (last[l] != i + 1) {
 					last[l] = (uint32_t)i + 1;
 					(*paths)[l]++;

@@ -16,6 +16,8 @@
 #include "profile.h"
 
 #define PAP_MAX_FILE ((size_t)1 << 32)
+/* Source lines past this are taken for corrupt metadata and ignored. */
+#define PAP_MAX_LINE (1u << 24)
 
 /* The source lines of block @b: [0] is their number (none if absent). */
 static inline const uint32_t *blines(const struct pap_meta_fn *fn,

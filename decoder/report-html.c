@@ -249,6 +249,8 @@ static void html_source(FILE *f, struct dfunc *df)
 	for (b = 0; b < fn->graph.nblocks; b++)
 		for (k = 0; k < blines(fn, b)[0]; k++) {
 			l = blines(fn, b)[k + 1];
+			if (l >= PAP_MAX_LINE)
+				continue;
 			if (!lo || l < lo)
 				lo = l;
 			if (l > hi)

@@ -41,8 +41,9 @@ static void usage(FILE *f)
 "                       json; paths (FUNCTION COUNT COMPLETE BLOCK...);\n"
 "                       blocks (FUNCTION BLOCK COUNT); bl (the Ball-Larus\n"
 "                       id stream: FUNCTION COUNT ID...); dot (each\n"
-"                       function's CFG for graphviz); annotate (source\n"
-"                       lines with counts, like gcov)\n"
+"                       function's CFG for graphviz); svg, png (one\n"
+"                       function's CFG drawn by graphviz); annotate\n"
+"                       (source lines with counts, like gcov)\n"
 "      --k=N            add each function's N-iteration path forest\n"
 "                       (k-IPF) to the text and json reports\n"
 "      --min-share=PCT  in the k-IPF, drop nodes under PCT%% of their\n"
@@ -78,11 +79,42 @@ enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
        OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
-	      FMT_ANNOTATE };
+	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
 
 static const char *const format_names[] = {
-	"text", "json", "paths", "blocks", "bl", "dot", "annotate", NULL
+	"text", "json", "paths", "blocks", "bl", "dot", "annotate", "svg",
+	"png", NULL
 };
+
+/* One function's CFG drawn by graphviz's dot into standard output. */
+static int draw_cfg(struct dprofile *dp, const struct ropts *o,
+		    const char *fmt)
+{
+	char cmd[64];
+	FILE *dot;
+
+	if (dp->nfs != 1) {
+		fprintf(stderr, "%s: error: --format=%s draws one function; "
+			"%zu match (choose one with --function)\n", pap_prog,
+			fmt, dp->nfs);
+		return 1;
+	}
+	fflush(stdout);
+	snprintf(cmd, sizeof(cmd), "dot -T%s", fmt);
+	dot = popen(cmd, "w");
+	if (!dot) {
+		fprintf(stderr, "%s: error: cannot run graphviz's dot: %s\n",
+			pap_prog, strerror(errno));
+		return 1;
+	}
+	print_dot(dot, &dp->fs[0], o);
+	if (pclose(dot)) {
+		fprintf(stderr, "%s: error: graphviz's dot failed (is the "
+			"graphviz package installed?)\n", pap_prog);
+		return 1;
+	}
+	return 0;
+}
 
 /* Parses a non-negative integer option; -1 after a message. */
 static int parse_count(const char *opt, const char *arg, uint64_t max,
@@ -143,7 +175,8 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			if (!format_names[i]) {
 				fprintf(stderr, "%s: error: unknown format '%s' "
 					"(use text, json, paths, blocks, bl, "
-					"dot or annotate)\n", pap_prog, optarg);
+					"dot, svg, png or annotate)\n", pap_prog,
+					optarg);
 				return -1;
 			}
 			c->format = (enum format)i;
@@ -265,6 +298,10 @@ static int run_report(struct cli *c, const char *path)
 			break;
 		case FMT_ANNOTATE:
 			print_annotated(stdout, &dp);
+			break;
+		case FMT_SVG:
+		case FMT_PNG:
+			failed |= draw_cfg(&dp, &c->o, format_names[c->format]);
 			break;
 		default:
 			print_text(stdout, &dp, &c->o);

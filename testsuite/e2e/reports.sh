@@ -170,8 +170,11 @@ check "dot: the CFG with flow-weighted edges and the hottest path marked" \
 	'grep -q "^digraph \"walk\"" walk.dot && grep -q "penwidth=" walk.dot &&
 	 grep -q "xlabel=\"#1\"" walk.dot'
 if command -v dot >/dev/null 2>&1; then
-	check "dot: graphviz renders it as SVG" \
-		'dot -Tsvg walk.dot >walk.svg && grep -q "<svg" walk.svg'
+	check "dot: graphviz renders it; --format=svg and png draw one function" \
+		'dot -Tsvg walk.dot >walk.svg && grep -q "<svg" walk.svg &&
+		 "$decode" --format=svg --function "^walk\$" a.prof | grep -q "<svg" &&
+		 "$decode" --format=png --function "^walk\$" a.prof | head -c 4 | grep -q PNG &&
+		 ! "$decode" --format=svg a.prof >/dev/null 2>err && grep -q "3 match" err'
 else
 	ok "dot: graphviz renders it as SVG # SKIP graphviz not installed"
 fi

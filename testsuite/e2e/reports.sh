@@ -173,7 +173,7 @@ if command -v dot >/dev/null 2>&1; then
 	check "dot: graphviz renders it; --format=svg and png draw one function" \
 		'dot -Tsvg walk.dot >walk.svg && grep -q "<svg" walk.svg &&
 		 "$decode" --format=svg --function "^walk\$" a.prof | grep -q "<svg" &&
-		 "$decode" --format=png --function "^walk\$" a.prof | head -c 4 | grep -q PNG &&
+		 "$decode" --format=png --function "^walk\$" a.prof >walk.png && head -c 4 walk.png | grep -q PNG &&
 		 ! "$decode" --format=svg a.prof >/dev/null 2>err && grep -q "3 match" err'
 else
 	ok "dot: graphviz renders it as SVG # SKIP graphviz not installed"

@@ -135,7 +135,10 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 	size_t f, i, nhot = 0, top = o->top ? o->top : 10;
 	struct hot *hot;
 
-	hot = calloc(dp->nfs * top + 1, sizeof(*hot));
+	for (f = 0; f < dp->nfs; f++)
+		nhot += dp->fs[f].npaths < top ? dp->fs[f].npaths : top;
+	hot = calloc(nhot + 1, sizeof(*hot));
+	nhot = 0;
 	for (f = 0; f < dp->nfs; f++) {
 		struct dfunc *df = &dp->fs[f];
 

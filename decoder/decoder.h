@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decoder.h - what pap-decode's parts share: the decoded profile (every
+ * function's distinct paths, as core block indices and edges), the report
+ * options, and the writers of each report.
+ */
+#ifndef PAP_DECODER_H
+#define PAP_DECODER_H
+
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kipf.h"
+#include "meta.h"
+#include "profile.h"
+
+#define PAP_MAX_FILE ((size_t)1 << 32)
+/* Source lines past this are taken for corrupt metadata and ignored. */
+#define PAP_MAX_LINE (1u << 24)
+
+/* The source lines of block @b: [0] is their number (none if absent). */
+static inline const uint32_t *blines(const struct pap_meta_fn *fn,
+				     uint32_t b)
+{
+	static const uint32_t none[1];
+
+	return fn->lines[b] ? fn->lines[b] : none;
+}
+
+extern const char *pap_prog;
+
+/* Where metadata comes from, and what could not be resolved. */
+struct decoder {
+	struct pap_meta meta;
+	char **loaded;		/* metadata files read */
+	size_t nloaded;
+	const char **dirs;	/* where else to look */
+	size_t ndirs, capdirs;
+	int scanned;
+	int errors;
+	char **failed;		/* function keys already reported */
+	size_t nfailed;
+};
+
+/* One distinct decoded path. */
+struct dpath {
+	uint32_t *blocks;	/* core block indices, execution order */
+	size_t n;
+	uint32_t *edges;	/* core edge ids, ENTRY edge first */
+	size_t nedges;
+	uint64_t count;
+	int complete;
+	int resumed;		/* it starts where a longjmp came back */
+	int bl_only;		/* an EPP record: one acyclic piece only */
+	uint64_t bl_id;		/* its Ball-Larus id */
+};
+
+struct dfunc {
+	struct pap_meta_fn *fn;
+	struct dpath *paths;	/* sorted by count, hottest first */
+	size_t npaths, cap;
+	uint64_t total;		/* activations (EPP: acyclic paths) */
+	struct pap_plan *bl;	/* EPP numbering for Ball-Larus ids */
+	int bl_err;
+};
+
+struct dprofile {
+	struct dfunc *fs;	/* sorted by name */
+	size_t nfs;
+	uint64_t total;
+};
+
+/* What to show. */
+struct ropts {
+	size_t top;		/* paths per function; 0: all */
+	uint64_t min_count;
+	int have_regex;
+	regex_t fn_regex;
+	uint32_t k;		/* k-IPF depth; 0: none */
+	double min_share;	/* k-IPF pruning, fraction of the root */
+	int source;		/* show source text */
+};
+
+void decoder_init(struct decoder *d);
+void decoder_free(struct decoder *d);
+void decoder_add_dir(struct decoder *d, const char *dir);
+
+/*
+ * Reads profile file @path into @prof; on error prints
+ * "FILE:LINE: error: ..." and returns -1.
+ */
+int load_profile(const char *path, struct pap_profile *prof);
+
+/*
+ * Decodes every record of @prof (read from @file) whose function passes
+ * @o's filter; records that cannot be resolved or decoded are reported
+ * once per function and counted in d->errors.
+ */
+int decode_profile(struct decoder *d, const struct pap_profile *prof,
+		   const char *file, const struct ropts *o,
+		   struct dprofile *out);
+void dprofile_free(struct dprofile *dp);
+/*
+ * Reads profile file @path into @prof (initialised here) and decodes it
+ * into @dp, adding its directory (copied into @dirbuf) to the metadata
+ * search path; -1 if the file cannot be read.
+ */
+int decode_file(struct decoder *d, const struct ropts *o, const char *path,
+		char *dirbuf, size_t dirlen, struct pap_profile *prof,
+		struct dprofile *dp);
+
+/* The metadata of function key @key, or NULL after one message. */
+struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key);
+
+/* GCC's number of core block @b. */
+uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b);
+/* Writes up to @max (0: all) of @p's blocks as " N" (GCC's numbers),
+ * then " ..." if some were left out. */
+void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
+		       const struct dpath *p, size_t max);
+/* Does path @i of @f pass --top and --min-count? */
+int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
+
+/*
+ * The Ball-Larus ids of path @p of @f in order into *ids (caller frees);
+ * 0, or a pap_err when the function's numbering cannot be built.
+ */
+int path_bl_ids(struct dfunc *f, const struct dpath *p, uint64_t **ids,
+		size_t *nids);
+/* The k-IPF of @f's paths; 0 or a pap_err. */
+int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf);
+/* The lines of Ball-Larus path @id of @f, deduplicated in order, into
+ * *lines (caller frees). */
+size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines);
+
+/* Source text of line @line of @file, NULL if not found; cached. */
+const char *source_line(const char *file, uint32_t line);
+void source_cache_free(void);
+
+/* Visits the k-IPF @ipf depth first, hottest first, skipping nodes under
+ * @min_share of their root; @v = 0 starts at the roots.  enter() gets the
+ * parent's and the root's counts and whether it is the first child shown. */
+struct kipf_visit {
+	void (*enter)(void *ctx, const struct pap_forest *ipf, uint32_t v,
+		      uint64_t parent, uint64_t root, int first);
+	void (*leave)(void *ctx, int last_child_shown);
+	void (*end)(void *ctx);		/* after a list of siblings; may be NULL */
+	void *ctx;
+};
+void kipf_walk(const struct pap_forest *ipf, uint32_t v, uint64_t parent,
+	       uint64_t root, double min_share, const struct kipf_visit *kv);
+
+/* What a k-IPF visitor writes to: the stream and the function. */
+struct kipf_out {
+	FILE *f;
+	struct dfunc *df;
+};
+/* Writes the source lines of Ball-Larus path @id, each after @sep. */
+void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep);
+/* Builds @df's k-IPF and walks it with @kv; 0, or a pap_err and nothing
+ * walked. */
+int kipf_report(struct dfunc *df, uint32_t k, double min_share,
+		const struct kipf_visit *kv);
+
+/* Reports (report-*.c). */
+void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
+void print_json(FILE *out, struct dprofile *dp, const struct ropts *o);
+void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o);
+void print_block_counts(FILE *out, struct dprofile *dp);
+void print_bl_stream(FILE *out, struct dprofile *dp);
+void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o);
+void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o);
+void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
+void print_annotated(FILE *out, struct dprofile *dp);
+int write_html(const char *dir, struct dprofile *dp, const struct ropts *o);
+
+/* Per-line execution counts and distinct paths of @f: arrays indexed by
+ * line, *nlines long (caller frees). */
+void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
+		 uint32_t *nlines);
+/* Each block's and each edge's executions over @f's paths (caller
+ * frees). */
+void flow_counts(const struct dfunc *f, uint64_t **block, uint64_t **edge);
+
+/* The source lines path @p runs through, consecutive repeats merged,
+ * into *out (caller frees); returns their number. */
+size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
+		  uint32_t **out);
+
+/* Writes @s as a JSON string. */
+void json_string(FILE *out, const char *s);
+
+/*
+ * Prints sequence @v with repeats compressed as "( ... )^N": @item prints
+ * one element; @open and @close mark a repeated group.
+ */
+struct seq_printer {
+	void (*item)(void *ctx, uint32_t v);
+	void (*open)(void *ctx);
+	void (*close)(void *ctx, size_t reps);
+	void *ctx;
+};
+void print_compressed(const struct seq_printer *sp, const uint32_t *v,
+		      size_t n);
+
+/* Tools (tools.c): the subcommands. */
+int cmd_merge(int argc, char **argv);
+int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
+	     const char *new);
+int cmd_coverage(struct dprofile *dp, FILE *out);
+int write_spec(const char *file, struct dprofile *dp, const struct ropts *o);
+
+/* Progress on stderr when it is a terminal and work takes long. */
+void progress(const char *what, size_t done, size_t total);
+void progress_done(void);
+
+#endif /* PAP_DECODER_H */

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * load.c - reading a profile and its metadata, and decoding every record
+ * into blocks and edges.  Every input is untrusted: a record that cannot
+ * be attributed or decoded is reported once per function, never guessed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "decoder.h"
+#include "textfile.h"
+
+void decoder_init(struct decoder *d)
+{
+	memset(d, 0, sizeof(*d));
+	pap_meta_init(&d->meta);
+}
+
+void decoder_free(struct decoder *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nloaded; i++)
+		free(d->loaded[i]);
+	free(d->loaded);
+	for (i = 0; i < d->nfailed; i++)
+		free(d->failed[i]);
+	free(d->failed);
+	free(d->dirs);
+	pap_meta_free(&d->meta);
+}
+
+void decoder_add_dir(struct decoder *d, const char *dir)
+{
+	if (d->ndirs == d->capdirs) {
+		size_t cap = d->capdirs ? 2 * d->capdirs : 8;
+		const char **n = realloc(d->dirs, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		d->dirs = n;
+		d->capdirs = cap;
+	}
+	d->dirs[d->ndirs++] = dir;
+}
+
+/* Reads metadata file @path once; errors are reported and counted. */
+static void load_meta(struct decoder *d, const char *path)
+{
+	char err[512], *text, **n;
+	size_t i;
+
+	for (i = 0; i < d->nloaded; i++)
+		if (!strcmp(d->loaded[i], path))
+			return;
+	n = realloc(d->loaded, (d->nloaded + 1) * sizeof(*n));
+	if (!n)
+		return;
+	d->loaded = n;
+	d->loaded[d->nloaded] = strdup(path);
+	if (!d->loaded[d->nloaded])
+		return;
+	d->nloaded++;
+	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
+	if (!text) {
+		if (errno != ENOENT) {
+			fprintf(stderr, "%s\n", err);
+			d->errors++;
+		}
+		return;
+	}
+	if (pap_meta_parse(&d->meta, text, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		d->errors++;
+	}
+	free(text);
+}
+
+/* Reads every .papm file in the search directories, once. */
+static void scan_dirs(struct decoder *d)
+{
+	size_t i;
+
+	if (d->scanned)
+		return;
+	d->scanned = 1;
+	for (i = 0; i < d->ndirs; i++) {
+		DIR *dir = opendir(d->dirs[i]);
+		struct dirent *de;
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			size_t len = strlen(de->d_name);
+			char path[4096];
+
+			if (len < 6 || strcmp(de->d_name + len - 5, ".papm"))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", d->dirs[i],
+				     de->d_name) < (int)sizeof(path))
+				load_meta(d, path);
+		}
+		closedir(dir);
+	}
+}
+
+/* Splits "ASM:SUM[:META]" in place. */
+static int split_key(char *key, char **name, uint64_t *sum, char **meta)
+{
+	char *c1 = strchr(key, ':'), *c2, *end;
+
+	if (!c1)
+		return -1;
+	*c1 = 0;
+	*name = key;
+	c2 = strchr(c1 + 1, ':');
+	if (c2)
+		*c2 = 0;
+	*sum = strtoull(c1 + 1, &end, 16);
+	if (*end || end == c1 + 1)
+		return -1;
+	*meta = c2 ? c2 + 1 : NULL;
+	return 0;
+}
+
+/* Remembers that @key could not be resolved, so it is reported once. */
+static void remember_failed(struct decoder *d, const char *key)
+{
+	char **n = realloc(d->failed, (d->nfailed + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	d->failed = n;
+	d->failed[d->nfailed] = strdup(key);
+	if (d->failed[d->nfailed])
+		d->nfailed++;
+}
+
+struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
+{
+	char buf[4608], *name, *meta;
+	uint64_t sum;
+	struct pap_meta_fn *fn;
+	size_t i;
+
+	if (strlen(key) >= sizeof(buf))
+		return NULL;
+	for (i = 0; i < d->nfailed; i++)
+		if (!strcmp(d->failed[i], key))
+			return NULL;
+	strcpy(buf, key);
+	if (split_key(buf, &name, &sum, &meta)) {
+		fprintf(stderr, "%s: error: bad function key '%s'\n", pap_prog,
+			key);
+		remember_failed(d, key);
+		return NULL;
+	}
+	if (meta)
+		load_meta(d, meta);
+	fn = pap_meta_find(&d->meta, name, sum, meta);
+	if (!fn) {
+		scan_dirs(d);
+		fn = pap_meta_find(&d->meta, name, sum, meta);
+	}
+	if (fn)
+		return fn;
+	remember_failed(d, key);
+	for (i = 0; i < d->meta.nfns; i++)
+		if (!strcmp(d->meta.fns[i]->name, name))
+			break;
+	if (i < d->meta.nfns)
+		fprintf(stderr, "%s: error: function %s: the profile's checksum "
+			"%016llx does not match the metadata's %016llx (%s was "
+			"recompiled since the run?)\n", pap_prog, name,
+			(unsigned long long)sum,
+			(unsigned long long)d->meta.fns[i]->checksum,
+			d->meta.fns[i]->file);
+	else
+		fprintf(stderr, "%s: error: function %s: no metadata found "
+			"(use --meta DIR)\n", pap_prog, name);
+	return NULL;
+}
+
+uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
+{
+	return (uint32_t)strtoul(fn->graph.names[b] + 1, NULL, 10);
+}
+
+/* Record @r of @fn decoded into @out's blocks and edges; 0 or an error
+ * code. */
+static int decode_rec(struct pap_meta_fn *fn, const struct pap_prof_rec *r,
+		      struct dpath *out)
+{
+	const struct pap_plan *plan = pap_meta_plan(fn);
+	const struct pap_cfg *cfg;
+	struct pap_path p;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!plan)
+		return PAP_EINVAL;
+	cfg = plan->cfg;
+	pap_path_init(&p);
+	if (r->kind == PAP_REC_BL)
+		err = plan->mode == PAP_MODE_EPP ?
+			pap_decode_bl(plan, r->value, &p) : PAP_ECORRUPT;
+	else
+		err = plan->mode == PAP_MODE_EPP ? PAP_ECORRUPT :
+			pap_decode_path(plan, r->bps, r->nbps, r->value, &p);
+	if (err) {
+		pap_path_free(&p);
+		return err;
+	}
+	out->blocks = malloc((p.len + 1) * sizeof(uint32_t));
+	if (!out->blocks) {
+		pap_path_free(&p);
+		return PAP_ENOMEM;
+	}
+	/* an acyclic path between two folds may hold one block, no edge */
+	if (!p.len && r->kind == PAP_REC_BL && p.start_fold != PAP_NONE &&
+	    cfg->edges[p.start_fold].dst < cfg->nblocks)
+		out->blocks[out->n++] = cfg->edges[p.start_fold].dst;
+	for (i = 0; i < p.len; i++) {
+		uint32_t dst = cfg->edges[p.edges[i]].dst;
+
+		if (i == 0 && cfg->edges[p.edges[0]].src != cfg->entry &&
+		    cfg->edges[p.edges[0]].src < cfg->nblocks)
+			out->blocks[out->n++] = cfg->edges[p.edges[0]].src;
+		if (dst < cfg->nblocks)
+			out->blocks[out->n++] = dst;
+	}
+	out->edges = p.edges;
+	out->nedges = p.len;
+	out->count = r->count;
+	out->complete = r->complete;
+	out->bl_only = r->kind == PAP_REC_BL;
+	out->bl_id = r->value;
+	out->resumed = p.len && pap_cfg_is_resume(cfg, p.edges[0]);
+	return PAP_OK;
+}
+
+int load_profile(const char *path, struct pap_profile *prof)
+{
+	char err[512], *text;
+
+	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
+	if (!text || pap_profile_parse(prof, text, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
+		       const struct dpath *p, size_t max)
+{
+	size_t k;
+
+	for (k = 0; k < p->n && (!max || k < max); k++)
+		fprintf(f, " %u", block_number(fn, p->blocks[k]));
+	if (k < p->n)
+		fputs(" ...", f);
+}
+
+int path_shown(const struct ropts *o, const struct dfunc *f, size_t i)
+{
+	return (!o->top || i < o->top) && f->paths[i].count >= o->min_count;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct dpath *x = a, *y = b;
+	size_t i;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	for (i = 0; i < x->n && i < y->n; i++)
+		if (x->blocks[i] != y->blocks[i])
+			return x->blocks[i] < y->blocks[i] ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct dfunc *x = a, *y = b;
+
+	return strcmp(x->fn->name, y->fn->name);
+}
+
+static struct dfunc *func_of(struct dprofile *dp, size_t *cap,
+			     struct pap_meta_fn *fn)
+{
+	size_t j;
+
+	for (j = dp->nfs; j-- > 0;)
+		if (dp->fs[j].fn == fn)
+			return &dp->fs[j];
+	if (dp->nfs == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct dfunc *n = realloc(dp->fs, c * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		dp->fs = n;
+		*cap = c;
+	}
+	memset(&dp->fs[dp->nfs], 0, sizeof(dp->fs[0]));
+	dp->fs[dp->nfs].fn = fn;
+	return &dp->fs[dp->nfs++];
+}
+
+int decode_profile(struct decoder *d, const struct pap_profile *prof,
+		   const char *file, const struct ropts *o,
+		   struct dprofile *out)
+{
+	struct dfunc *df = NULL;
+	size_t i, cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < prof->nrecs; i++) {
+		const struct pap_prof_rec *r = &prof->recs[i];
+		struct pap_meta_fn *fn;
+		struct dpath p;
+		int e;
+
+		progress("decoding", i, prof->nrecs);
+		fn = resolve_fn(d, r->fn);
+		if (!fn) {
+			d->errors++;
+			continue;
+		}
+		if (o && o->have_regex &&
+		    regexec(&o->fn_regex, fn->name, 0, NULL, 0))
+			continue;
+		if (!df || df->fn != fn)
+			df = func_of(out, &cap, fn);
+		if (!df)
+			goto oom;
+		e = decode_rec(fn, r, &p);
+		if (e) {
+			fprintf(stderr, "%s: error: %s: function %s: a record "
+				"cannot be decoded: %s\n", pap_prog, file,
+				fn->name, pap_strerror(e));
+			d->errors++;
+			continue;
+		}
+		if (df->npaths == df->cap) {
+			size_t c = df->cap ? df->cap * 2 : 16;
+			struct dpath *n = realloc(df->paths, c * sizeof(*n));
+
+			if (!n) {
+				free(p.blocks);
+				free(p.edges);
+				goto oom;
+			}
+			df->paths = n;
+			df->cap = c;
+		}
+		df->paths[df->npaths++] = p;
+		df->total += p.count;
+		out->total += p.count;
+	}
+	progress_done();
+	if (out->nfs)
+		qsort(out->fs, out->nfs, sizeof(*out->fs), by_name);
+	for (i = 0; i < out->nfs; i++)
+		if (out->fs[i].npaths)
+			qsort(out->fs[i].paths, out->fs[i].npaths,
+			      sizeof(*out->fs[i].paths), by_count);
+	return 0;
+oom:
+	progress_done();
+	fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+	d->errors++;
+	return -1;
+}
+
+void dprofile_free(struct dprofile *dp)
+{
+	size_t i, j;
+
+	for (i = 0; i < dp->nfs; i++) {
+		for (j = 0; j < dp->fs[i].npaths; j++) {
+			free(dp->fs[i].paths[j].blocks);
+			free(dp->fs[i].paths[j].edges);
+		}
+		free(dp->fs[i].paths);
+		pap_plan_free(dp->fs[i].bl);
+	}
+	free(dp->fs);
+	memset(dp, 0, sizeof(*dp));
+}
+
+static struct timespec progress_start;
+static int progress_shown, progress_started;
+
+static double elapsed(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - progress_start.tv_sec) +
+	       (now.tv_nsec - progress_start.tv_nsec) / 1e9;
+}
+
+void progress(const char *what, size_t done, size_t total)
+{
+	if (done & 0xffff)
+		return;
+	if (!progress_started) {
+		clock_gettime(CLOCK_MONOTONIC, &progress_start);
+		progress_started = 1;
+		return;
+	}
+	if (!isatty(2) || elapsed() < 2.0)
+		return;
+	fprintf(stderr, "\r%s: %s: %zu of %zu (%.0f%%)", pap_prog, what, done,
+		total, total ? 100.0 * done / total : 0);
+	progress_shown = 1;
+}
+
+void progress_done(void)
+{
+	if (progress_shown)
+		fprintf(stderr, "\r\033[K");
+	progress_shown = progress_started = 0;
+}
+
+int decode_file(struct decoder *d, const struct ropts *o, const char *path,
+		char *dirbuf, size_t dirlen, struct pap_profile *prof,
+		struct dprofile *dp)
+{
+	char *slash;
+
+	memset(dp, 0, sizeof(*dp));
+	snprintf(dirbuf, dirlen, "%s", path);
+	slash = strrchr(dirbuf, '/');
+	if (slash) {
+		*slash = 0;
+		decoder_add_dir(d, dirbuf);
+	}
+	decoder_add_dir(d, ".");
+	pap_profile_init(prof);
+	if (load_profile(path, prof))
+		return -1;
+	return decode_profile(d, prof, path, o, dp);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-dot.c - a function's control-flow graph for graphviz: edge width
+ * and colour by flow, the hottest paths highlighted.
+ */
+#include <stdlib.h>
+
+#include "decoder.h"
+
+#define DOT_HOT_PATHS 3
+
+/* A colour from cold blue (@x = 0) to hot red (@x = 1), HSV. */
+static void flow_colour(FILE *out, double x)
+{
+	fprintf(out, "\"%.3f 0.85 0.85\"", 0.66 * (1.0 - x));
+}
+
+void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
+{
+	const struct pap_meta_fn *fn = f->fn;
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	uint64_t *block, *edge, max = 0;
+	uint8_t *hot;
+	size_t i, j;
+	uint32_t b, e, k;
+
+	(void)o;
+	flow_counts(f, &block, &edge);
+	hot = calloc(cfg->nedges + 1, 1);
+	if (!block || !edge || !hot)
+		goto out;
+	for (i = 0; i < f->npaths && i < DOT_HOT_PATHS; i++)
+		for (j = 0; j < f->paths[i].nedges; j++)
+			if (!hot[f->paths[i].edges[j]])
+				hot[f->paths[i].edges[j]] = (uint8_t)(i + 1);
+	for (e = 0; e < cfg->nedges; e++)
+		if (edge[e] > max)
+			max = edge[e];
+	fputs("digraph ", out);
+	json_string(out, fn->name);
+	fputs(" {\n  graph [fontname=\"sans-serif\" fontsize=11 label=", out);
+	json_string(out, fn->name);
+	fprintf(out, " labelloc=t];\n  node [shape=box style=\"rounded,filled\" "
+		"fillcolor=\"#f7f7f7\" fontname=\"monospace\" fontsize=10];\n"
+		"  edge [fontname=\"sans-serif\" fontsize=9];\n"
+		"  n%u [label=\"ENTRY\\n%llu\" shape=oval];\n"
+		"  n%u [label=\"EXIT\" shape=oval];\n", cfg->entry,
+		(unsigned long long)f->total, cfg->exit);
+	for (b = 0; b < cfg->nblocks; b++) {
+		const uint32_t *l = blines(fn, b);
+
+		if (!cfg->reachable[b])
+			continue;
+		fprintf(out, "  n%u [label=\"%s", b, fn->graph.names[b]);
+		if (l[0]) {
+			fputs("\\nline", out);
+			for (k = 0; k < l[0] && k < 4; k++)
+				fprintf(out, "%s%u", k ? "," : " ", l[k + 1]);
+			if (k < l[0])
+				fputs(",...", out);
+		}
+		fprintf(out, "\\n%llu\"%s];\n", (unsigned long long)block[b],
+			block[b] ? "" : " fontcolor=\"#999999\"");
+	}
+	for (e = 0; e < cfg->nedges; e++) {
+		const struct pap_edge *pe = &cfg->edges[e];
+		double x = max ? (double)edge[e] / (double)max : 0;
+
+		if (pe->flags & PAP_EF_DEAD)
+			continue;
+		fprintf(out, "  n%u -> n%u [", pe->src, pe->dst);
+		if (!edge[e]) {
+			fputs("color=\"#bbbbbb\" style=dashed", out);
+		} else {
+			fprintf(out, "penwidth=%.2f label=\"%llu\" color=",
+				1.0 + 5.0 * x, (unsigned long long)edge[e]);
+			flow_colour(out, x);
+		}
+		if (pe->kind == PAP_EDGE_FAKE)
+			fputs(" style=dotted", out);
+		if (hot[e])
+			fprintf(out, " xlabel=\"#%u\" fontcolor=\"#b00000\"",
+				hot[e]);
+		if (pe->flags & PAP_EF_BACK)
+			fputs(" constraint=false", out);
+		fputs("];\n", out);
+	}
+	fputs("}\n", out);
+out:
+	free(block);
+	free(edge);
+	free(hot);
+}

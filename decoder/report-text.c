@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-text.c - the reports for people and for scripts in plain text:
+ * the hot-path report, one line per path, block counts, the Ball-Larus
+ * stream and the k-IPF tree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder.h"
+
+struct text_ctx {
+	FILE *out;
+	const struct pap_meta_fn *fn;
+	int depth;		/* source listing: nesting of repeats */
+	int col;
+};
+
+static void block_item(void *ctx, uint32_t b)
+{
+	struct text_ctx *c = ctx;
+	const uint32_t *lines = blines(c->fn, b);
+	uint32_t k;
+
+	fprintf(c->out, " %u", block_number(c->fn, b));
+	if (lines[0]) {
+		fputc('[', c->out);
+		for (k = 0; k < lines[0]; k++)
+			fprintf(c->out, "%s%u", k ? "," : "", lines[k + 1]);
+		fputc(']', c->out);
+	}
+}
+
+static void inline_open(void *ctx)
+{
+	fputs(" (", ((struct text_ctx *)ctx)->out);
+}
+
+static void inline_close(void *ctx, size_t reps)
+{
+	fprintf(((struct text_ctx *)ctx)->out, " )^%zu", reps);
+}
+
+static void line_item(void *ctx, uint32_t line)
+{
+	struct text_ctx *c = ctx;
+	const char *src = source_line(c->fn->file, line);
+
+	fprintf(c->out, "%*s%6u | %s\n", 8 + 2 * c->depth, "", line,
+		src ? src : "");
+}
+
+static void line_open(void *ctx)
+{
+	struct text_ctx *c = ctx;
+
+	fprintf(c->out, "%*s(\n", 8 + 2 * c->depth, "");
+	c->depth++;
+}
+
+static void line_close(void *ctx, size_t reps)
+{
+	struct text_ctx *c = ctx;
+
+	c->depth--;
+	fprintf(c->out, "%*s)^%zu\n", 8 + 2 * c->depth, "", reps);
+}
+
+/* The source lines a path runs through, consecutive repeats merged. */
+size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
+		  uint32_t **out)
+{
+	size_t i, n = 0;
+	uint32_t k, *v;
+
+	for (i = 0, k = 0; i < p->n; i++)
+		k += blines(fn, p->blocks[i])[0];
+	v = malloc((k + 1) * sizeof(*v));
+	*out = v;
+	if (!v)
+		return 0;
+	for (i = 0; i < p->n; i++) {
+		const uint32_t *l = blines(fn, p->blocks[i]);
+
+		for (k = 0; k < l[0]; k++)
+			if (!n || v[n - 1] != l[k + 1])
+				v[n++] = l[k + 1];
+	}
+	return n;
+}
+
+/* Paths per function shown with their source text unless --top says. */
+#define TEXT_SOURCE_PATHS 3
+
+static void print_path(FILE *out, const struct dfunc *f, const struct dpath *p,
+		       uint64_t total, const struct ropts *o, const char *tag)
+{
+	struct text_ctx c = { out, f->fn, 0, 0 };
+	struct seq_printer sp = { block_item, inline_open, inline_close, &c };
+	uint32_t *lines;
+	size_t n;
+
+	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
+		(unsigned long long)p->count,
+		total ? 100.0 * p->count / total : 0.0, p->n,
+		p->resumed ? " (resumed by longjmp)" : "",
+		p->complete ? "" : " (cut short)");
+	print_compressed(&sp, p->blocks, p->n);
+	fputc('\n', out);
+	if (!o->source || (!o->top && p - f->paths >= TEXT_SOURCE_PATHS))
+		return;
+	n = path_lines(f->fn, p, &lines);
+	sp = (struct seq_printer){ line_item, line_open, line_close, &c };
+	print_compressed(&sp, lines, n);
+	free(lines);
+}
+
+struct hot {
+	struct dfunc *f;
+	size_t i;
+};
+
+static int hot_cmp(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+	uint64_t cx = x->f->paths[x->i].count, cy = y->f->paths[y->i].count;
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return strcmp(x->f->fn->name, y->f->fn->name);
+}
+
+void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
+{
+	size_t f, i, nhot = 0, top = o->top ? o->top : 10;
+	struct hot *hot;
+
+	for (f = 0; f < dp->nfs; f++)
+		nhot += dp->fs[f].npaths < top ? dp->fs[f].npaths : top;
+	hot = calloc(nhot + 1, sizeof(*hot));
+	nhot = 0;
+	for (f = 0; f < dp->nfs; f++) {
+		struct dfunc *df = &dp->fs[f];
+
+		fprintf(out, "%s%s (%s): %llu %s, %zu distinct paths\n",
+			f ? "\n" : "", df->fn->name, df->fn->file,
+			(unsigned long long)df->total,
+			df->fn->mode == PAP_MODE_EPP ? "acyclic paths" :
+						       "activations",
+			df->npaths);
+		for (i = 0; i < df->npaths; i++) {
+			if (!path_shown(o, df, i))
+				continue;
+			print_path(out, df, &df->paths[i], df->total, o, "");
+			if (hot && i < top)
+				hot[nhot++] = (struct hot){ df, i };
+		}
+		if (o->k) {
+			fputc('\n', out);
+			print_kipf_text(out, df, o);
+		}
+	}
+	if (hot && dp->nfs > 1) {
+		qsort(hot, nhot, sizeof(*hot), hot_cmp);
+		fprintf(out, "\nhottest paths overall (share of all %llu "
+			"recorded paths):\n", (unsigned long long)dp->total);
+		for (i = 0; i < nhot && i < top; i++) {
+			struct ropts brief = *o;
+
+			brief.source = 0;
+			fprintf(out, "  %s\n", hot[i].f->fn->name);
+			print_path(out, hot[i].f, &hot[i].f->paths[hot[i].i],
+				   dp->total, &brief, "");
+		}
+	}
+	free(hot);
+	fprintf(out, "%scolumns: count, share of the function's activations, "
+		"length; blocks as ID[source lines]; (...)^N repeats N times\n",
+		dp->nfs ? "\n" : "");
+}
+
+void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
+{
+	size_t f, i;
+
+	for (f = 0; f < dp->nfs; f++) {
+		const struct dfunc *df = &dp->fs[f];
+
+		for (i = 0; i < df->npaths; i++) {
+			const struct dpath *p = &df->paths[i];
+
+			if (!path_shown(o, df, i))
+				continue;
+			fprintf(out, "%s %llu %d", df->fn->name,
+				(unsigned long long)p->count, p->complete);
+			put_block_numbers(out, df->fn, p, 0);
+			fputc('\n', out);
+		}
+	}
+}
+
+void print_block_counts(FILE *out, struct dprofile *dp)
+{
+	size_t f;
+	uint32_t b;
+
+	for (f = 0; f < dp->nfs; f++) {
+		const struct pap_meta_fn *fn = dp->fs[f].fn;
+		uint64_t *count, *edge;
+
+		flow_counts(&dp->fs[f], &count, &edge);
+		for (b = 0; count && b < fn->graph.nblocks; b++)
+			if (count[b])
+				fprintf(out, "%s %u %llu\n", fn->name,
+					block_number(fn, b),
+					(unsigned long long)count[b]);
+		free(count);
+		free(edge);
+	}
+}
+
+void print_bl_stream(FILE *out, struct dprofile *dp)
+{
+	size_t f, i, j;
+
+	for (f = 0; f < dp->nfs; f++) {
+		struct dfunc *df = &dp->fs[f];
+
+		for (i = 0; i < df->npaths; i++) {
+			uint64_t *ids;
+			size_t n;
+			int err = path_bl_ids(df, &df->paths[i], &ids, &n);
+
+			if (err) {
+				fprintf(stderr, "%s: error: function %s: no "
+					"Ball-Larus numbering: %s\n", pap_prog,
+					df->fn->name, pap_strerror(err));
+				break;
+			}
+			fprintf(out, "%s %llu", df->fn->name,
+				(unsigned long long)df->paths[i].count);
+			for (j = 0; j < n; j++)
+				fprintf(out, " %llu", (unsigned long long)ids[j]);
+			fputc('\n', out);
+			free(ids);
+		}
+	}
+}
+
+/* Children of @v sorted by count, hottest first, into a new array. */
+static uint32_t *sorted_children(const struct pap_forest *ipf, uint32_t v,
+				 size_t *n);
+
+static const struct pap_forest *sort_forest;
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct pap_fnode *x = &sort_forest->nodes[*(const uint32_t *)a];
+	const struct pap_fnode *y = &sort_forest->nodes[*(const uint32_t *)b];
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->label < y->label ? -1 : x->label > y->label;
+}
+
+static uint32_t *sorted_children(const struct pap_forest *ipf, uint32_t v,
+				 size_t *n)
+{
+	uint32_t c, *a;
+
+	*n = 0;
+	if (!v) {
+		a = pap_forest_roots(ipf);
+		*n = a ? ipf->nroots : 0;
+	} else {
+		for (c = ipf->nodes[v].child; c; c = ipf->nodes[c].sibling)
+			++*n;
+		a = malloc((*n + 1) * sizeof(*a));
+		*n = 0;
+		for (c = ipf->nodes[v].child; a && c;
+		     c = ipf->nodes[c].sibling)
+			a[(*n)++] = c;
+	}
+	sort_forest = ipf;
+	if (a && *n)
+		qsort(a, *n, sizeof(*a), node_cmp);
+	return a;
+}
+
+void kipf_walk(const struct pap_forest *ipf, uint32_t v,
+		      uint64_t parent, uint64_t root, double min_share,
+		      const struct kipf_visit *kv)
+{
+	size_t n, i;
+	uint32_t *c = sorted_children(ipf, v, &n);
+	int shown = 0;
+
+	for (i = 0; c && i < n; i++) {
+		const struct pap_fnode *nd = &ipf->nodes[c[i]];
+		uint64_t r = v ? root : nd->count;
+
+		if (v && (double)nd->count < min_share * (double)root)
+			continue;
+		kv->enter(kv->ctx, ipf, c[i], v ? parent : nd->count, r,
+			  !shown);
+		shown = 1;
+		kipf_walk(ipf, c[i], nd->count, r, min_share, kv);
+		kv->leave(kv->ctx, 0);
+	}
+	if (shown && kv->end)
+		kv->end(kv->ctx);
+	free(c);
+}
+
+void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep)
+{
+	uint32_t *lines;
+	size_t n = bl_lines(ko->df, id, &lines), i;
+
+	for (i = 0; i < n; i++)
+		fprintf(ko->f, "%s%u", i ? sep : "", lines[i]);
+	free(lines);
+}
+
+int kipf_report(struct dfunc *df, uint32_t k, double min_share,
+		const struct kipf_visit *kv)
+{
+	struct pap_forest ipf;
+	int err;
+
+	pap_forest_init(&ipf);
+	err = func_kipf(df, k, &ipf);
+	if (err)
+		fprintf(stderr, "%s: error: function %s: no %u-IPF: %s\n",
+			pap_prog, df->fn->name, k, pap_strerror(err));
+	else
+		kipf_walk(&ipf, 0, 0, 0, min_share, kv);
+	pap_forest_free(&ipf);
+	return err;
+}
+
+static void kt_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
+		     uint64_t parent, uint64_t root, int first)
+{
+	struct kipf_out *t = ctx;
+	const struct pap_fnode *nd = &ipf->nodes[v];
+
+	(void)first;
+	fprintf(t->f, "%*sBL %llu: %llu", 2 * nd->depth, "",
+		(unsigned long long)nd->label, (unsigned long long)nd->count);
+	if (nd->depth > 1)
+		fprintf(t->f, ", %.1f%% of parent (%.1f%% of root)",
+			parent ? 100.0 * nd->count / parent : 0.0,
+			root ? 100.0 * nd->count / root : 0.0);
+	fputs(", lines ", t->f);
+	put_bl_lines(t, nd->label, " ");
+	fputc('\n', t->f);
+}
+
+static void kt_leave(void *ctx, int last)
+{
+	(void)ctx;
+	(void)last;
+}
+
+void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o)
+{
+	struct kipf_out t = { out, f };
+	struct kipf_visit kv = { kt_enter, kt_leave, NULL, &t };
+
+	fprintf(out, "  %u-iteration path forest of %s (nodes under %.0f%% "
+		"of their root pruned):\n", o->k, f->fn->name,
+		100.0 * o->min_share);
+	kipf_report(f, o->k, o->min_share, &kv);
+}
+
+/* ---- JSON ---- */
+
+static void kj_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
+		     uint64_t parent, uint64_t root, int first)
+{
+	struct kipf_out *t = ctx;
+	const struct pap_fnode *nd = &ipf->nodes[v];
+
+	(void)parent;
+	(void)root;
+	fprintf(t->f, "%s{\"bl_path\": %llu, \"count\": %llu, \"lines\": [",
+		first ? "" : ", ", (unsigned long long)nd->label,
+		(unsigned long long)nd->count);
+	put_bl_lines(t, nd->label, ", ");
+	fputs("], \"children\": [", t->f);
+}
+
+static void kj_leave(void *ctx, int last)
+{
+	(void)last;
+	fputs("]}", ((struct kipf_out *)ctx)->f);
+}
+
+void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o)
+{
+	struct kipf_out t = { out, f };
+	struct kipf_visit kv = { kj_enter, kj_leave, NULL, &t };
+
+	fprintf(out, ", \"k\": %u, \"forest\": [", o->k);
+	kipf_report(f, o->k, o->min_share, &kv);
+	fputs("]", out);
+}
+
+void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
+{
+	size_t f, i, k;
+	uint32_t l;
+
+	fputs("{\"functions\": [", out);
+	for (f = 0; f < dp->nfs; f++) {
+		struct dfunc *df = &dp->fs[f];
+		int first = 1;
+
+		fprintf(out, "%s\n  {\"name\": ", f ? "," : "");
+		json_string(out, df->fn->name);
+		fputs(", \"file\": ", out);
+		json_string(out, df->fn->file);
+		fprintf(out, ", \"activations\": %llu, \"paths\": [",
+			(unsigned long long)df->total);
+		for (i = 0; i < df->npaths; i++) {
+			const struct dpath *p = &df->paths[i];
+
+			if (!path_shown(o, df, i))
+				continue;
+			fprintf(out, "%s\n    {\"count\": %llu, \"complete\": "
+				"%s, \"resumed\": %s, \"blocks\": [",
+				first ? "" : ",", (unsigned long long)p->count,
+				p->complete ? "true" : "false",
+				p->resumed ? "true" : "false");
+			first = 0;
+			for (k = 0; k < p->n; k++) {
+				const uint32_t *lines =
+					blines(df->fn, p->blocks[k]);
+
+				fprintf(out, "%s{\"id\": %u, \"lines\": [",
+					k ? ", " : "",
+					block_number(df->fn, p->blocks[k]));
+				for (l = 0; l < lines[0]; l++)
+					fprintf(out, "%s%u", l ? ", " : "",
+						lines[l + 1]);
+				fputs("]}", out);
+			}
+			fputs("]}", out);
+		}
+		fputs("]", out);
+		if (o->k)
+			print_kipf_json(out, df, o);
+		fputs("}", out);
+	}
+	fputs("\n]}\n", out);
+}

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools.c - whole-profile tools: merge, diff, coverage, and path spec
+ * files.  Merging adds counts of equal records (pap_profile_merge), so it
+ * is associative and commutative, and the writer sorts records, so equal
+ * sums are equal files.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pap/version.h>
+
+#include "decoder.h"
+#include "textfile.h"
+
+/* One function seen while merging: name and metadata file, checksum, and
+ * the profile that first had it. */
+struct seen_fn {
+	char *id;		/* "ASMNAME:METAFILE" */
+	uint64_t sum;
+	const char *file;
+};
+
+struct seen {
+	struct seen_fn *v;
+	size_t n, cap, last;
+};
+
+/* Splits key "ASM:SUM[:META]" into an id without the checksum; -1 if the
+ * key is malformed. */
+static int key_id(const char *key, char *id, size_t idlen, uint64_t *sum)
+{
+	const char *c1 = strchr(key, ':'), *c2;
+	char *end;
+
+	if (!c1)
+		return -1;
+	c2 = strchr(c1 + 1, ':');
+	*sum = strtoull(c1 + 1, &end, 16);
+	if (end == c1 + 1 || (c2 ? end != c2 : *end))
+		return -1;
+	if (snprintf(id, idlen, "%.*s:%s", (int)(c1 - key), key,
+		     c2 ? c2 + 1 : "") >= (int)idlen)
+		return -1;
+	return 0;
+}
+
+/* Checks @p's records against the functions seen so far: one function
+ * (same name and metadata file) must have one checksum. */
+static int check_sums(struct seen *s, const struct pap_profile *p,
+		      const char *file)
+{
+	char id[4608];
+	size_t i, j;
+	uint64_t sum;
+
+	for (i = 0; i < p->nrecs; i++) {
+		if (key_id(p->recs[i].fn, id, sizeof(id), &sum)) {
+			fprintf(stderr, "%s: error: %s: bad function key '%s'\n",
+				pap_prog, file, p->recs[i].fn);
+			return -1;
+		}
+		j = s->last;
+		if (j >= s->n || strcmp(s->v[j].id, id))
+			for (j = 0; j < s->n; j++)
+				if (!strcmp(s->v[j].id, id))
+					break;
+		if (j < s->n) {
+			s->last = j;
+			if (s->v[j].sum == sum)
+				continue;
+			*strchr(id, ':') = 0;
+			fprintf(stderr, "%s: error: %s: function %s has checksum "
+				"%016llx but %016llx in %s: the profiles come "
+				"from different builds; not merged\n", pap_prog,
+				file, id, (unsigned long long)sum,
+				(unsigned long long)s->v[j].sum, s->v[j].file);
+			return -1;
+		}
+		if (s->n == s->cap) {
+			size_t c = s->cap ? 2 * s->cap : 64;
+			struct seen_fn *m = realloc(s->v, c * sizeof(*m));
+
+			if (!m)
+				return -1;
+			s->v = m;
+			s->cap = c;
+		}
+		s->v[s->n].id = strdup(id);
+		if (!s->v[s->n].id)
+			return -1;
+		s->v[s->n].sum = sum;
+		s->v[s->n].file = file;
+		s->last = s->n++;
+	}
+	return 0;
+}
+
+/* Writes @p to @out ("-": standard output) through a temporary file. */
+static int write_profile(const struct pap_profile *p, const char *out)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (!strcmp(out, "-")) {
+		if (pap_profile_write(p, stdout) || fflush(stdout))
+			goto fail;
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		goto fail;
+	if (pap_profile_write(p, f)) {
+		fclose(f);
+		unlink(tmp);
+		goto fail;
+	}
+	if (fclose(f) || rename(tmp, out)) {
+		unlink(tmp);
+		goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "%s: error: %s: %s\n", pap_prog, out, strerror(errno));
+	return -1;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pap_profile total;
+	struct seen s = { NULL, 0, 0, 0 };
+	const char *out = "-";
+	int c, i, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			printf("Usage: %s merge [-o OUT] PROFILE...\n"
+			       "Adds the profiles' counts into one profile, "
+			       "written to OUT (default: standard\noutput).  "
+			       "Records of one function with different "
+			       "checksums are refused.\n", pap_prog);
+			return 0;
+		case 'V':
+			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
+			return 0;
+		default:
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: error: merge: no profile given\n",
+			pap_prog);
+		return 1;
+	}
+	pap_profile_init(&total);
+	for (i = optind; i < argc && !rc; i++) {
+		struct pap_profile one;
+
+		pap_profile_init(&one);
+		if (load_profile(argv[i], &one) ||
+		    check_sums(&s, &one, argv[i])) {
+			rc = 1;
+		} else if (pap_profile_merge(&total, &one)) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			rc = 1;
+		}
+		pap_profile_free(&one);
+	}
+	if (!rc && write_profile(&total, out))
+		rc = 1;
+	for (i = 0; i < (int)s.n; i++)
+		free(s.v[i].id);
+	free(s.v);
+	pap_profile_free(&total);
+	return rc;
+}
+
+/* ---- diff ---- */
+
+struct dentry {
+	char *key;		/* "FUNCTION B1 B2 ..." */
+	const struct dfunc *f;
+	size_t path;
+	double share;
+};
+
+static int dentry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dentry *)a)->key,
+		      ((const struct dentry *)b)->key);
+}
+
+/* Every path of @dp keyed by function name and GCC block numbers. */
+static struct dentry *diff_entries(const struct dprofile *dp, size_t *n)
+{
+	struct dentry *v;
+	size_t f, i, k, m = 0, total = 0;
+
+	for (f = 0; f < dp->nfs; f++)
+		total += dp->fs[f].npaths;
+	v = calloc(total + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (f = 0; f < dp->nfs; f++) {
+		const struct dfunc *df = &dp->fs[f];
+
+		for (i = 0; i < df->npaths; i++) {
+			const struct dpath *p = &df->paths[i];
+			size_t len = strlen(df->fn->name) + 12 * p->n + 4, at;
+			char *key = malloc(len);
+
+			if (!key)
+				continue;
+			at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
+					      p->complete ? "" : "!");
+			for (k = 0; k < p->n; k++)
+				at += (size_t)snprintf(key + at, len - at, " %u",
+					block_number(df->fn, p->blocks[k]));
+			v[m].key = key;
+			v[m].f = df;
+			v[m].path = i;
+			v[m].share = df->total ? (double)p->count / df->total :
+						 0.0;
+			m++;
+		}
+	}
+	qsort(v, m, sizeof(*v), dentry_cmp);
+	*n = m;
+	return v;
+}
+
+struct change {
+	const struct dentry *a, *b;	/* either may be NULL */
+	double delta;
+};
+
+static int change_cmp(const void *x, const void *y)
+{
+	const struct change *a = x, *b = y;
+	double da = a->delta < 0 ? -a->delta : a->delta;
+	double db = b->delta < 0 ? -b->delta : b->delta;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a->a ? a->a->key : a->b->key,
+		      b->a ? b->a->key : b->b->key);
+}
+
+static void diff_line(const struct dentry *e, const char *what, double a,
+		      double b)
+{
+	const struct dpath *p = &e->f->paths[e->path];
+
+	printf("  %-11s %6.1f%% -> %5.1f%%  %s %llu x %zu blocks:", what,
+	       100 * a, 100 * b, e->f->fn->name, (unsigned long long)p->count,
+	       p->n);
+	put_block_numbers(stdout, e->f->fn, p, 24);
+	putchar('\n');
+}
+
+int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
+	     const char *new)
+{
+	struct pap_profile pa, pb;
+	struct dprofile da, db;
+	struct dentry *ea = NULL, *eb = NULL;
+	struct change *ch = NULL;
+	size_t na = 0, nb = 0, i = 0, j = 0, nch = 0, shown, limit;
+	char dira[4096], dirb[4096];
+	int rc = 1;
+
+	if (decode_file(d, o, old, dira, sizeof(dira), &pa, &da) ||
+	    decode_file(d, o, new, dirb, sizeof(dirb), &pb, &db))
+		goto out;
+	ea = diff_entries(&da, &na);
+	eb = diff_entries(&db, &nb);
+	ch = calloc(na + nb + 1, sizeof(*ch));
+	if (!ea || !eb || !ch)
+		goto out;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 :
+			strcmp(ea[i].key, eb[j].key);
+		struct change *x = &ch[nch++];
+
+		x->a = c <= 0 ? &ea[i++] : NULL;
+		x->b = c >= 0 ? &eb[j++] : NULL;
+		x->delta = (x->b ? x->b->share : 0) - (x->a ? x->a->share : 0);
+	}
+	qsort(ch, nch, sizeof(*ch), change_cmp);
+	limit = o->top ? o->top : 10;
+	printf("paths that appear in %s:\n", new);
+	for (i = shown = 0; i < nch && shown < limit; i++)
+		if (!ch[i].a && ch[i].b->f->paths[ch[i].b->path].count >=
+				       o->min_count) {
+			diff_line(ch[i].b, "appears", 0, ch[i].b->share);
+			shown++;
+		}
+	printf("paths that disappear from %s:\n", old);
+	for (i = shown = 0; i < nch && shown < limit; i++)
+		if (!ch[i].b && ch[i].a->f->paths[ch[i].a->path].count >=
+				       o->min_count) {
+			diff_line(ch[i].a, "disappears", ch[i].a->share, 0);
+			shown++;
+		}
+	printf("paths whose share of their function changes most:\n");
+	for (i = shown = 0; i < nch && shown < limit; i++)
+		if (ch[i].a && ch[i].b && ch[i].delta != 0) {
+			diff_line(ch[i].b, ch[i].delta > 0 ? "grows" :
+				  "shrinks", ch[i].a->share, ch[i].b->share);
+			shown++;
+		}
+	rc = d->errors ? 1 : 0;
+out:
+	for (i = 0; ea && i < na; i++)
+		free(ea[i].key);
+	for (i = 0; eb && i < nb; i++)
+		free(eb[i].key);
+	free(ea);
+	free(eb);
+	free(ch);
+	dprofile_free(&da);
+	dprofile_free(&db);
+	pap_profile_free(&pa);
+	pap_profile_free(&pb);
+	return rc;
+}
+
+/* ---- coverage ---- */
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */
+static int64_t distinct_bl(struct dfunc *f)
+{
+	uint64_t *all = NULL, *ids;
+	size_t n = 0, cap = 0, m, i, k;
+	int64_t distinct = 0;
+
+	for (i = 0; i < f->npaths; i++) {
+		if (path_bl_ids(f, &f->paths[i], &ids, &m)) {
+			free(all);
+			return -1;
+		}
+		if (n + m > cap) {
+			uint64_t *x;
+
+			cap = 2 * (n + m) + 16;
+			x = realloc(all, cap * sizeof(*x));
+			if (!x) {
+				free(ids);
+				free(all);
+				return -1;
+			}
+			all = x;
+		}
+		for (k = 0; k < m; k++)
+			if (!n || all[n - 1] != ids[k])
+				all[n++] = ids[k];
+		free(ids);
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), u64_cmp);
+	for (i = 0; i < n; i++)
+		distinct += !i || all[i] != all[i - 1];
+	free(all);
+	return distinct;
+}
+
+int cmd_coverage(struct dprofile *dp, FILE *out)
+{
+	uint64_t taken = 0, possible = 0;
+	size_t f;
+	int rc = 0;
+
+	fprintf(out, "%-32s %12s %12s %12s %7s\n", "function", "whole paths",
+		"acyclic", "of", "covered");
+	for (f = 0; f < dp->nfs; f++) {
+		struct dfunc *df = &dp->fs[f];
+		int64_t t = distinct_bl(df);
+
+		if (t < 0 || !df->bl) {
+			fprintf(stderr, "%s: error: function %s: no Ball-Larus "
+				"numbering\n", pap_prog, df->fn->name);
+			rc = 1;
+			continue;
+		}
+		fprintf(out, "%-32s %12zu %12lld %12llu %6.1f%%\n",
+			df->fn->name, df->npaths, (long long)t,
+			(unsigned long long)df->bl->start_count,
+			100.0 * (double)t / (double)df->bl->start_count);
+		taken += (uint64_t)t;
+		possible += df->bl->start_count;
+	}
+	fprintf(out, "%-32s %12s %12llu %12llu %6.1f%%\n", "total", "",
+		(unsigned long long)taken, (unsigned long long)possible,
+		possible ? 100.0 * (double)taken / (double)possible : 0.0);
+	return rc;
+}
+
+/* ---- path spec files ---- */
+
+int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
+{
+	FILE *f = fopen(file, "w");
+	size_t i, n;
+
+	if (!f) {
+		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "pap-spec 1\n");
+	for (n = 0; n < dp->nfs; n++) {
+		const struct dfunc *df = &dp->fs[n];
+
+		for (i = 0; i < df->npaths; i++) {
+			const struct dpath *p = &df->paths[i];
+
+			if (!path_shown(o, df, i))
+				continue;
+			fprintf(f, "path %s %016llx %llu", df->fn->name,
+				(unsigned long long)df->fn->checksum,
+				(unsigned long long)p->count);
+			put_block_numbers(f, df->fn, p, 0);
+			fputc('\n', f);
+		}
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}

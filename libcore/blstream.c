@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blstream.c - cutting whole paths into Ball-Larus path ids.
+ */
+#include "blstream.h"
+
+/* The value of the numbered edge of @x that is CFG/fold edge @edge and of
+ * @kind; -1 if there is none. */
+static int num_value(const struct pap_plan *p, uint32_t x, uint8_t kind,
+		     uint32_t edge, uint64_t *val, uint32_t *node)
+{
+	uint32_t i;
+
+	for (i = p->num_off[x]; i < p->num_off[x + 1]; i++)
+		if (p->num[i].kind == kind && p->num[i].edge == edge) {
+			*val = p->num[i].val;
+			*node = p->num[i].node;
+			return 0;
+		}
+	return -1;
+}
+
+int pap_bl_split(const struct pap_plan *bl, const uint32_t *edges,
+		 size_t len, pap_bl_emit_fn emit, void *ctx)
+{
+	const struct pap_cfg *cfg = bl->cfg;
+	uint32_t S = cfg->nnodes, x;
+	uint64_t id, v;
+	size_t i, first = 0;
+	int err;
+
+	if (bl->mode != PAP_MODE_EPP)
+		return PAP_EINVAL;
+	if (!len || edges[0] >= cfg->nedges ||
+	    cfg->edges[edges[0]].src != cfg->entry)
+		return PAP_ECORRUPT;
+	if (num_value(bl, S, PAP_NUM_START, PAP_NONE, &id, &x))
+		return PAP_ECORRUPT;
+	for (i = 0; i < len; i++) {
+		uint32_t e = edges[i];
+
+		if (e >= cfg->nedges || cfg->edges[e].src != x)
+			return PAP_ECORRUPT;
+		if (bl->is_fold[e]) {
+			uint32_t head;
+
+			if (num_value(bl, x, PAP_NUM_END, e, &v, &head))
+				return PAP_ECORRUPT;
+			err = emit(ctx, id + v, first, i - first);
+			if (err)
+				return err;
+			if (num_value(bl, S, PAP_NUM_START, e, &id, &x))
+				return PAP_ECORRUPT;
+			first = i + 1;
+			continue;
+		}
+		if (num_value(bl, x, PAP_NUM_REAL, e, &v, &x))
+			return PAP_ECORRUPT;
+		id += v;
+	}
+	if (x != cfg->exit || num_value(bl, x, PAP_NUM_END, PAP_NONE, &v, &x))
+		return PAP_ECORRUPT;
+	return emit(ctx, id + v, first, len - first);
+}

@@ -274,6 +274,10 @@ static int run_report(struct cli *c, const char *path)
 		pap_profile_free(&prof);
 		return 1;
 	}
+	if (prof.lost)
+		fprintf(stderr, "%s: note: %s: %llu records were reported lost "
+			"when they were recorded; they are not in these paths\n",
+			pap_prog, path, (unsigned long long)prof.lost);
 	if (c->coverage) {
 		failed |= cmd_coverage(&dp, stdout);
 	} else if (c->html) {

@@ -41,7 +41,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..29"
+echo "1..30"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -233,5 +233,9 @@ check "options: bad numbers and regular expressions are errors" \
 	'! "$decode" --k 0 a.prof 2>/dev/null && ! "$decode" --top x a.prof 2>/dev/null &&
 	 ! "$decode" --min-share 200 a.prof 2>/dev/null &&
 	 ! "$decode" --function "(" a.prof 2>/dev/null'
+{ cat a.prof; echo 'l 7'; } | sed '1s/.*/pap-profile 2/' >lost.prof
+check "decode: records reported lost are said, with their number" \
+	'"$decode" lost.prof >/dev/null 2>err && grep -q "lost.prof: 7 records were reported lost" err &&
+	 "$decode" a.prof >/dev/null 2>err && ! grep -q "reported lost" err'
 
 exit $((fails != 0))

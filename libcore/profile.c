@@ -261,18 +261,23 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 	if (kind == 'p') {
 		if ((err = prof_u64(lx, &nbps, "breakpoint count")))
 			return err;
-		if (nbps > PAP_PROFILE_MAX_BPS)
+		if (nbps > UINT32_MAX)
 			return prof_error(lx, "too many breakpoints");
-		if (nbps > *cap) {
-			struct pap_breakpoint *nb = realloc(*bps, nbps *
-							    sizeof(**bps));
-
-			if (!nb)
-				return PAP_ENOMEM;
-			*bps = nb;
-			*cap = nbps;
-		}
 		for (i = 0; i < nbps; i++) {
+			/* grow with what the line really holds, never with
+			 * the count it claims */
+			if (i == *cap) {
+				size_t want = *cap ? *cap * 2 : 256;
+				struct pap_breakpoint *nb;
+
+				if (want > nbps)
+					want = (size_t)nbps;
+				nb = realloc(*bps, want * sizeof(**bps));
+				if (!nb)
+					return PAP_ENOMEM;
+				*bps = nb;
+				*cap = want;
+			}
 			if ((err = prof_u64(lx, &site, "breakpoint site")) ||
 			    (err = prof_u64(lx, &(*bps)[i].r,
 					    "breakpoint value")))

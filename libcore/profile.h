@@ -31,7 +31,6 @@ extern "C" {
 #define PAP_PROFILE_VERSION 2
 /* written when no record was lost, so such files stay version 1 */
 #define PAP_PROFILE_VERSION_NOLOSS 1
-#define PAP_PROFILE_MAX_BPS (1u << 24)
 
 enum pap_rec_kind {
 	PAP_REC_PATH = 0,

@@ -332,24 +332,14 @@ void __pap_resume(const volatile void *frame)
 
 void __pap_count(const char *fn, uint64_t id)
 {
-	struct rt_thread *t;
-
-	if (rt_ring_bl(fn, id))
-		return;
-	t = rt_lock_thread();
-	if (!t) {
-		rt_defer_record(fn, PAP_REC_BL, 1, id, NULL, 0);
-		return;
-	}
-	rt_add(t, fn, PAP_REC_BL, 1, id, NULL, 0);
-	rt_in_table = 0;
+	if (!rt_ring_bl(fn, id))
+		rt_keep_record(fn, PAP_REC_BL, 1, id, NULL, 0);
 }
 
 void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	struct pap_breakpoint local[RT_DEFER_BPS];
 	struct pap_breakpoint *bps = local;
-	struct rt_thread *t;
 	size_t k, i, n = 0;
 	int scratch = 0;
 
@@ -392,17 +382,9 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
 	if (rt_keep(act) && !rt_ring_path(fn, complete != 0, r, bps,
-					  (uint32_t)n)) {
-		t = rt_lock_thread();
-		if (t) {
-			rt_add(t, fn, PAP_REC_PATH, complete != 0, r, bps,
+					  (uint32_t)n))
+		rt_keep_record(fn, PAP_REC_PATH, complete != 0, r, bps,
 			       (uint32_t)n);
-			rt_in_table = 0;
-		} else {
-			rt_defer_record(fn, PAP_REC_PATH, complete != 0, r, bps,
-					(uint32_t)n);
-		}
-	}
 	if (scratch)
 		rt_in_scratch = 0;
 }

@@ -36,6 +36,7 @@
 
 #include <pap/shm.h>
 
+#include "profile.h"
 #include "ring.h"
 #include "rt.h"
 
@@ -236,7 +237,7 @@ static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], 0, complete, value, bps, nbps);
+	rt_keep_record(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps);
 	return 0;
 }
 
@@ -246,7 +247,7 @@ static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint64_t id)
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], 1, 1, id, NULL, 0);
+	rt_keep_record(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0);
 	return 0;
 }
 

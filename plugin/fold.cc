@@ -23,7 +23,6 @@
  * with a constant that the branch predictor learns.
  */
 #include "gcc-common.h"
-#include "asan.h"
 
 #include "probes.h"
 #include "util.h"

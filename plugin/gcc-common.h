@@ -40,6 +40,8 @@
 #include "options.h"
 #include "toplev.h"
 #include "langhooks.h"
+#include "cfgloop.h"
+#include "asan.h"		/* create_cond_insert_point */
 
 #define BUILDING_GCC_VERSION_MAJOR GCC_VERSION / 1000
 

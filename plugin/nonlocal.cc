@@ -37,7 +37,6 @@
  * the path, incomplete.
  */
 #include "gcc-common.h"
-#include "cfgloop.h"
 #include "probes.h"
 
 /* The one ordinary edge on which a setjmp block goes on, or NULL. */

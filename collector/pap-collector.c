@@ -241,6 +241,9 @@ static void on_signals(struct run *r)
 
 /* Serves producers until the command ends (and they with it) or a stop
  * signal comes; then accepts the last connections. */
+/* the pause after a drain that found little, in ns */
+#define COL_BATCH_NS 100000
+
 static void serve(struct run *r)
 {
 	struct pollfd *pf = NULL;
@@ -250,9 +253,16 @@ static void serve(struct run *r)
 
 	for (;;) {
 		uint64_t n = col_drain(&r->c);
-		/* busy: look again at once; idle: back off to 1 ms */
-		struct timespec wait = { 0, !n && ++idle > 64 ?
-					 (idle > 4096 ? 1000000 : 50000) : 0 };
+		/*
+		 * Busy: come back soon, but not at once: a drain that found
+		 * little lets the rings fill a while, so that producers keep
+		 * writing lines and head words the collector is not reading
+		 * at that very moment.  Idle: back off to 1 ms.
+		 */
+		struct timespec wait = { 0, n ? (n < r->c.nwords / 16 ?
+						 COL_BATCH_NS : 0) :
+					 ++idle > 64 ? (idle > 4096 ?
+						 1000000 : 50000) : 0 };
 
 		if (cap < r->c.nprods + 2) {
 			cap = (r->c.nprods + 2) * 2;

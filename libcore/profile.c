@@ -387,10 +387,43 @@ static int prof_cmp(const void *a, const void *b)
 	return 0;
 }
 
+#define PROF_U64_DIGITS 20
+
+/* Writes @v in decimal at @out (no NUL); the number of digits. */
+static size_t prof_put_u64(char *out, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char tmp[PROF_U64_DIGITS];
+	size_t at = sizeof(tmp), n;
+
+	/* two digits per division: the writer's hot loop on long paths */
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--at] = pairs[d + 1];
+		tmp[--at] = pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--at] = pairs[v * 2 + 1];
+		tmp[--at] = pairs[v * 2];
+	} else {
+		tmp[--at] = (char)('0' + v);
+	}
+	n = sizeof(tmp) - at;
+	memcpy(out, tmp + at, n);
+	return n;
+}
+
 int pap_profile_write(const struct pap_profile *p, FILE *f)
 {
 	const struct pap_prof_rec **order;
-	size_t i;
+	char buf[8192];
+	size_t i, n = 0;
 	uint32_t k;
 
 	order = malloc((p->nrecs + 1) * sizeof(*order));
@@ -420,10 +453,19 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 		fprintf(f, "p %s %u %llu %llu %u", r->fn, r->complete,
 			(unsigned long long)r->count,
 			(unsigned long long)r->value, r->nbps);
-		for (k = 0; k < r->nbps; k++)
-			fprintf(f, " %u %llu", r->bps[k].site,
-				(unsigned long long)r->bps[k].r);
-		fputc('\n', f);
+		for (k = 0; k < r->nbps; k++) {
+			if (n > sizeof(buf) - 2 * PROF_U64_DIGITS - 2) {
+				fwrite(buf, 1, n, f);
+				n = 0;
+			}
+			buf[n++] = ' ';
+			n += prof_put_u64(buf + n, r->bps[k].site);
+			buf[n++] = ' ';
+			n += prof_put_u64(buf + n, r->bps[k].r);
+		}
+		buf[n++] = '\n';
+		fwrite(buf, 1, n, f);
+		n = 0;
 	}
 	free(order);
 	return ferror(f) ? -1 : 0;

@@ -46,10 +46,28 @@ struct rt_deferred {
 	struct pap_breakpoint bps[RT_DEFER_BPS];
 };
 
+/*
+ * A record with no breakpoints (an EPP id, or a path that never folded)
+ * is found again through a small direct-mapped cache keyed by the
+ * function string's address, not its text: a hit is a few loads and an
+ * increment, where the aggregate's lookup hashes and compares the whole
+ * string.  An entry names a record by its index in the aggregate, which
+ * never moves a record to another index.
+ */
+#define RT_CACHE 256
+
+struct rt_cache_entry {
+	const char *fn;
+	uint64_t value;
+	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
+	uint32_t kind;		/* kind << 1 | complete */
+};
+
 /* A thread's aggregate, on the list of all threads' aggregates. */
 struct rt_thread {
 	struct pap_profile prof;
 	struct rt_thread *next;
+	struct rt_cache_entry cache[RT_CACHE];
 	struct rt_deferred defer[RT_DEFER];
 	volatile unsigned ndefer;
 };
@@ -216,13 +234,66 @@ uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 	return restart * n + d;
 }
 
+static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,
+					    const char *fn, uint64_t value)
+{
+	uint64_t h = ((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull) *
+		     0xff51afd7ed558ccdull;
+
+	return &t->cache[h >> 56 & (RT_CACHE - 1)];
+}
+
 /* Adds one record to this thread's aggregate (not reentrant). */
 static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
 		   uint8_t complete, uint64_t value,
 		   const struct pap_breakpoint *bps, uint32_t nbps)
 {
-	if (pap_profile_add(&t->prof, fn, kind, complete, value, bps, nbps, 1))
+	struct rt_cache_entry *e;
+	size_t at;
+
+	if (pap_profile_add_at(&t->prof, fn, kind, complete, value, bps, nbps,
+			       1, &at)) {
 		rt_count_lost();
+		return;
+	}
+	if (nbps)
+		return;
+	e = rt_cache_slot(t, fn, value);
+	e->fn = fn;
+	e->value = value;
+	e->kind = (uint32_t)kind << 1 | complete;
+	e->rec = (uint32_t)at + 1;
+}
+
+/*
+ * Counts a record with no breakpoints that this thread has made before,
+ * without the aggregate's lookup: 1 if it was counted, 0 if the caller
+ * must take the ordinary path.  The table is entered as rt_lock_thread
+ * enters it, so a signal handler meanwhile defers its records rather
+ * than grow the records array under this increment.
+ */
+static inline int rt_count_cached(const char *fn, uint8_t kind,
+				  uint8_t complete, uint64_t value)
+{
+	struct rt_thread *t = rt_self;
+	const struct rt_cache_entry *e;
+	int hit = 0;
+
+	if (__builtin_expect(!t || rt_in_table || t->ndefer, 0))
+		return 0;
+	rt_in_table = RT_HERE();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e = rt_cache_slot(t, fn, value);
+	if (e->fn == fn && e->value == value && e->rec &&
+	    e->kind == ((uint32_t)kind << 1 | complete)) {
+		uint64_t *c = &t->prof.recs[e->rec - 1].count;
+
+		*c = pap_sat_add(*c, 1);
+		hit = 1;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_in_table = 0;
+	return hit;
 }
 
 /* Records a signal handler's record for later, without allocating. */
@@ -332,11 +403,15 @@ void __pap_resume(const volatile void *frame)
 
 void __pap_count(const char *fn, uint64_t id)
 {
-	if (!rt_ring_bl(fn, id))
+	if ((rt_ring_none || !rt_ring_bl(fn, id)) &&
+	    !rt_count_cached(fn, PAP_REC_BL, 1, id))
 		rt_keep_record(fn, PAP_REC_BL, 1, id, NULL, 0);
 }
 
-void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
+/* __pap_record for an activation that has breakpoints, or whose
+ * breakpoints may have been lost. */
+static __attribute__((noinline)) void
+rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	struct pap_breakpoint local[RT_DEFER_BPS];
 	struct pap_breakpoint *bps = local;
@@ -382,11 +457,31 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
 	if (rt_keep(act) && !rt_ring_path(fn, complete != 0, r, bps,
-					  (uint32_t)n))
+					  (uint32_t)n) &&
+	    (n || !rt_count_cached(fn, PAP_REC_PATH, complete != 0, r)))
 		rt_keep_record(fn, PAP_REC_PATH, complete != 0, r, bps,
 			       (uint32_t)n);
 	if (scratch)
 		rt_in_scratch = 0;
+}
+
+/*
+ * The common case is an activation without breakpoints (none above it on
+ * the stack) that no loss has touched: its record is its final value, and
+ * takes no more than the ring's stores or a cached count.
+ */
+void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
+{
+	uint8_t c = complete != 0;
+
+	if (__builtin_expect((rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
+			     rt_poison == UINT64_MAX, 1)) {
+		if ((rt_ring_none || !rt_ring_path0(fn, c, r)) &&
+		    !rt_count_cached(fn, PAP_REC_PATH, c, r))
+			rt_keep_record(fn, PAP_REC_PATH, c, r, NULL, 0);
+		return;
+	}
+	rt_record_slow(fn, act, r, complete);
 }
 
 void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,

@@ -22,6 +22,10 @@
  */
 #define RT_TLS __thread __attribute__((tls_model("initial-exec")))
 
+/* Nonzero once this thread knows it has no ring (no collector, or its
+ * ring is gone): a record then goes straight to the aggregate. */
+extern RT_TLS int rt_ring_none;
+
 /* Stream one record to this thread's ring: 1 if it went, 0 if the caller
  * must keep it (no collector, ring full, or called from inside the ring
  * code by a signal handler).  No lock, no system call on the common path. */
@@ -30,6 +34,9 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps);
 
 /* A longjmp came back to the frame at @frame (see __pap_resume). */
+/* rt_ring_path for a path without breakpoints, the common case. */
+int rt_ring_path0(const char *fn, uint8_t complete, uint64_t value);
+
 void rt_ring_resume(uintptr_t frame);
 /* In a forked child: the parent's rings are not ours. */
 void rt_ring_after_fork_child(void);

@@ -73,6 +73,7 @@ static uint64_t rt_kill_count;
 
 static RT_TLS struct rt_ring *rt_ring;
 static RT_TLS int rt_ring_tried;
+RT_TLS int rt_ring_none;
 static RT_TLS volatile uintptr_t rt_in_ring;
 
 #define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
@@ -223,9 +224,9 @@ static inline struct rt_ring *rt_ring_get(void)
 	rt_ring_tried = 1;
 	rt_start();
 	pthread_once(&rt_ring_once, rt_ring_init);
-	if (!rt_collector)
-		return NULL;
-	rt_ring = rt_ring_connect();
+	if (rt_collector)
+		rt_ring = rt_ring_connect();
+	rt_ring_none = !rt_ring;
 	return rt_ring;
 }
 
@@ -365,6 +366,25 @@ static inline void rt_ring_publish(struct rt_ring *r, uint64_t len, int data)
 		rt_ring_test_point(r, 0);
 }
 
+/*
+ * Asks for the ring line RT_RING_AHEAD words ahead in the state for
+ * writing: the collector has read it on the previous lap, and taking it
+ * back costs a trip to the collector's core that the producer should not
+ * wait for.  PREFETCHW is a hint: processors without it ignore it.
+ */
+#define RT_RING_AHEAD 256
+
+static inline void rt_ring_prefetch(struct rt_ring *r)
+{
+	const volatile uint64_t *p = &r->words[(r->head + RT_RING_AHEAD) &
+					      r->mask];
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*p));
+#else
+	__builtin_prefetch((const void *)p, 1, 3);
+#endif
+}
+
 static inline void rt_ring_store(struct rt_ring *r, uint64_t off, uint64_t v)
 {
 	r->words[(r->head + off) & r->mask] = v;
@@ -410,12 +430,56 @@ static inline uint32_t rt_ring_fn(struct rt_ring *r, const char *fn)
 }
 
 /*
+ * Writes one record of three words (no breakpoints) when that needs
+ * nothing but stores: the thread's ring is attached, has room, already
+ * names @fn, and no test point is armed.  1 when it is in the ring, 0
+ * when rt_ring_put must take it.  Small, so that the common case pays no
+ * more than its stores and the publish.
+ */
+static inline int rt_ring_put3(const char *fn, unsigned tag, uint64_t w1,
+			       uint64_t w2)
+{
+	struct rt_ring *r = rt_ring;
+	uint64_t head, mask, *w;
+	size_t s;
+	uint32_t id;
+
+	if (__builtin_expect(!r || rt_in_ring ||
+			     rt_kill_mode != RT_KILL_NONE, 0))
+		return 0;
+	rt_in_ring = RT_HERE();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s = ((uintptr_t)fn >> 3) * 0x9e3779b97f4a7c15ull >> 40 &
+	    (2 * RT_RING_FNS - 1);
+	id = r->slots[s];
+	head = r->head;
+	if (__builtin_expect(r->detached || !id || r->fns[id - 1] != fn ||
+			     head + 3 > r->limit, 0)) {
+		rt_in_ring = 0;
+		return 0;
+	}
+	rt_ring_prefetch(r);
+	/* plain stores: the release store of head orders them for the
+	 * collector, and nothing else reads them meanwhile */
+	w = (uint64_t *)r->words;
+	mask = r->mask;
+	w[head & mask] = pap_shm_header(tag, 3, head);
+	w[(head + 1) & mask] = id | w1;
+	w[(head + 2) & mask] = w2;
+	r->head = head + 3;
+	__atomic_store_n(&r->shm->head, head + 3, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_in_ring = 0;
+	return 1;
+}
+
+/*
  * Writes one record; 1 when it is in the ring (or dropped and counted,
  * in lossy mode), 0 when the caller must keep it.
  */
-static int rt_ring_put(const char *fn, unsigned tag, uint64_t w1,
-		       uint64_t w2, const struct pap_breakpoint *bps,
-		       uint32_t nbps)
+static __attribute__((noinline)) int
+rt_ring_put(const char *fn, unsigned tag, uint64_t w1, uint64_t w2,
+	    const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct rt_ring *r;
 	uint64_t len = 3 + 2 * (uint64_t)nbps;
@@ -446,8 +510,7 @@ static int rt_ring_put(const char *fn, unsigned tag, uint64_t w1,
 		goto out;
 	}
 	/* the line a few records ahead: owned before we get there */
-	__builtin_prefetch((const void *)&r->words[(r->head + 64) & r->mask],
-			   1, 3);
+	rt_ring_prefetch(r);
 	rt_ring_store(r, 0, pap_shm_header(tag, len, r->head));
 	rt_ring_store(r, 1, id | w1);
 	rt_ring_store(r, 2, w2);
@@ -464,17 +527,27 @@ out:
 
 int rt_ring_bl(const char *fn, uint64_t id)
 {
-	return rt_ring_put(fn, PAP_SHM_BL, 0, id, NULL, 0);
+	return rt_ring_put3(fn, PAP_SHM_BL, 0, id) ||
+	       rt_ring_put(fn, PAP_SHM_BL, 0, id, NULL, 0);
 }
 
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps)
 {
+	uint64_t w1 = (uint64_t)complete << 32 | (uint64_t)nbps << 40;
+
 	if (nbps >= 1u << 24)
 		return 0;
-	return rt_ring_put(fn, PAP_SHM_PATH,
-			   (uint64_t)complete << 32 | (uint64_t)nbps << 40,
-			   value, bps, nbps);
+	return (!nbps && rt_ring_put3(fn, PAP_SHM_PATH, w1, value)) ||
+	       rt_ring_put(fn, PAP_SHM_PATH, w1, value, bps, nbps);
+}
+
+int rt_ring_path0(const char *fn, uint8_t complete, uint64_t value)
+{
+	uint64_t w1 = (uint64_t)complete << 32;
+
+	return rt_ring_put3(fn, PAP_SHM_PATH, w1, value) ||
+	       rt_ring_put(fn, PAP_SHM_PATH, w1, value, NULL, 0);
 }
 
 void rt_ring_resume(uintptr_t frame)
@@ -520,6 +593,7 @@ static void rt_ring_thread_end(void *arg)
 	__atomic_store_n(&r->shm->held, 0, __ATOMIC_RELAXED);
 	rt_ring_unlink(r);
 	rt_ring = NULL;
+	rt_ring_none = 1;
 	close(r->sock);
 	munmap(r->shm, r->maplen);
 	munmap(r, sizeof(*r));
@@ -565,5 +639,6 @@ void rt_ring_after_fork_child(void)
 	rt_rings = NULL;
 	rt_ring = NULL;
 	rt_ring_tried = 0;
+	rt_ring_none = 0;
 	rt_in_ring = 0;
 }

@@ -295,6 +295,23 @@ static int plan_numbered(struct pap_plan *p, uint64_t limit)
 	return err;
 }
 
+int pap_plan_may_break(const struct pap_plan *p)
+{
+	uint32_t k;
+
+	/*
+	 * PAP+EPP without fold edges folds once, at EXIT, a value r still
+	 * equal to restart (1): 1 * radix + d with d < radix <= 2^63 fits.
+	 */
+	if (p->mode == PAP_MODE_PAP_EPP)
+		return p->nfolds != 0 || p->restart != 1 ||
+		       p->exit_radix > (1ull << 63);
+	for (k = 0; k < p->nops; k++)
+		if (p->ops[k].kind == PAP_OP_FOLD)
+			return 1;
+	return 0;
+}
+
 int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		   const struct pap_plan_opts *opts, struct pap_plan **out)
 {

@@ -124,6 +124,12 @@ static inline uint32_t pap_plan_nops(const struct pap_plan *p, uint32_t e)
 	return p->op_off[e + 1] - p->op_off[e];
 }
 
+/*
+ * Can an execution of @p record a breakpoint?  0 guarantees that none
+ * does, whatever the path: the runtime then needs no activation number.
+ */
+int pap_plan_may_break(const struct pap_plan *p);
+
 /* ---- reference execution (exec.c) ---- */
 
 struct pap_exec_state {

@@ -426,6 +426,13 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	k = rt_bps_from(act);
 	for (i = k; i < rt_nbps; i++)
 		n += rt_bps[i].act == act;
+	if (n > UINT32_MAX) {
+		/* more than a record can hold: counted as lost, never cut */
+		rt_nbps = k;
+		if (rt_keep(act))
+			rt_count_lost();
+		return;
+	}
 	if (n > RT_DEFER_BPS) {
 		if (rt_in_scratch || rt_in_stack) {
 			rt_nbps = k;	/* a handler: no room for this */
@@ -465,6 +472,24 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 		rt_in_scratch = 0;
 }
 
+/* A record that keeps no breakpoints: to the ring, or counted here. */
+static inline void rt_keep_path0(const char *fn, uint8_t complete, uint64_t r)
+{
+	if ((rt_ring_none || !rt_ring_path0(fn, complete, r)) &&
+	    !rt_count_cached(fn, PAP_REC_PATH, complete, r))
+		rt_keep_record(fn, PAP_REC_PATH, complete, r, NULL, 0);
+}
+
+/*
+ * A function without folds has no breakpoint, so its record is its final
+ * value.  It leaves breakpoints and a loss mark of activations abandoned
+ * inside it to the enclosing activation's record, which drops them.
+ */
+void __pap_path(const char *fn, uint64_t r, int complete)
+{
+	rt_keep_path0(fn, complete != 0, r);
+}
+
 /*
  * The common case is an activation without breakpoints (none above it on
  * the stack) that no loss has touched: its record is its final value, and
@@ -476,9 +501,7 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 
 	if (__builtin_expect((rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
 			     rt_poison == UINT64_MAX, 1)) {
-		if ((rt_ring_none || !rt_ring_path0(fn, c, r)) &&
-		    !rt_count_cached(fn, PAP_REC_PATH, c, r))
-			rt_keep_record(fn, PAP_REC_PATH, c, r, NULL, 0);
+		rt_keep_path0(fn, c, r);
 		return;
 	}
 	rt_record_slow(fn, act, r, complete);

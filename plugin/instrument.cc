@@ -12,6 +12,7 @@
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
+static tree pap_path_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
@@ -49,6 +50,10 @@ static void pap_declare_runtime(void)
 					 integer_type_node, NULL_TREE));
 	pap_trace_begin_decl = pap_runtime_decl("__pap_trace_begin",
 		build_function_type_list(pap_u64, cs, NULL_TREE));
+	pap_path_decl = pap_runtime_decl("__pap_path",
+		build_function_type_list(void_type_node, ptr_type_node,
+					 pap_u64, integer_type_node,
+					 NULL_TREE));
 	pap_lost_decl = pap_runtime_decl("__pap_lost",
 		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
 	pap_resume_decl = pap_runtime_decl("__pap_resume",
@@ -131,7 +136,8 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 			 * breakpoints are whose: EPP has none, and needs
 			 * it only where a longjmp may cut an activation
 			 * short (the shadows) */
-			if (plan->mode == PAP_MODE_EPP && !em->shadow)
+			if ((plan->mode == PAP_MODE_EPP && !em->shadow) ||
+			    em->lean)
 				break;
 			g = gimple_build_call(pap_enter_decl, 0);
 			gimple_call_set_lhs(g, em->act);
@@ -162,9 +168,16 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				pap_count_decl, 2, em->key, em->d));
 			break;
 		case PAP_OP_RECORD:
-			gimple_seq_add_stmt(&seq, gimple_build_call(
-				pap_record_decl, 4, em->key, em->act, em->r,
-				build_int_cst(integer_type_node, complete)));
+			if (em->lean)
+				g = gimple_build_call(pap_path_decl, 3, em->key,
+					em->r, build_int_cst(integer_type_node,
+							     complete));
+			else
+				g = gimple_build_call(pap_record_decl, 4,
+					em->key, em->act, em->r,
+					build_int_cst(integer_type_node,
+						      complete));
+			gimple_seq_add_stmt(&seq, g);
 			break;
 		}
 	}
@@ -374,6 +387,7 @@ unsigned int pap_instrument_function(function *fun)
 			em.shadow = true;
 	if (em.shadow)
 		pap_nonlocal_shadows(&em);
+	em.lean = !em.shadow && !pap_plan_may_break(plan);
 	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);
 	for (id = 0; id < g.cfg->nedges; id++) {
 		const struct pap_edge *pe = &g.cfg->edges[id];

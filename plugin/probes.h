@@ -20,6 +20,9 @@ struct pap_emit {
 	 * jump comes back; and where its last call was */
 	bool shadow;
 	tree vr, va, vact, vtok, at;
+	/* no fold and no shadow: no activation number, and the record is
+	 * __pap_path's */
+	bool lean;
 };
 
 /* The special values of pap_emit.at beside a cut block's number. */

@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 2.  The plugin emits a function's probe operations (see
+ * Version 3.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -22,7 +22,11 @@
  *   __pap_record(fn, act, r, complete)
  *       activation act of fn ends with value r; its breakpoints are taken
  *       and any left by activations abandoned inside it (longjmp) are
- *       dropped; complete is 0 when a noreturn call cut the path.
+ *       dropped; complete is 0 when a noreturn call cut the path;
+ *   __pap_path(fn, r, complete)
+ *       the same for a function that can have no breakpoint (its plan
+ *       has no fold) and no longjmp coming back into it: it calls no
+ *       __pap_enter, and its record is its final value alone.
  *
  * Every argument is a value: instrumented code keeps no addressable state.
  * fn is a string "ASMNAME:CHECKSUM[:METAFILE]" naming the function and
@@ -35,7 +39,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 2
+#define PAP_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +53,7 @@ PAP_API void __pap_lost(uint64_t act);
 PAP_API void __pap_resume(const volatile void *frame);
 PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 			  int complete);
+PAP_API void __pap_path(const char *fn, uint64_t r, int complete);
 
 /*
  * The test oracle (-fplugin-arg-pap-trace): every block entered.  Begin

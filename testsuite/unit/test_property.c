@@ -76,6 +76,7 @@ static void test_property_random_walks(void **state)
 	unsigned long long i, walked = 0, bps = 0, irreducible = 0, cuts = 0;
 	unsigned long long fallbacks = 0, longest = 0, walks = 0;
 	unsigned long long epp_refused = 0, resumed = 0, cut_short = 0;
+	unsigned long long nobreak = 0;
 
 	(void)state;
 	for (i = 0; i < ncfg; i++) {
@@ -144,6 +145,12 @@ static void test_property_random_walks(void **state)
 						 "PAP_TEST_SEED=%llu "
 						 "PAP_TEST_ONLY=%llu)",
 						 ctx, why, seed, i);
+				if (res.nbreakpoints && !pap_plan_may_break(plan))
+					fail_msg("%s: %llu breakpoints from a plan "
+						 "that can have none", ctx,
+						 (unsigned long long)
+						 res.nbreakpoints);
+				nobreak += !pap_plan_may_break(plan);
 				bps += res.nbreakpoints;
 				if (w == 0) {
 					cuts += plan->ncuts;
@@ -166,9 +173,10 @@ static void test_property_random_walks(void **state)
 		      "edges walked (longest %llu), %llu breakpoints, %llu "
 		      "cut edges, %llu fallbacks to pap, %llu epp plans "
 		      "refused under a forced limit; %llu walks resumed at a "
-		      "setjmp receiver, %llu cut by a longjmp\n", ncfg,
+		      "setjmp receiver, %llu cut by a longjmp; %llu walked "
+		      "plans could have no breakpoint\n", ncfg,
 		      irreducible, walks, walked, longest, bps, cuts,
-		      fallbacks, epp_refused, resumed, cut_short);
+		      fallbacks, epp_refused, resumed, cut_short, nobreak);
 	if (only == ~0ull && ncfg >= 1000) {
 		assert_true(irreducible > ncfg / 100);
 		assert_true(bps > 1000);

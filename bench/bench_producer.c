@@ -7,7 +7,12 @@
  * the thread's CPU time per record and of the wall time per record (which
  * includes waiting for a full ring), and the records made.
  *
- *   bench_producer THREADS RECORDS-PER-THREAD [DISTINCT]
+ * With RATE, each thread makes RATE records per second and sleeps when
+ * it is ahead, so that the CPU time per record is what a record costs at
+ * that rate, not time spent waiting for a collector that cannot keep up
+ * with a producer doing nothing else.
+ *
+ *   bench_producer THREADS RECORDS-PER-THREAD [DISTINCT [RATE]]
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -19,6 +24,7 @@
 
 static const char *fn = "bench:0123456789abcdef";
 static uint64_t per_thread, distinct = 8;
+static double rate;	/* records per second per thread; 0: flat out */
 static double ns[64], cpu[64];
 
 static double now(clockid_t clk)
@@ -39,6 +45,19 @@ static void *producer(void *arg)
 		__pap_record(fn, __pap_enter(), path, 1);
 		if (++path == distinct)
 			path = 0;
+		/* paced: a look at the clock every 4096 records */
+		if (rate > 0 && (i & 4095) == 4095) {
+			double ahead = (double)(i + 1) / rate * 1e9 -
+				       (now(CLOCK_MONOTONIC) - t0);
+
+			if (ahead > 0) {
+				struct timespec ts = {
+					(time_t)(ahead / 1e9),
+					(long)((uint64_t)ahead % 1000000000u) };
+
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 	ns[(long)arg] = (now(CLOCK_MONOTONIC) - t0) / (double)per_thread;
 	cpu[(long)arg] = (now(CLOCK_THREAD_CPUTIME_ID) - c0) /
@@ -61,6 +80,8 @@ int main(int argc, char **argv)
 	per_thread = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
 	if (argc > 3)
 		distinct = strtoull(argv[3], NULL, 10);
+	if (argc > 4)
+		rate = strtod(argv[4], NULL);
 	if (nt < 1 || nt > 64 || !distinct)
 		return 2;
 	for (t = 0; t < nt; t++)

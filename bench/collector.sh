@@ -2,7 +2,8 @@
 # collector.sh - `make bench-collector`: records per second from 1, 2 and
 # 8 producer threads into one collector with deduplication (8 distinct
 # paths), the producer's cost per record, records lost, and the
-# collector's peak memory.  Each figure is the median of RUNS runs (5);
+# collector's peak memory; and one producer paced at PACE records/s
+# (20M).  Each figure is the median of RUNS runs (5);
 # N records per run (20M); LONG=N adds one run of N records from one
 # thread, for flat memory.  The file sink's cost per record is measured
 # too, for the ratio.
@@ -19,11 +20,11 @@ unset PAP_COLLECTOR PAP_COLLECTOR_LOSSY
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 now() { date +%s.%N; }
 
-# one run: THREADS RECORDS -> "rate ns lost rss cpu-ns"
+# one run: THREADS RECORDS [RATE] -> "rate ns lost rss cpu-ns"
 one() {
 	rm -f "$tmp/b.prof"
 	t0=$(now)
-	"$coll" -v -o "$tmp/b.prof" -- "$prod" "$1" "$(($2 / $1))" 8 \
+	"$coll" -v -o "$tmp/b.prof" -- "$prod" "$1" "$(($2 / $1))" 8 ${3:-} \
 		>"$tmp/out" 2>"$tmp/err"
 	t1=$(now)
 	ns=$(sed -n 's/.* \([0-9.]*\) ns\/record/\1/p' "$tmp/out")
@@ -37,10 +38,19 @@ one() {
 echo "records per run: $n, distinct paths: 8, runs: $runs (medians)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-9s %12s %12s %12s %10s %12s\n" producers "Mrecords/s" "wall ns/rec" "cpu ns/rec" lost "RSS KiB"
-for p in 1 2 8; do
+# the last row: one producer paced at PACE records/s (20M), so that its
+# CPU time is a record's cost at that rate, not waits for the collector
+pace=${PACE:-20000000}
+for p in 1 2 8 "1@$pace"; do
 	: >"$tmp/runs"
 	i=0
-	while [ $i -lt "$runs" ]; do one $p "$n" >>"$tmp/runs"; i=$((i + 1)); done
+	while [ $i -lt "$runs" ]; do
+		case $p in
+		*@*) one 1 "$n" "$pace" ;;
+		*) one $p "$n" ;;
+		esac >>"$tmp/runs"
+		i=$((i + 1))
+	done
 	printf "%-9s %12s %12s %12s %10s %12s\n" $p \
 		"$(cut -d' ' -f1 "$tmp/runs" | median)" \
 		"$(cut -d' ' -f2 "$tmp/runs" | median)" \

@@ -408,6 +408,21 @@ void __pap_count(const char *fn, uint64_t id)
 		rt_keep_record(fn, PAP_REC_BL, 1, id, NULL, 0);
 }
 
+/* Buffers above this many breakpoints are freed once a long path is done
+ * with them, rather than kept for the next one. */
+#define RT_KEEP_BPS 65536
+
+/* Frees *@buf if it holds more than RT_KEEP_BPS breakpoints (its owner
+ * marks it in use, so no signal handler touches it meanwhile). */
+static void rt_release_big(struct pap_breakpoint **buf, size_t *cap)
+{
+	if (*cap > RT_KEEP_BPS) {
+		free(*buf);
+		*buf = NULL;
+		*cap = 0;
+	}
+}
+
 /* __pap_record for an activation that has breakpoints, or whose
  * breakpoints may have been lost. */
 static __attribute__((noinline)) void
@@ -468,8 +483,23 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	    (n || !rt_count_cached(fn, PAP_REC_PATH, complete != 0, r)))
 		rt_keep_record(fn, PAP_REC_PATH, complete != 0, r, bps,
 			       (uint32_t)n);
-	if (scratch)
+	if (scratch) {
+		rt_release_big(&rt_scratch, &rt_cap_scratch);
 		rt_in_scratch = 0;
+	}
+	if (!k && !rt_in_stack) {
+		/* no open activation has a breakpoint: a stack grown by a
+		 * long path goes back, so that the dump has the memory */
+		rt_in_stack = RT_HERE();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (!rt_nbps && rt_cap_bps > RT_KEEP_BPS) {
+			free(rt_bps);
+			rt_bps = NULL;
+			rt_cap_bps = 0;
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_in_stack = 0;
+	}
 }
 
 /* A record that keeps no breakpoints: to the ring, or counted here. */

@@ -9,6 +9,7 @@
 
 #include "numbering.h"
 #include "plan.h"
+#include "util.h"
 
 #define PAP_DEFAULT_MAX_PATHS ((uint64_t)1 << 63)
 
@@ -295,12 +296,89 @@ static int plan_numbered(struct pap_plan *p, uint64_t limit)
 	return err;
 }
 
+/*
+ * The most r can hold after edge @e's operations when it held at most @r
+ * before them.  With @mark, also records on each FOLD whether it can
+ * overflow: only from r >= pap_fold_limit(n) on can it (util.h), and
+ * below that r*n + d <= r*n + n - 1 fits because every digit d < n.
+ */
+static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
+				int mark)
+{
+	uint32_t i;
+
+	for (i = p->op_off[e]; i < p->op_off[e + 1]; i++) {
+		struct pap_op *op = &p->ops[i];
+		int may;
+
+		if (op->kind == PAP_OP_INIT) {
+			r = op->n;
+		} else if (op->kind == PAP_OP_FOLD) {
+			may = op->n < 1 || r >= pap_fold_limit(op->n);
+			if (mark)
+				op->may_overflow = (uint8_t)may;
+			r = may ? UINT64_MAX : r * op->n + (op->n - 1);
+		}
+	}
+	return r;
+}
+
+int pap_plan_bound_r(struct pap_plan *p, uint64_t *bound)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t *indeg, *queue, head = 0, tail = 0, v, k, e;
+
+	indeg = calloc((size_t)cfg->nnodes + 1, sizeof(uint32_t));
+	queue = malloc(((size_t)cfg->nnodes + 1) * sizeof(uint32_t));
+	if (!indeg || !queue) {
+		free(indeg);
+		free(queue);
+		return PAP_ENOMEM;
+	}
+	/* every edge counts, dead or not: more edges only loosen bounds */
+	for (e = 0; e < cfg->nedges; e++)
+		indeg[cfg->edges[e].dst]++;
+	/* r is unknown before an INIT, so where nothing leads in */
+	for (v = 0; v < cfg->nnodes; v++) {
+		bound[v] = indeg[v] ? 0 : UINT64_MAX;
+		if (!indeg[v])
+			queue[tail++] = v;
+	}
+	/* Kahn's order: a node is taken once all its predecessors are,
+	 * which never happens inside or after a cycle */
+	while (head < tail) {
+		v = queue[head++];
+		for (k = cfg->out_off[v]; k < cfg->out_off[v + 1]; k++) {
+			uint32_t w, out;
+			uint64_t b;
+
+			e = cfg->out_edge[k];
+			w = cfg->edges[e].dst;
+			b = plan_bound_edge(p, e, bound[v], 0);
+			if (b > bound[w])
+				bound[w] = b;
+			out = --indeg[w];
+			if (!out)
+				queue[tail++] = w;
+		}
+	}
+	for (v = 0; v < cfg->nnodes; v++)
+		if (indeg[v])
+			bound[v] = UINT64_MAX;
+	for (e = 0; e < cfg->nedges; e++)
+		plan_bound_edge(p, e, bound[cfg->edges[e].src], 1);
+	free(indeg);
+	free(queue);
+	return PAP_OK;
+}
+
 int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		   const struct pap_plan_opts *opts, struct pap_plan **out)
 {
 	uint64_t limit = opts && opts->max_paths ? opts->max_paths :
 						  PAP_DEFAULT_MAX_PATHS;
 	struct pap_plan *p;
+	uint64_t *bound;
 	uint32_t e;
 	size_t max_ops;
 	int err;
@@ -348,6 +426,11 @@ int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		if (err)
 			goto fail;
 	}
+	bound = malloc(((size_t)cfg->nnodes + 1) * sizeof(uint64_t));
+	err = bound ? pap_plan_bound_r(p, bound) : PAP_ENOMEM;
+	free(bound);
+	if (err)
+		goto fail;
 	for (e = 0; e < cfg->nedges; e++)
 		if (cfg->edges[e].kind != PAP_EDGE_FAKE &&
 		    !(cfg->edges[e].flags & PAP_EF_DEAD) &&

@@ -299,8 +299,8 @@ static int plan_numbered(struct pap_plan *p, uint64_t limit)
 /*
  * The most r can hold after edge @e's operations when it held at most @r
  * before them.  With @mark, also records on each FOLD whether it can
- * overflow: only from r >= pap_fold_limit(n) on can it (util.h), and
- * below that r*n + d <= r*n + n - 1 fits because every digit d < n.
+ * overflow (util.h); where it cannot, r*n + d <= r*n + n - 1 fits
+ * because every digit d < n.
  */
 static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
 				int mark)
@@ -314,7 +314,7 @@ static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
 		if (op->kind == PAP_OP_INIT) {
 			r = op->n;
 		} else if (op->kind == PAP_OP_FOLD) {
-			may = op->n < 1 || r >= pap_fold_limit(op->n);
+			may = pap_fold_may_overflow(r, op->n);
 			if (mark)
 				op->may_overflow = (uint8_t)may;
 			r = may ? UINT64_MAX : r * op->n + (op->n - 1);

@@ -436,9 +436,16 @@ int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		    !(cfg->edges[e].flags & PAP_EF_DEAD) &&
 		    pap_plan_nops(p, e))
 			p->nprobe_sites++;
+	for (e = 0; e < p->nops; e++)
+		if (p->ops[e].kind == PAP_OP_FOLD) {
+			p->nfold_ops++;
+			p->noverflow_tests += p->ops[e].may_overflow;
+		}
 	snprintf(p->note, sizeof(p->note),
-		 "%s: %u probe sites, %u folds, %u cut edges%s",
+		 "%s: %u probe sites, %u folds, %u cut edges, %u of %u fold "
+		 "operations test for overflow%s",
 		 pap_mode_name(p->mode), p->nprobe_sites, p->nfolds, p->ncuts,
+		 p->noverflow_tests, p->nfold_ops,
 		 p->fell_back ? "; pap-epp path counts exceed the limit, "
 				"fell back to pap" : "");
 	*out = p;

@@ -110,8 +110,10 @@ struct pap_plan {
 	uint32_t nfolds;		/* fold edges (back, loop, cut) */
 	uint32_t ncuts;			/* edges cut to bound path counts */
 	uint32_t nprobe_sites;		/* executable edges carrying ops */
+	uint32_t nfold_ops;		/* FOLD operations */
+	uint32_t noverflow_tests;	/* of them, those that may overflow */
 	int fell_back;			/* PAP+EPP gave way to PAP */
-	char note[160];			/* human-readable summary */
+	char note[256];			/* human-readable summary */
 };
 
 /*

@@ -9,7 +9,7 @@
  * "r = __pap_fold(act, r, n, d, site, restart)" (the ABI's contract: r*n
  * + d, or on overflow a breakpoint and restart*n + d) and stays a call
  * through GCC's GIMPLE optimisers: one statement for them to look at
- * instead of three blocks.  The pass "pap-fold", right after "optimized"
+ * instead of three blocks.  The pass "papfold", right after "optimized"
  * and before RTL expansion, then makes each remaining call
  *
  *     if (r >= B)                         B = floor(2^64 / n)

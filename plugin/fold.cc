@@ -58,8 +58,9 @@ static bool pap_abnormal_p(tree t)
  * Makes fold call @call a test, the call on the rare arm and the
  * multiply-add on the common one, joined by a PHI for the call's value.
  * A constant r below the limit needs neither test nor call.  Values that
- * take part in abnormal PHIs (setjmp) are left alone: the call is right
- * as it is.  Virtual operands need renaming afterwards.
+ * take part in abnormal PHIs (setjmp), or a result not in an SSA name,
+ * are left alone: the call is right as it is.  Virtual operands need
+ * renaming afterwards.
  */
 static void pap_fold_expand(gcall *call)
 {
@@ -76,7 +77,8 @@ static void pap_fold_expand(gcall *call)
 	gphi *phi;
 	edge e;
 
-	if (pap_abnormal_p(r) || pap_abnormal_p(d) || pap_abnormal_p(lhs))
+	if (pap_abnormal_p(r) || pap_abnormal_p(d) || pap_abnormal_p(lhs) ||
+	    (lhs && TREE_CODE(lhs) != SSA_NAME))
 		return;
 	if (TREE_CODE(r) == INTEGER_CST && tree_fits_uhwi_p(r) &&
 	    tree_to_uhwi(r) < bound) {

@@ -5,11 +5,13 @@
 #
 # Generates a C file of about 100,000 lines (bench/gentu.c) and compiles
 # it with -c as plain gcc -O2, gcc -O2 -fprofile-arcs and pap-gcc -O2 in
-# modes pap-epp, pap and epp, interleaved, REPS times (default 3; --quick:
+# modes pap-epp (inline folds and, for comparison, fold=call), pap and
+# epp, interleaved, REPS times (default 3; --quick:
 # 1 run of a 20,000-line file).  Reports the median CPU time (user +
 # system: gcc is single-threaded, and CPU time is what other jobs on the
-# machine disturb least) and wall time, and the ratio to plain -O2; writes
-# the table into doc/benchmarks.md between the compile-table markers.
+# machine disturb least) and wall time, the ratio to plain -O2, the text
+# size of each object and the load average before and after; writes the
+# table into doc/benchmarks.md between the compile-table markers.
 #
 # Environment: top_srcdir, top_builddir (default .), CC (default gcc),
 # BENCH_WORK (default $top_builddir/bench/work).
@@ -44,7 +46,8 @@ mkdir -p "$work/compile"
 lines=$(wc -l < "$work/compile/big.c")
 echo "compile-time.sh: $lines lines, $reps runs of each build"
 
-variants="plain gcov pap-epp pap epp"
+variants="plain gcov pap-epp pap-epp-call pap epp"
+load_before=$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 results=$work/compile/results.tsv
 : > "$results"
 rep=1
@@ -53,6 +56,8 @@ while [ "$rep" -le "$reps" ]; do
 		case $v in
 		plain) set -- "$CC" -O2 ;;
 		gcov) set -- "$CC" -O2 -fprofile-arcs ;;
+		pap-epp-call) set -- "$papgcc" -O2 -fplugin-arg-pap-mode=pap-epp \
+			-fplugin-arg-pap-fold=call ;;
 		*) set -- "$papgcc" -O2 -fplugin-arg-pap-mode="$v" ;;
 		esac
 		t=$(cd "$work/compile" && "$work/runone" /dev/null "$@" -c \
@@ -60,13 +65,16 @@ while [ "$rep" -le "$reps" ]; do
 			echo "compile-time.sh: error: $v failed" >&2
 			exit 1
 		}
-		echo "$v $t" >> "$results"
+		text=$(size "$work/compile/big.$v.o" | awk 'NR == 2 { print $1 }')
+		echo "$v $t $text" >> "$results"
 	done
 	rep=$((rep + 1))
 done
 
+load_after=$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 table=$work/compile/table.md
-awk -v variants="$variants" -v lines="$lines" -v reps="$reps" -v quick="$quick" '
+awk -v variants="$variants" -v lines="$lines" -v reps="$reps" -v quick="$quick" \
+    -v load="$load_before, after: $load_after" '
 function median(s,    n, i, j, t, a) {
 	n = split(s, a, " ")
 	for (i = 2; i <= n; i++)
@@ -75,21 +83,25 @@ function median(s,    n, i, j, t, a) {
 		}
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-{ cpu[$1] = cpu[$1] " " $4; wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3 }
+{ cpu[$1] = cpu[$1] " " $4; wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3
+  text[$1] = $5 }
 END {
 	nv = split(variants, v, " ")
 	base = median(cpu["plain"])
-	print "| build | CPU s | x plain -O2 | wall s | peak RSS MB |"
-	print "|---|---:|---:|---:|---:|"
+	print "| build | CPU s | x plain -O2 | wall s | peak RSS MB | text KB | x plain |"
+	print "|---|---:|---:|---:|---:|---:|---:|"
 	for (k = 1; k <= nv; k++) {
 		c = median(cpu[v[k]])
 		name = v[k] == "plain" ? "gcc -O2" : v[k] == "gcov" ? \
-		       "gcc -O2 -fprofile-arcs" : "pap-gcc -O2, " v[k]
-		printf "| %s | %.2f | %.3f | %.2f | %.0f |\n", name, c, c / base,
-		       median(wall[v[k]]), median(rss[v[k]]) / 1024
+		       "gcc -O2 -fprofile-arcs" : v[k] == "pap-epp-call" ? \
+		       "pap-gcc -O2, pap-epp, fold=call" : "pap-gcc -O2, " v[k]
+		printf "| %s | %.2f | %.3f | %.2f | %.0f | %.0f | %.2f |\n", name,
+		       c, c / base, median(wall[v[k]]), median(rss[v[k]]) / 1024,
+		       text[v[k]] / 1024, text[v[k]] / text["plain"]
 	}
 	print ""
 	printf "%d-line translation unit from bench/gentu.c, compiled with -c;\n", lines
+	printf "load average (1, 5, 15 min) before: %s.\n", load
 	printf "medians of %d interleaved runs%s.\n", reps,
 	       quick == "yes" ? " (QUICK MODE: a smaller file; not for comparison)" : ""
 }' "$results" > "$table"

@@ -27,7 +27,8 @@ void pap_exec_edge(const struct pap_plan *plan, struct pap_exec_state *st,
 			break;
 		case PAP_OP_FOLD:
 			d = st->a + op->k;
-			if (pap_fold_overflows(st->r, op->n, d)) {
+			if (op->may_overflow &&
+			    pap_fold_overflows(st->r, op->n, d)) {
 				sink->breakpoint(sink->ctx, op->site, st->r);
 				st->r = plan->restart;
 			}

@@ -9,6 +9,7 @@
 
 #include "numbering.h"
 #include "plan.h"
+#include "util.h"
 
 #define PAP_DEFAULT_MAX_PATHS ((uint64_t)1 << 63)
 
@@ -299,17 +300,87 @@ int pap_plan_may_break(const struct pap_plan *p)
 {
 	uint32_t k;
 
-	/*
-	 * PAP+EPP without fold edges folds once, at EXIT, a value r still
-	 * equal to restart (1): 1 * radix + d with d < radix <= 2^63 fits.
-	 */
-	if (p->mode == PAP_MODE_PAP_EPP)
-		return p->nfolds != 0 || p->restart != 1 ||
-		       p->exit_radix > (1ull << 63);
+	/* only a fold that tests for overflow can make a breakpoint */
 	for (k = 0; k < p->nops; k++)
-		if (p->ops[k].kind == PAP_OP_FOLD)
+		if (p->ops[k].kind == PAP_OP_FOLD && p->ops[k].may_overflow)
 			return 1;
 	return 0;
+}
+
+/*
+ * The most r can hold after edge @e's operations when it held at most @r
+ * before them.  With @mark, also records on each FOLD whether it can
+ * overflow (util.h); where it cannot, r*n + d <= r*n + n - 1 fits
+ * because every digit d < n.
+ */
+static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
+				int mark)
+{
+	uint32_t i;
+
+	for (i = p->op_off[e]; i < p->op_off[e + 1]; i++) {
+		struct pap_op *op = &p->ops[i];
+		int may;
+
+		if (op->kind == PAP_OP_INIT) {
+			r = op->n;
+		} else if (op->kind == PAP_OP_FOLD) {
+			may = pap_fold_may_overflow(r, op->n);
+			if (mark)
+				op->may_overflow = (uint8_t)may;
+			r = may ? UINT64_MAX : r * op->n + (op->n - 1);
+		}
+	}
+	return r;
+}
+
+int pap_plan_bound_r(struct pap_plan *p, uint64_t *bound)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t *indeg, *queue, head = 0, tail = 0, v, k, e;
+
+	indeg = calloc((size_t)cfg->nnodes + 1, sizeof(uint32_t));
+	queue = malloc(((size_t)cfg->nnodes + 1) * sizeof(uint32_t));
+	if (!indeg || !queue) {
+		free(indeg);
+		free(queue);
+		return PAP_ENOMEM;
+	}
+	/* every edge counts, dead or not: more edges only loosen bounds */
+	for (e = 0; e < cfg->nedges; e++)
+		indeg[cfg->edges[e].dst]++;
+	/* r is unknown before an INIT, so where nothing leads in */
+	for (v = 0; v < cfg->nnodes; v++) {
+		bound[v] = indeg[v] ? 0 : UINT64_MAX;
+		if (!indeg[v])
+			queue[tail++] = v;
+	}
+	/* Kahn's order: a node is taken once all its predecessors are,
+	 * which never happens inside or after a cycle */
+	while (head < tail) {
+		v = queue[head++];
+		for (k = cfg->out_off[v]; k < cfg->out_off[v + 1]; k++) {
+			uint32_t w, out;
+			uint64_t b;
+
+			e = cfg->out_edge[k];
+			w = cfg->edges[e].dst;
+			b = plan_bound_edge(p, e, bound[v], 0);
+			if (b > bound[w])
+				bound[w] = b;
+			out = --indeg[w];
+			if (!out)
+				queue[tail++] = w;
+		}
+	}
+	for (v = 0; v < cfg->nnodes; v++)
+		if (indeg[v])
+			bound[v] = UINT64_MAX;
+	for (e = 0; e < cfg->nedges; e++)
+		plan_bound_edge(p, e, bound[cfg->edges[e].src], 1);
+	free(indeg);
+	free(queue);
+	return PAP_OK;
 }
 
 int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
@@ -318,6 +389,7 @@ int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 	uint64_t limit = opts && opts->max_paths ? opts->max_paths :
 						  PAP_DEFAULT_MAX_PATHS;
 	struct pap_plan *p;
+	uint64_t *bound;
 	uint32_t e;
 	size_t max_ops;
 	int err;
@@ -365,14 +437,26 @@ int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		if (err)
 			goto fail;
 	}
+	bound = malloc(((size_t)cfg->nnodes + 1) * sizeof(uint64_t));
+	err = bound ? pap_plan_bound_r(p, bound) : PAP_ENOMEM;
+	free(bound);
+	if (err)
+		goto fail;
 	for (e = 0; e < cfg->nedges; e++)
 		if (cfg->edges[e].kind != PAP_EDGE_FAKE &&
 		    !(cfg->edges[e].flags & PAP_EF_DEAD) &&
 		    pap_plan_nops(p, e))
 			p->nprobe_sites++;
+	for (e = 0; e < p->nops; e++)
+		if (p->ops[e].kind == PAP_OP_FOLD) {
+			p->nfold_ops++;
+			p->noverflow_tests += p->ops[e].may_overflow;
+		}
 	snprintf(p->note, sizeof(p->note),
-		 "%s: %u probe sites, %u folds, %u cut edges%s",
+		 "%s: %u probe sites, %u folds, %u cut edges, %u of %u fold "
+		 "operations test for overflow%s",
 		 pap_mode_name(p->mode), p->nprobe_sites, p->nfolds, p->ncuts,
+		 p->noverflow_tests, p->nfold_ops,
 		 p->fell_back ? "; pap-epp path counts exceed the limit, "
 				"fell back to pap" : "");
 	*out = p;

@@ -43,7 +43,8 @@ enum pap_op_kind {
 	PAP_OP_INIT,	/* r = n; a = k                                   */
 	PAP_OP_ADD,	/* a += k (mod 2^64)                              */
 	PAP_OP_FOLD,	/* d = a + k; if r*n + d overflows: breakpoint    */
-			/* (site, r) and r = restart; then r = r*n + d    */
+			/* (site, r) and r = restart; then r = r*n + d;   */
+			/* with !may_overflow just r = r*n + d            */
 	PAP_OP_SET,	/* a = k                                          */
 	PAP_OP_COUNT,	/* count acyclic path id a + k                    */
 	PAP_OP_RECORD,	/* the activation ends: record r                  */
@@ -51,6 +52,11 @@ enum pap_op_kind {
 
 struct pap_op {
 	uint8_t kind;		/* enum pap_op_kind */
+	/* FOLD: r*n + d may overflow here, so the fold tests it.  0 when
+	 * the plan proves r below pap_fold_limit(n) on every path to the
+	 * fold (pap_plan_bound_r()); then the runtime does r = r*n + d with
+	 * no test, and it never wraps. */
+	uint8_t may_overflow;
 	uint32_t site;		/* FOLD: the edge id a breakpoint names */
 	uint64_t n, k;
 };
@@ -104,8 +110,10 @@ struct pap_plan {
 	uint32_t nfolds;		/* fold edges (back, loop, cut) */
 	uint32_t ncuts;			/* edges cut to bound path counts */
 	uint32_t nprobe_sites;		/* executable edges carrying ops */
+	uint32_t nfold_ops;		/* FOLD operations */
+	uint32_t noverflow_tests;	/* of them, those that may overflow */
 	int fell_back;			/* PAP+EPP gave way to PAP */
-	char note[160];			/* human-readable summary */
+	char note[256];			/* human-readable summary */
 };
 
 /*
@@ -118,6 +126,17 @@ struct pap_plan {
 int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 		   const struct pap_plan_opts *opts, struct pap_plan **out);
 void pap_plan_free(struct pap_plan *plan);
+
+/*
+ * Upper bounds of r: on return, bound[v] >= the value r can hold when
+ * control enters node v along any path of the plan's operations
+ * (UINT64_MAX: no bound), for the nnodes entries of @bound.  Nodes that
+ * no cycle reaches are bounded exactly by the largest digits their
+ * folds can add; a node inside or after a cycle is unbounded.  Sets
+ * may_overflow on each FOLD from these bounds.  pap_plan_build() calls
+ * it; it is exported for the tests.  Returns 0 or PAP_ENOMEM.
+ */
+int pap_plan_bound_r(struct pap_plan *plan, uint64_t *bound);
 
 static inline uint32_t pap_plan_nops(const struct pap_plan *p, uint32_t e)
 {

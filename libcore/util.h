@@ -32,4 +32,15 @@ static inline uint64_t pap_fold_limit(uint64_t n)
 	return UINT64_MAX / n + !(n & (n - 1));
 }
 
+/*
+ * Can r * n + d overflow 64 bits for some r <= @rmax and digit d < @n?
+ * Exactly when @rmax reaches pap_fold_limit(@n).
+ */
+static inline int pap_fold_may_overflow(uint64_t rmax, uint64_t n)
+{
+	if (n <= 1)
+		return n == 0;	/* no radix 0 exists: assume the worst */
+	return rmax >= pap_fold_limit(n);
+}
+
 #endif /* PAP_CORE_UTIL_H */

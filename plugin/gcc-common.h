@@ -42,6 +42,8 @@
 #include "langhooks.h"
 #include "cfgloop.h"
 #include "asan.h"		/* create_cond_insert_point */
+#include "ssa.h"
+#include "tree-into-ssa.h"
 
 #define BUILDING_GCC_VERSION_MAJOR GCC_VERSION / 1000
 

@@ -154,7 +154,19 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 		case PAP_OP_FOLD:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
 				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
-			g = gimple_build_call(pap_fold_decl, 6, em->act, em->r,
+			if (!op->may_overflow && pap_opts.inline_fold) {
+				/* the plan proves r*n + d fits */
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					em->r, MULT_EXPR, em->r,
+					pap_cst(op->n)));
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					em->r, PLUS_EXPR, em->r, em->d));
+				break;
+			}
+			/* a lean function has no activation number; its
+			 * folds (called under fold=call) never overflow */
+			g = gimple_build_call(pap_fold_decl, 6,
+				em->lean ? pap_cst(0) : em->act, em->r,
 				pap_cst(op->n), em->d,
 				build_int_cstu(pap_u32, op->site),
 				pap_cst(em->restart));
@@ -418,8 +430,6 @@ unsigned int pap_instrument_function(function *fun)
 					       &em);
 	if (em.shadow)
 		pap_nonlocal_emit(fun, &m, plan, &g, &em);
-	if (pap_opts.inline_fold)
-		pap_inline_folds(fun, pap_fold_decl);
 	/* probes are side effects: the function is no longer pure or const */
 	DECL_PURE_P(fun->decl) = 0;
 	TREE_READONLY(fun->decl) = 0;

@@ -22,8 +22,12 @@
  * CFG, the source lines of each block and a checksum go to NAME.papm,
  * next to the object file, for pap-decode.
  *
+ * A second pass, "papfold", after the GIMPLE optimisers, turns the folds
+ * that may overflow into an inline test and multiply-add (fold.cc).
+ *
  * Debugging: -fplugin-arg-pap-verbose prints each function's plan summary;
- * -fdump-tree-pap shows the instrumented GIMPLE.
+ * -fdump-tree-all writes the instrumented GIMPLE (NAME.c.*t.pap) and the
+ * folds made inline (NAME.c.*t.papfold).
  */
 #include "gcc-common.h"
 #include "plugin-version.h"
@@ -81,6 +85,37 @@ public:
 	unsigned int execute(function *fun) final override
 	{
 		return pap_instrument_function(fun);
+	}
+};
+
+/* Runs after the GIMPLE optimisers: fold calls become inline tests. */
+const pass_data pap_fold_pass_data = {
+	GIMPLE_PASS,		/* type */
+	"papfold",		/* name */
+	OPTGROUP_NONE,		/* optinfo_flags */
+	TV_NONE,		/* tv_id */
+	PROP_cfg | PROP_ssa,	/* properties_required */
+	0,			/* properties_provided */
+	0,			/* properties_destroyed */
+	0,			/* todo_flags_start */
+	0,			/* todo_flags_finish */
+};
+
+class pap_fold_pass : public gimple_opt_pass {
+public:
+	pap_fold_pass(gcc::context *ctxt)
+		: gimple_opt_pass(pap_fold_pass_data, ctxt)
+	{
+	}
+
+	bool gate(function *) final override
+	{
+		return !pap_opts.disable && pap_opts.inline_fold;
+	}
+
+	unsigned int execute(function *fun) final override
+	{
+		return pap_inline_folds(fun);
 	}
 };
 
@@ -178,11 +213,22 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	return ok;
 }
 
+/* Inserts @pass right after the first instance of the pass named @ref. */
+static void pap_register_after(const char *base, opt_pass *pass,
+			       const char *ref)
+{
+	struct register_pass_info where;
+
+	where.pass = pass;
+	where.reference_pass_name = ref;
+	where.ref_pass_instance_number = 1;
+	where.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(base, PLUGIN_PASS_MANAGER_SETUP, NULL, &where);
+}
+
 int plugin_init(struct plugin_name_args *info,
 		struct plugin_gcc_version *version)
 {
-	struct register_pass_info pass;
-
 	if (!plugin_default_version_check(version, &gcc_version)) {
 		error("pap.so was built for GCC %s and cannot load into GCC %s",
 		      gcc_version.basever, version->basever);
@@ -192,12 +238,8 @@ int plugin_init(struct plugin_name_args *info,
 		return 1;
 	register_callback(info->base_name, PLUGIN_INFO, NULL,
 			  &pap_plugin_info);
-	pass.pass = new pap_pass(g);
-	pass.reference_pass_name = "cfg";
-	pass.ref_pass_instance_number = 1;
-	pass.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &pass);
+	pap_register_after(info->base_name, new pap_pass(g), "cfg");
+	pap_register_after(info->base_name, new pap_fold_pass(g), "optimized");
 	register_callback(info->base_name, PLUGIN_FINISH_UNIT, pap_finish_unit,
 			  NULL);
 	return 0;

@@ -35,6 +35,13 @@ void pap_text_free(struct pap_text *t);
 
 /* instrument.cc: the pass body for one function; 0 or a TODO mask. */
 unsigned int pap_instrument_function(function *fun);
+/*
+ * fold.cc, the pass after "optimized": turns every fold call left in
+ * @fun into an inline multiply-add that calls the runtime only when
+ * r*n + d may overflow; the value r gets is the call's in every case.
+ * Returns the pass's TODO flags.
+ */
+unsigned int pap_inline_folds(function *fun);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

@@ -70,12 +70,4 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 bool pap_label_edge_p(edge e);
 void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
 
-/*
- * fold.cc.  Turns every fold call of @fun (to @fold_decl) into an inline
- * multiply-add that calls the runtime only when r*n + d may overflow; the
- * value r gets is the call's in every case.  Runs after every probe is
- * placed.
- */
-void pap_inline_folds(function *fun, tree fold_decl);
-
 #endif /* PAP_PLUGIN_PROBES_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_fold.c - the two facts the plugin's inline fold rests on: below
- * pap_fold_limit(n) no fold overflows, at it one can; and every fold a
- * plan performs adds a digit d below its radix n.
+ * test_fold.c - the facts the inline fold and the untested folds rest
+ * on: below pap_fold_limit(n) no fold overflows, at it one can, and so
+ * an r bound allows an overflow exactly from the limit on; and every
+ * fold a plan performs adds a digit d below its radix n.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,6 +54,44 @@ static void test_fold_limit_exact(void **state)
 		fold_limit_check((uint64_t)1 << i, &g);
 	for (i = 0; i < 20000; i++)
 		fold_limit_check(tl_next(&g) >> tl_below(&g, 64), &g);
+}
+
+/* Checks pap_fold_may_overflow(@rmax, @n) against 128-bit arithmetic:
+ * the largest digit on the largest r overflows or not. */
+static void fold_may_check(uint64_t rmax, uint64_t n)
+{
+	unsigned __int128 top = (unsigned __int128)rmax * n + (n - 1);
+
+	if (pap_fold_may_overflow(rmax, n) != (int)(top >> 64 != 0))
+		fail_msg("rmax %llu n %llu: may_overflow %d",
+			 (unsigned long long)rmax, (unsigned long long)n,
+			 pap_fold_may_overflow(rmax, n));
+}
+
+/* test_fold_may_overflow: around the limit of small, power-of-two and
+ * 20000 random radices, an r bound is said to allow an overflow exactly
+ * when the largest fold from it overflows. */
+static void test_fold_may_overflow(void **state)
+{
+	struct tl_rng g = { 78 };
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 20064; i++) {
+		uint64_t n = i < 64 ? (uint64_t)1 << i :
+				      1 + (tl_next(&g) >> tl_below(&g, 64));
+		uint64_t lim = pap_fold_limit(n);
+
+		fold_may_check(lim - 1, n);
+		fold_may_check(lim, n);
+		if (lim < UINT64_MAX)
+			fold_may_check(lim + 1, n);
+		fold_may_check(tl_below(&g, lim), n);
+		fold_may_check(0, n);
+		fold_may_check(UINT64_MAX, n);
+	}
+	for (i = 1; i < 1000; i++)
+		fold_may_check(pap_fold_limit(i) - 1 + tl_below(&g, 3), i);
 }
 
 /* test_fold_digit_below_radix: over 2000 random graphs (cyclic,
@@ -116,6 +155,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_limit_exact),
+		cmocka_unit_test(test_fold_may_overflow),
 		cmocka_unit_test(test_fold_digit_below_radix),
 	};
 

@@ -67,6 +67,93 @@ static void check_plan_shape(const struct pap_plan *plan, const char *ctx)
 			fail_msg("%s: back edge %u is not a fold", ctx, e);
 }
 
+static void null_breakpoint(void *ctx, uint32_t site, uint64_t r)
+{
+	(void)ctx;
+	(void)site;
+	(void)r;
+}
+
+static void null_value(void *ctx, uint64_t v)
+{
+	(void)ctx;
+	(void)v;
+}
+
+/*
+ * Runs @walk through @plan's operations with 128-bit arithmetic of its
+ * own (not exec.c, not util.h) beside pap_exec_edge().  Checks after
+ * every edge that both agree on r and that r is within the bound
+ * pap_plan_bound_r() gives for the node entered, and at every fold the
+ * plan left without an overflow test that r*n + d really fits in 64
+ * bits.  Adds to *@near the untested folds whose result came within a
+ * factor 2 of overflowing: the bounds are put to work where they
+ * matter.
+ */
+static void check_r_bounds(struct pap_plan *plan, const uint32_t *walk,
+			   size_t len, const char *ctx,
+			   unsigned long long *near)
+{
+	const struct pap_cfg *cfg = plan->cfg;
+	struct pap_exec_sink sink = { null_breakpoint, null_value,
+				      null_value, NULL };
+	struct pap_exec_state st = { 0, 0 };
+	uint64_t *bound = malloc((cfg->nnodes + 1) * sizeof(uint64_t));
+	unsigned __int128 r = 0, v;
+	uint64_t a = 0, d;
+	size_t i;
+	uint32_t k;
+
+	assert_non_null(bound);
+	assert_int_equal(pap_plan_bound_r(plan, bound), 0);
+	for (i = 0; i < len; i++) {
+		uint32_t e = walk[i], dst = cfg->edges[e].dst;
+
+		for (k = plan->op_off[e]; k < plan->op_off[e + 1]; k++) {
+			const struct pap_op *op = &plan->ops[k];
+
+			switch (op->kind) {
+			case PAP_OP_INIT:
+				r = op->n;
+				a = op->k;
+				break;
+			case PAP_OP_ADD:
+				a += op->k;
+				break;
+			case PAP_OP_SET:
+				a = op->k;
+				break;
+			case PAP_OP_FOLD:
+				d = a + op->k;
+				v = r * op->n + d;
+				if (!op->may_overflow && (v >> 64))
+					fail_msg("%s: edge %u folds without a "
+						 "test and overflows (r=%llu "
+						 "n=%llu d=%llu)", ctx, e,
+						 (unsigned long long)r,
+						 (unsigned long long)op->n,
+						 (unsigned long long)d);
+				if (!op->may_overflow && (v >> 63))
+					++*near;
+				r = (v >> 64) ? (unsigned __int128)
+					plan->restart * op->n + d : v;
+				break;
+			}
+		}
+		pap_exec_edge(plan, &st, e, &sink);
+		if (st.r != (uint64_t)r)
+			fail_msg("%s: after edge %u exec has r=%llu, the "
+				 "oracle %llu", ctx, e,
+				 (unsigned long long)st.r,
+				 (unsigned long long)r);
+		if (r > bound[dst])
+			fail_msg("%s: r=%llu entering node %u is above its "
+				 "bound %llu", ctx, (unsigned long long)r,
+				 dst, (unsigned long long)bound[dst]);
+	}
+	free(bound);
+}
+
 /* test_property_random_walks: the main exactness property. */
 static void test_property_random_walks(void **state)
 {
@@ -76,7 +163,7 @@ static void test_property_random_walks(void **state)
 	unsigned long long i, walked = 0, bps = 0, irreducible = 0, cuts = 0;
 	unsigned long long fallbacks = 0, longest = 0, walks = 0;
 	unsigned long long epp_refused = 0, resumed = 0, cut_short = 0;
-	unsigned long long nobreak = 0;
+	unsigned long long nobreak = 0, near = 0;
 
 	(void)state;
 	for (i = 0; i < ncfg; i++) {
@@ -139,6 +226,7 @@ static void test_property_random_walks(void **state)
 					fail_msg("%s: plan: %s", ctx,
 						 pap_strerror(err));
 				check_plan_shape(plan, ctx);
+				check_r_bounds(plan, walk, len, ctx, &near);
 				if (tl_check_walk(plan, walk, len, &res, why,
 						  sizeof(why)))
 					fail_msg("%s: %s (rerun with "
@@ -173,10 +261,12 @@ static void test_property_random_walks(void **state)
 		      "edges walked (longest %llu), %llu breakpoints, %llu "
 		      "cut edges, %llu fallbacks to pap, %llu epp plans "
 		      "refused under a forced limit; %llu walks resumed at a "
-		      "setjmp receiver, %llu cut by a longjmp; %llu walked "
-		      "plans could have no breakpoint\n", ncfg,
-		      irreducible, walks, walked, longest, bps, cuts,
-		      fallbacks, epp_refused, resumed, cut_short, nobreak);
+		      "setjmp receiver, %llu cut by a longjmp; %llu folds "
+		      "without a test within a factor 2 of overflowing; "
+		      "%llu walked plans could have no breakpoint\n",
+		      ncfg, irreducible, walks, walked, longest, bps, cuts,
+		      fallbacks, epp_refused, resumed, cut_short, near,
+		      nobreak);
 	if (only == ~0ull && ncfg >= 1000) {
 		assert_true(irreducible > ncfg / 100);
 		assert_true(bps > 1000);
@@ -185,6 +275,133 @@ static void test_property_random_walks(void **state)
 		assert_true(resumed > ncfg / 100);
 		assert_true(cut_short > ncfg / 100);
 	}
+}
+
+/*
+ * A chain of @stages merges: block i goes to block i + 1 along 1 to 3
+ * parallel edges (now and then up to 300), so r grows by that factor per
+ * merge without any cycle; one graph in three gets a back edge too.
+ */
+static struct pap_cfg *ladder_cfg(struct tl_rng *g, uint32_t stages)
+{
+	struct pap_cfg *cfg = pap_cfg_new(stages + 1);
+	uint32_t i, f, j;
+
+	assert_non_null(cfg);
+	for (i = 0; i < stages; i++) {
+		f = tl_below(g, 10) ? 1 + (uint32_t)tl_below(g, 3) :
+				     1 + (uint32_t)tl_below(g, 300);
+		for (j = 0; j < f; j++)
+			pap_cfg_add_edge(cfg, i, i + 1, PAP_EDGE_NORMAL);
+	}
+	if (tl_below(g, 3) == 0) {
+		i = (uint32_t)tl_below(g, stages + 1);
+		pap_cfg_add_edge(cfg, i + (uint32_t)tl_below(g, stages + 1 - i),
+				 i, PAP_EDGE_NORMAL);
+	}
+	pap_cfg_mark_return(cfg, stages);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	return cfg;
+}
+
+/* test_property_fold_bounds: on 3000 chains of merges, long enough for
+ * r to overflow without a loop, in pap and pap-epp (with small path
+ * limits, so that cuts fold inside the chain): every walk decodes
+ * exactly, r stays within the plan's bounds, no untested fold overflows,
+ * and untested folds do come close to overflowing. */
+static void test_property_fold_bounds(void **state)
+{
+	struct tl_rng g = { 6464 };
+	unsigned long long near = 0, untested = 0, tested = 0, walks = 0;
+	int i, m, w;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		struct pap_cfg *cfg = ladder_cfg(&g, 2 + (uint32_t)tl_below(&g,
+								       100));
+
+		for (m = PAP_MODE_PAP; m <= PAP_MODE_PAP_EPP; m++) {
+			struct pap_plan_opts opts = { 0 };
+			struct pap_plan *plan;
+			uint32_t k;
+
+			if (m == PAP_MODE_PAP_EPP && tl_below(&g, 4))
+				opts.max_paths = 2 + tl_below(&g, 64);
+			assert_int_equal(pap_plan_build(cfg, m, &opts, &plan),
+					 0);
+			for (k = 0; k < plan->nops; k++)
+				if (plan->ops[k].kind == PAP_OP_FOLD) {
+					tested += plan->ops[k].may_overflow;
+					untested += !plan->ops[k].may_overflow;
+				}
+			for (w = 0; w < 4; w++) {
+				struct tl_result res;
+				uint32_t *walk;
+				size_t len;
+				char why[256], ctx[96];
+
+				assert_int_equal(tl_random_walk(&g, cfg, 300,
+						 &walk, &len), 0);
+				snprintf(ctx, sizeof(ctx), "chain %d mode %s "
+					 "max_paths %llu", i, pap_mode_name(m),
+					 (unsigned long long)opts.max_paths);
+				check_r_bounds(plan, walk, len, ctx, &near);
+				if (tl_check_walk(plan, walk, len, &res, why,
+						  sizeof(why)))
+					fail_msg("%s: %s", ctx, why);
+				walks++;
+				free(walk);
+			}
+			pap_plan_free(plan);
+		}
+		pap_cfg_free(cfg);
+	}
+	print_message("# %llu walks of merge chains; folds: %llu tested, "
+		      "%llu untested, %llu untested folds within a factor 2 "
+		      "of overflowing\n", walks, tested, untested, near);
+	assert_true(tested > 0);
+	assert_true(untested > 0);
+	assert_true(near > 100);
+}
+
+/*
+ * test_property_fold_bound_tight: a chain of 70 two-way merges in mode
+ * pap.  r starts at 0 and the i-th merge makes it r*2 + (0 or 1), so
+ * before the i-th fold r < 2^(i-1); a fold by 2 can overflow from
+ * r = 2^63 on.  The first 64 folds need no test, the rest do.
+ */
+static void test_property_fold_bound_tight(void **state)
+{
+	struct pap_cfg *cfg = pap_cfg_new(71);
+	struct pap_plan *plan;
+	uint32_t i, k, e;
+
+	(void)state;
+	assert_non_null(cfg);
+	for (i = 0; i < 70; i++) {
+		pap_cfg_add_edge(cfg, i, i + 1, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, i, i + 1, PAP_EDGE_NORMAL);
+	}
+	pap_cfg_mark_return(cfg, 70);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	assert_int_equal(pap_plan_build(cfg, PAP_MODE_PAP, NULL, &plan), 0);
+	for (e = 0; e < cfg->nedges; e++) {
+		uint32_t dst = cfg->edges[e].dst;
+
+		for (k = plan->op_off[e]; k < plan->op_off[e + 1]; k++) {
+			if (plan->ops[k].kind != PAP_OP_FOLD)
+				continue;
+			/* an edge into block dst is the dst-th fold */
+			assert_true(dst >= 1 && dst <= 70);
+			if (plan->ops[k].may_overflow != (dst >= 65))
+				fail_msg("fold %u into block %u: may_overflow "
+					 "%d", e, dst, plan->ops[k].may_overflow);
+		}
+	}
+	pap_plan_free(plan);
+	pap_cfg_free(cfg);
 }
 
 /*
@@ -351,6 +568,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_property_random_walks),
 		cmocka_unit_test(test_property_corrupt_records),
+		cmocka_unit_test(test_property_fold_bounds),
+		cmocka_unit_test(test_property_fold_bound_tight),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -196,7 +196,7 @@ int cmd_merge(int argc, char **argv)
 
 struct dentry {
 	char *key;		/* "FUNCTION B1 B2 ..." */
-	const struct dfunc *f;
+	struct dfunc *f;
 	size_t path;
 	double share;
 };
@@ -208,7 +208,7 @@ static int dentry_cmp(const void *a, const void *b)
 }
 
 /* Every path of @dp keyed by function name and GCC block numbers. */
-static struct dentry *diff_entries(const struct dprofile *dp, size_t *n)
+static struct dentry *diff_entries(struct dprofile *dp, size_t *n)
 {
 	struct dentry *v;
 	size_t f, i, k, m = 0, total = 0;
@@ -219,20 +219,23 @@ static struct dentry *diff_entries(const struct dprofile *dp, size_t *n)
 	if (!v)
 		return NULL;
 	for (f = 0; f < dp->nfs; f++) {
-		const struct dfunc *df = &dp->fs[f];
+		struct dfunc *df = &dp->fs[f];
 
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
+			struct dpath *p = &df->paths[i];
 			size_t len = strlen(df->fn->name) + 12 * p->n + 4, at;
 			char *key = malloc(len);
 
-			if (!key)
+			if (!key || path_open(df, p)) {
+				free(key);
 				continue;
+			}
 			at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
 					      p->complete ? "" : "!");
 			for (k = 0; k < p->n; k++)
 				at += (size_t)snprintf(key + at, len - at, " %u",
 					block_number(df->fn, p->blocks[k]));
+			path_close(p);
 			v[m].key = key;
 			v[m].f = df;
 			v[m].path = i;
@@ -266,13 +269,16 @@ static int change_cmp(const void *x, const void *y)
 static void diff_line(const struct dentry *e, const char *what, double a,
 		      double b)
 {
-	const struct dpath *p = &e->f->paths[e->path];
+	struct dpath *p = &e->f->paths[e->path];
 
+	if (path_open(e->f, p))
+		return;
 	printf("  %-11s %6.1f%% -> %5.1f%%  %s %llu x %zu blocks:", what,
 	       100 * a, 100 * b, e->f->fn->name, (unsigned long long)p->count,
 	       p->n);
 	put_block_numbers(stdout, e->f->fn, p, 24);
 	putchar('\n');
+	path_close(p);
 }
 
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
@@ -433,18 +439,19 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 	}
 	fprintf(f, "pap-spec 1\n");
 	for (n = 0; n < dp->nfs; n++) {
-		const struct dfunc *df = &dp->fs[n];
+		struct dfunc *df = &dp->fs[n];
 
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
+			struct dpath *p = &df->paths[i];
 
-			if (!path_shown(o, df, i))
+			if (!path_shown(o, df, i) || path_open(df, p))
 				continue;
 			fprintf(f, "path %s %016llx %llu", df->fn->name,
 				(unsigned long long)df->fn->checksum,
 				(unsigned long long)p->count);
 			put_block_numbers(f, df->fn, p, 0);
 			fputc('\n', f);
+			path_close(p);
 		}
 	}
 	if (fclose(f)) {

@@ -350,47 +350,62 @@ out:
 
 /* ---- coverage ---- */
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* A set of 64-bit values: open addressing, the value plus one stored. */
+struct idset {
+	uint64_t *slot;
+	size_t nslots, n;
+};
 
-	return x < y ? -1 : x > y;
+/* Adds @v to @s; 0, or -1 when memory is short. */
+static int idset_add(struct idset *s, uint64_t v)
+{
+	size_t i;
+
+	if (s->n + 1 > s->nslots / 2) {
+		struct idset g = { NULL, s->nslots ? 2 * s->nslots : 1024, 0 };
+
+		g.slot = calloc(g.nslots, sizeof(*g.slot));
+		if (!g.slot)
+			return -1;
+		for (i = 0; i < s->nslots; i++)
+			if (s->slot[i])
+				idset_add(&g, s->slot[i] - 1);
+		free(s->slot);
+		*s = g;
+	}
+	/* v + 1 == 0 only for UINT64_MAX, above every Ball-Larus id */
+	for (i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> 20) & (s->nslots - 1);
+	     s->slot[i]; i = (i + 1) & (s->nslots - 1))
+		if (s->slot[i] == v + 1)
+			return 0;
+	s->slot[i] = v + 1;
+	s->n++;
+	return 0;
 }
 
 /* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */
 static int64_t distinct_bl(struct dfunc *f)
 {
-	uint64_t *all = NULL, *ids;
-	size_t n = 0, cap = 0, m, i, k;
-	int64_t distinct = 0;
+	struct idset set = { NULL, 0, 0 };
+	uint64_t *ids;
+	size_t m, i, k;
+	int64_t distinct = -1;
 
 	for (i = 0; i < f->npaths; i++) {
-		if (path_bl_ids(f, &f->paths[i], &ids, &m)) {
-			free(all);
-			return -1;
-		}
-		if (n + m > cap) {
-			uint64_t *x;
-
-			cap = 2 * (n + m) + 16;
-			x = realloc(all, cap * sizeof(*x));
-			if (!x) {
-				free(ids);
-				free(all);
-				return -1;
-			}
-			all = x;
-		}
+		progress("counting Ball-Larus paths", i, f->npaths);
+		if (path_bl_ids(f, &f->paths[i], &ids, &m))
+			goto out;
 		for (k = 0; k < m; k++)
-			if (!n || all[n - 1] != ids[k])
-				all[n++] = ids[k];
+			if (ids[k] == UINT64_MAX || idset_add(&set, ids[k])) {
+				free(ids);
+				goto out;
+			}
 		free(ids);
 	}
-	if (n)
-		qsort(all, n, sizeof(*all), u64_cmp);
-	for (i = 0; i < n; i++)
-		distinct += !i || all[i] != all[i - 1];
-	free(all);
+	distinct = (int64_t)set.n;
+out:
+	progress_done();
+	free(set.slot);
 	return distinct;
 }
 

@@ -75,6 +75,7 @@ struct dfunc {
 	struct pap_plan *bl;	/* EPP numbering for Ball-Larus ids */
 	int bl_err;
 	struct pap_memo *memo;	/* pieces decoded so far */
+	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
 
 /*
@@ -134,10 +135,10 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key);
 
 /* GCC's number of core block @b. */
 uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b);
-/* Writes up to @max (0: all) of @p's blocks as " N" (GCC's numbers),
- * then " ..." if some were left out. */
-void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
-		       const struct dpath *p, size_t max);
+/* Writes up to @max (0: all) of @p's blocks (open) as " N" (GCC's
+ * numbers), then " ..." if some were left out. */
+void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
+		       size_t max);
 /* Does path @i of @f pass --top and --min-count? */
 int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
 

@@ -340,13 +340,40 @@ int load_profile(const char *path, struct pap_profile *prof)
 	return 0;
 }
 
-void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
-		       const struct dpath *p, size_t max)
-{
-	size_t k;
+/* Room for " 4294967295" and its length. */
+#define BLOCK_TEXT 12
 
-	for (k = 0; k < p->n && (!max || k < max); k++)
-		fprintf(f, " %u", block_number(fn, p->blocks[k]));
+void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
+		       size_t max)
+{
+	uint32_t nb = df->fn->graph.nblocks, b;
+	size_t k, at = 0, end = max && max < p->n ? max : p->n;
+	char buf[1 << 14];
+
+	if (!df->numtext) {
+		df->numtext = malloc((size_t)nb * BLOCK_TEXT + 1);
+		for (b = 0; df->numtext && b < nb; b++)
+			df->numtext[b * BLOCK_TEXT + BLOCK_TEXT - 1] = (char)
+				snprintf(df->numtext + b * BLOCK_TEXT,
+					 BLOCK_TEXT, " %u",
+					 block_number(df->fn, b));
+	}
+	for (k = 0; k < end; k++) {
+		const char *t;
+
+		if (!df->numtext) {
+			fprintf(f, " %u", block_number(df->fn, p->blocks[k]));
+			continue;
+		}
+		if (at > sizeof(buf) - BLOCK_TEXT) {
+			fwrite(buf, 1, at, f);
+			at = 0;
+		}
+		t = df->numtext + (size_t)p->blocks[k] * BLOCK_TEXT;
+		memcpy(buf + at, t, BLOCK_TEXT);
+		at += (size_t)t[BLOCK_TEXT - 1];
+	}
+	fwrite(buf, 1, at, f);
 	if (k < p->n)
 		fputs(" ...", f);
 }
@@ -532,6 +559,7 @@ void dprofile_free(struct dprofile *dp)
 		free(dp->fs[i].paths);
 		pap_plan_free(dp->fs[i].bl);
 		pap_memo_free(dp->fs[i].memo);
+		free(dp->fs[i].numtext);
 	}
 	free(dp->fs);
 	memset(dp, 0, sizeof(*dp));

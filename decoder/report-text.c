@@ -200,7 +200,7 @@ void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
 				continue;
 			fprintf(out, "%s %llu %d", df->fn->name,
 				(unsigned long long)p->count, p->complete);
-			put_block_numbers(out, df->fn, p, 0);
+			put_block_numbers(out, df, p, 0);
 			fputc('\n', out);
 			path_close(p);
 		}

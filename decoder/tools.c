@@ -276,7 +276,7 @@ static void diff_line(const struct dentry *e, const char *what, double a,
 	printf("  %-11s %6.1f%% -> %5.1f%%  %s %llu x %zu blocks:", what,
 	       100 * a, 100 * b, e->f->fn->name, (unsigned long long)p->count,
 	       p->n);
-	put_block_numbers(stdout, e->f->fn, p, 24);
+	put_block_numbers(stdout, e->f, p, 24);
 	putchar('\n');
 	path_close(p);
 }
@@ -464,7 +464,7 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			fprintf(f, "path %s %016llx %llu", df->fn->name,
 				(unsigned long long)df->fn->checksum,
 				(unsigned long long)p->count);
-			put_block_numbers(f, df->fn, p, 0);
+			put_block_numbers(f, df, p, 0);
 			fputc('\n', f);
 			path_close(p);
 		}

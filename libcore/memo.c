@@ -14,6 +14,10 @@
 #include "decode.h"
 
 #define MEMO_EMPTY UINT32_MAX
+/* Keys (a, 0, r) with small a and r are found by indexing, not hashing:
+ * the acyclic pieces of PAP+EPP, whose digits are mostly small. */
+#define MEMO_DIRECT_R 1024
+#define MEMO_DIRECT_A ((uint32_t)1 << 20)
 
 struct memo_slot {
 	uint64_t r;
@@ -24,6 +28,8 @@ struct memo_slot {
 };
 
 struct pap_memo {
+	struct memo_slot **direct;	/* [a][r], allocated as needed */
+	size_t ndirect;
 	struct memo_slot *slots;
 	size_t nslots, used;
 	uint32_t *pool;
@@ -42,8 +48,13 @@ struct pap_memo *pap_memo_new(size_t max_edges)
 
 void pap_memo_free(struct pap_memo *m)
 {
+	size_t i;
+
 	if (!m)
 		return;
+	for (i = 0; i < m->ndirect; i++)
+		free(m->direct[i]);
+	free(m->direct);
 	free(m->slots);
 	free(m->pool);
 	free(m);
@@ -83,12 +94,14 @@ const uint32_t *pap_memo_find(struct pap_memo *m, uint32_t a, uint32_t b,
 {
 	const struct memo_slot *s;
 
-	if (!m->nslots) {
-		m->misses++;
-		return NULL;
+	if (!b && r < MEMO_DIRECT_R) {
+		s = a < m->ndirect && m->direct[a] ? &m->direct[a][r] : NULL;
+	} else if (!m->nslots) {
+		s = NULL;
+	} else {
+		s = memo_slot(m, a, b, r);
 	}
-	s = memo_slot(m, a, b, r);
-	if (s->len == MEMO_EMPTY) {
+	if (!s || s->len == MEMO_EMPTY) {
 		m->misses++;
 		return NULL;
 	}
@@ -96,6 +109,36 @@ const uint32_t *pap_memo_find(struct pap_memo *m, uint32_t a, uint32_t b,
 	*len = s->len;
 	*start = s->start;
 	return m->pool + s->off;
+}
+
+/* The direct slot of key (@a, 0, @r), made if need be; NULL if @a is too
+ * large or memory short. */
+static struct memo_slot *memo_direct(struct pap_memo *m, uint32_t a,
+				     uint64_t r)
+{
+	if (a >= MEMO_DIRECT_A)
+		return NULL;
+	if (a >= m->ndirect) {
+		size_t n = m->ndirect ? 2 * m->ndirect : 64;
+		struct memo_slot **d;
+
+		while (n <= a)
+			n *= 2;
+		d = realloc(m->direct, n * sizeof(*d));
+		if (!d)
+			return NULL;
+		memset(d + m->ndirect, 0, (n - m->ndirect) * sizeof(*d));
+		m->direct = d;
+		m->ndirect = n;
+	}
+	if (!m->direct[a]) {
+		m->direct[a] = malloc(MEMO_DIRECT_R * sizeof(struct memo_slot));
+		if (!m->direct[a])
+			return NULL;
+		memset(m->direct[a], 0xff,
+		       MEMO_DIRECT_R * sizeof(struct memo_slot));
+	}
+	return &m->direct[a][r];
 }
 
 /* Doubles the slot table; 0 or -1 when memory is short. */
@@ -125,8 +168,15 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
 	    m->used >= m->max_pool)
 		return;
-	if (m->used + 1 > m->nslots / 2 && memo_grow(m))
+	if (!b && r < MEMO_DIRECT_R) {
+		s = memo_direct(m, a, r);
+		if (!s)
+			return;
+	} else if (m->used + 1 > m->nslots / 2 && memo_grow(m)) {
 		return;
+	} else {
+		s = memo_slot(m, a, b, r);
+	}
 	if (m->npool + len > m->cap_pool) {
 		size_t cap = m->cap_pool ? 2 * m->cap_pool : 4096;
 		uint32_t *n;
@@ -141,7 +191,6 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 		m->pool = n;
 		m->cap_pool = cap;
 	}
-	s = memo_slot(m, a, b, r);
 	if (s->len != MEMO_EMPTY)
 		return;
 	memcpy(m->pool + m->npool, edges, len * sizeof(*edges));

@@ -355,6 +355,14 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 	free(bps);
 	if (r == PAP_ENOMEM)
 		snprintf(err, errlen, "%s: error: out of memory", file);
+	if (!r && !p->nrecs && !p->lost &&
+	    (!p->max_recs || tmp.nrecs <= p->max_recs)) {
+		/* into an empty profile: the parsed one is the result */
+		tmp.max_recs = p->max_recs;
+		pap_profile_free(p);
+		*p = tmp;
+		return PAP_OK;
+	}
 	if (!r)
 		r = pap_profile_merge(p, &tmp);
 	pap_profile_free(&tmp);

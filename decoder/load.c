@@ -328,15 +328,13 @@ void path_close(struct dpath *p)
 
 int load_profile(const char *path, struct pap_profile *prof)
 {
-	char err[512], *text;
+	char err[512];
 
-	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
-	if (!text || pap_profile_parse(prof, text, path, err, sizeof(err))) {
+	if (pap_profile_read_file(prof, path, PAP_MAX_FILE, err,
+				  sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
-		free(text);
 		return -1;
 	}
-	free(text);
 	return 0;
 }
 

@@ -194,24 +194,71 @@ int cmd_merge(int argc, char **argv)
 
 /* ---- diff ---- */
 
+/* Bytes of a path's key kept for comparing; longer keys are cut there
+ * and made whole again only to tell two apart that agree that far. */
+#define DIFF_KEY_KEPT 96
+
 struct dentry {
-	char *key;		/* "FUNCTION B1 B2 ..." */
+	char *key;		/* "FUNCTION B1 B2 ...", at most DIFF_KEY_KEPT */
+	int cut;		/* the whole key is longer */
 	struct dfunc *f;
 	size_t path;
 	double share;
 };
 
+/* The key of path @p of @df, cut after @max bytes (0: whole), or NULL;
+ * *cut says whether it was. */
+static char *diff_key(struct dfunc *df, struct dpath *p, size_t max, int *cut)
+{
+	size_t len, at, k;
+	char *key;
+
+	if (path_open(df, p))
+		return NULL;
+	len = strlen(df->fn->name) + 12 * p->n + 4;
+	key = malloc(len);
+	if (key) {
+		at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
+				      p->complete ? "" : "!");
+		for (k = 0; k < p->n && (!max || at <= max); k++)
+			at += (size_t)snprintf(key + at, len - at, " %u",
+				block_number(df->fn, p->blocks[k]));
+		*cut = max && (at > max || k < p->n);
+		if (*cut)
+			key[max] = 0;
+	}
+	path_close(p);
+	return key;
+}
+
+/* strcmp() of the whole keys of @x and @y. */
+static int key_cmp(const struct dentry *x, const struct dentry *y)
+{
+	char *a, *b;
+	int c = strcmp(x->key, y->key), cut;
+
+	if (c || (!x->cut && !y->cut))
+		return c;
+	if (x->cut != y->cut)		/* one is a prefix of the other */
+		return x->cut ? 1 : -1;
+	a = diff_key(x->f, &x->f->paths[x->path], 0, &cut);
+	b = diff_key(y->f, &y->f->paths[y->path], 0, &cut);
+	c = a && b ? strcmp(a, b) : 0;
+	free(a);
+	free(b);
+	return c;
+}
+
 static int dentry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct dentry *)a)->key,
-		      ((const struct dentry *)b)->key);
+	return key_cmp(a, b);
 }
 
 /* Every path of @dp keyed by function name and GCC block numbers. */
 static struct dentry *diff_entries(struct dprofile *dp, size_t *n)
 {
 	struct dentry *v;
-	size_t f, i, k, m = 0, total = 0;
+	size_t f, i, m = 0, total = 0;
 
 	for (f = 0; f < dp->nfs; f++)
 		total += dp->fs[f].npaths;
@@ -223,20 +270,10 @@ static struct dentry *diff_entries(struct dprofile *dp, size_t *n)
 
 		for (i = 0; i < df->npaths; i++) {
 			struct dpath *p = &df->paths[i];
-			size_t len = strlen(df->fn->name) + 12 * p->n + 4, at;
-			char *key = malloc(len);
 
-			if (!key || path_open(df, p)) {
-				free(key);
+			v[m].key = diff_key(df, p, DIFF_KEY_KEPT, &v[m].cut);
+			if (!v[m].key)
 				continue;
-			}
-			at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
-					      p->complete ? "" : "!");
-			for (k = 0; k < p->n; k++)
-				at += (size_t)snprintf(key + at, len - at, " %u",
-					block_number(df->fn, p->blocks[k]));
-			path_close(p);
-			v[m].key = key;
 			v[m].f = df;
 			v[m].path = i;
 			v[m].share = df->total ? (double)p->count / df->total :
@@ -262,8 +299,7 @@ static int change_cmp(const void *x, const void *y)
 
 	if (da != db)
 		return da > db ? -1 : 1;
-	return strcmp(a->a ? a->a->key : a->b->key,
-		      b->a ? b->a->key : b->b->key);
+	return key_cmp(a->a ? a->a : a->b, b->a ? b->a : b->b);
 }
 
 static void diff_line(const struct dentry *e, const char *what, double a,
@@ -302,7 +338,7 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 		goto out;
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 :
-			strcmp(ea[i].key, eb[j].key);
+			key_cmp(&ea[i], &eb[j]);
 		struct change *x = &ch[nch++];
 
 		x->a = c <= 0 ? &ea[i++] : NULL;

@@ -326,12 +326,19 @@ void path_close(struct dpath *p)
 	p->blocks = p->edges = NULL;
 }
 
+static void reading(size_t done, size_t size)
+{
+	progress("reading the profile (bytes)", done, size);
+}
+
 int load_profile(const char *path, struct pap_profile *prof)
 {
 	char err[512];
+	int rc = pap_profile_read_file(prof, path, PAP_MAX_FILE, err,
+				       sizeof(err), reading);
 
-	if (pap_profile_read_file(prof, path, PAP_MAX_FILE, err,
-				  sizeof(err))) {
+	progress_done();
+	if (rc) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -577,7 +584,7 @@ static double elapsed(void)
 
 void progress(const char *what, size_t done, size_t total)
 {
-	if (done & 0xffff)
+	if (done & 0x3f)
 		return;
 	if (!progress_started) {
 		clock_gettime(CLOCK_MONOTONIC, &progress_start);

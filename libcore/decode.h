@@ -70,8 +70,9 @@ int pap_decode_path(const struct pap_plan *plan,
  * acyclic piece of the node it ends at and its digit, in PAP a segment of
  * the node it ends at, the node it must stop at and its value.  Decoding
  * through a memo pushes exactly what decoding without one does, once per
- * distinct piece; the memo holds at most @max_edges edges (and as many
- * pieces) and stops remembering beyond.  NULL when memory is short.
+ * distinct piece; the memo holds at most @max_edges edges (and a
+ * sixteenth as many pieces) and stops remembering beyond.  NULL when
+ * memory is short.
  */
 struct pap_memo;
 struct pap_memo *pap_memo_new(size_t max_edges);

@@ -5,8 +5,9 @@
  * A table from a key (two 32-bit words and a 64-bit value) to a run of
  * edge ids, filled by the decoder (decode.c) and never emptied: the run
  * for a key is a pure function of the key and the plan, so a run found
- * here is exactly what decoding again would push.  Its size is bounded;
- * once full it keeps what it has and takes nothing more.
+ * here is exactly what decoding again would push.  Its size is bounded
+ * (max_edges edges, max_edges / 16 pieces); once full it keeps what it
+ * has and takes nothing more.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 	struct memo_slot *s;
 
 	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
-	    m->used >= m->max_pool)
+	    m->used >= m->max_pool / 16 + 16)
 		return;
 	if (!b && r < MEMO_DIRECT_R) {
 		s = memo_direct(m, a, r);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "diag.h"
 #include "profile.h"
@@ -457,8 +458,10 @@ static ssize_t prof_fill(int fd, char **buf, size_t *len, size_t *cap,
 }
 
 int pap_profile_read_file(struct pap_profile *p, const char *path,
-			  size_t max, char *err, size_t errlen)
+			  size_t max, char *err, size_t errlen,
+			  void (*tick)(size_t done, size_t size))
 {
+	struct stat st;
 	struct prof_parse ps;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, total = 0, done = 0;
@@ -471,6 +474,8 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 		return PAP_EINVAL;
 	}
 	prof_parse_init(&ps, path, err, errlen);
+	if (fstat(fd, &st))
+		st.st_size = 0;
 	/*
 	 * Whole lines are parsed as they arrive; a bad line stops the
 	 * parsing but not the reading, so that a file holding a NUL byte or
@@ -482,6 +487,8 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 			goto read_error;
 		eof = n == 0;
 		total += (size_t)n;
+		if (tick)
+			tick(total, (size_t)st.st_size);
 		if (total > max) {
 			errno = EFBIG;
 			goto read_error;

@@ -67,7 +67,7 @@ static void check_file_reader(const char *text, int parsed,
 	close(fd);
 	pap_profile_init(&again);
 	rc = pap_profile_read_file(&again, path, (size_t)1 << 20, err2,
-				   sizeof(err2));
+				   sizeof(err2), NULL);
 	unlink(path);
 	/* the messages name different files: compare what follows */
 	if (!rc != parsed || (rc && strcmp(strchr(err, ':'),

@@ -128,7 +128,7 @@ static int read_both_ways(const char *text, size_t len, size_t max,
 			 path);
 	else if (len > max)
 		snprintf(err1, sizeof(err1), "%s: error: file too large", path);
-	r2 = pap_profile_read_file(&b, path, max, err, errlen);
+	r2 = pap_profile_read_file(&b, path, max, err, errlen, NULL);
 	unlink(path);
 	assert_int_equal(!r1 && len <= max, !r2);
 	if (r2) {
@@ -216,7 +216,8 @@ static void test_profile_read_file(void **state)
 					    sizeof(err)), 0);
 	assert_non_null(strstr(err, "file too large"));
 	assert_int_not_equal(pap_profile_read_file(&in, "/nonexistent/p.prof",
-						   len, err, sizeof(err)), 0);
+						   len, err, sizeof(err), NULL),
+			     0);
 	assert_string_equal(err, "/nonexistent/p.prof: error: No such file "
 			    "or directory");
 	free(text);

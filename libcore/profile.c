@@ -213,11 +213,14 @@ static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 	if (n > 20)
 		return prof_error(lx, "%s is not a number", what);
 	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
+
+		if (d > 9)
 			return prof_error(lx, "%s is not a number", what);
-		if (*v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+		/* fewer than 20 digits always fit */
+		if (n == 20 && *v > (UINT64_MAX - d) / 10)
 			return prof_error(lx, "%s does not fit 64 bits", what);
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
+		*v = *v * 10 + d;
 	}
 	return PAP_OK;
 }

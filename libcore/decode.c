@@ -37,6 +37,8 @@ int pap_path_push(struct pap_path *p, uint32_t edge)
 
 int pap_path_append(struct pap_path *p, const uint32_t *edges, size_t n)
 {
+	if (!n)
+		return PAP_OK;
 	if (p->len + n > p->cap) {
 		size_t cap = p->cap ? p->cap : 64;
 		uint32_t *e;
@@ -133,8 +135,8 @@ static int piece_back(const struct pap_plan *p, struct pap_memo *m,
 		return pap_path_append(out, run, len);
 	err = walk_back(p, x, d, out, start);
 	if (!err && m)
-		pap_memo_put(m, x, 0, d, *start, out->edges + from,
-			     out->len - from);
+		pap_memo_put(m, x, 0, d, *start, out->len > from ?
+			     out->edges + from : NULL, out->len - from);
 	return err;
 }
 
@@ -227,8 +229,8 @@ static int segment_memo(const struct pap_plan *p, struct pap_memo *m,
 		return pap_path_append(out, run, len);
 	err = segment_back(p, node, r, stop, out);
 	if (!err && m)
-		pap_memo_put(m, node, stop, r, 0, out->edges + from,
-			     out->len - from);
+		pap_memo_put(m, node, stop, r, 0, out->len > from ?
+			     out->edges + from : NULL, out->len - from);
 	return err;
 }
 

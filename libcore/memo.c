@@ -109,7 +109,7 @@ const uint32_t *pap_memo_find(struct pap_memo *m, uint32_t a, uint32_t b,
 	m->hits++;
 	*len = s->len;
 	*start = s->start;
-	return m->pool + s->off;
+	return s->len ? m->pool + s->off : &s->len;	/* none to read */
 }
 
 /* The direct slot of key (@a, 0, @r), made if need be; NULL if @a is too
@@ -194,7 +194,8 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 	}
 	if (s->len != MEMO_EMPTY)
 		return;
-	memcpy(m->pool + m->npool, edges, len * sizeof(*edges));
+	if (len)
+		memcpy(m->pool + m->npool, edges, len * sizeof(*edges));
 	s->r = r;
 	s->a = a;
 	s->b = b;

@@ -54,7 +54,7 @@ static int id_push(void *ctx, uint64_t id, size_t first, size_t n)
 	return 0;
 }
 
-int path_bl_ids(struct dfunc *f, const struct dpath *p, uint64_t **ids,
+int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids)
 {
 	const struct pap_plan *bl = func_bl(f);
@@ -72,7 +72,10 @@ int path_bl_ids(struct dfunc *f, const struct dpath *p, uint64_t **ids,
 		*nids = s.n;
 		return err;
 	}
+	if (path_open(f, p))
+		return PAP_ENOMEM;
 	err = pap_bl_split(bl, p->edges, p->nedges, id_push, &s);
+	path_close(p);
 	if (err) {
 		free(s.ids);
 		return err;
@@ -156,7 +159,7 @@ size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines)
 	return n;
 }
 
-void flow_counts(const struct dfunc *f, uint64_t **block, uint64_t **edge)
+void flow_counts(struct dfunc *f, uint64_t **block, uint64_t **edge)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
 	size_t i, j;
@@ -166,17 +169,22 @@ void flow_counts(const struct dfunc *f, uint64_t **block, uint64_t **edge)
 	if (!*block || !*edge)
 		return;
 	for (i = 0; i < f->npaths; i++) {
-		const struct dpath *p = &f->paths[i];
+		struct dpath *p = &f->paths[i];
 
+		progress("counting flow", i, f->npaths);
+		if (path_open(f, p))
+			continue;
 		for (j = 0; j < p->n; j++)
 			(*block)[p->blocks[j]] += p->count;
 		for (j = 0; j < p->nedges; j++)
 			if (p->edges[j] < cfg->nedges)
 				(*edge)[p->edges[j]] += p->count;
+		path_close(p);
 	}
+	progress_done();
 }
 
-void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
+void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 		 uint32_t *nlines)
 {
 	const struct pap_meta_fn *fn = f->fn;
@@ -199,8 +207,11 @@ void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
 	}
 	/* a line's count is the executions of the blocks that carry it */
 	for (i = 0; i < f->npaths; i++) {
-		const struct dpath *p = &f->paths[i];
+		struct dpath *p = &f->paths[i];
 
+		progress("counting lines", i, f->npaths);
+		if (path_open(f, p))
+			continue;
 		for (j = 0; j < p->n; j++) {
 			const uint32_t *ln = blines(fn, p->blocks[j]);
 
@@ -216,7 +227,9 @@ void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
 				(*count)[l] += p->count;
 			}
 		}
+		path_close(p);
 	}
+	progress_done();
 	free(last);
 }
 

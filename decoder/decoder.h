@@ -43,13 +43,24 @@ struct decoder {
 	size_t nfailed;
 };
 
-/* One distinct decoded path. */
+/* Blocks of a path kept for ordering paths without decoding them again. */
+#define DPATH_HEAD 20
+
+/*
+ * One distinct decoded path.  Its blocks and edges are decoded from its
+ * record when a report needs them (path_open()) and let go after
+ * (path_close()), so memory holds the profile and the paths in use, not
+ * every block of every path.
+ */
 struct dpath {
+	const struct pap_prof_rec *rec;	/* what it decodes from */
 	uint32_t *blocks;	/* core block indices, execution order */
-	size_t n;
+	size_t n;		/* always known */
 	uint32_t *edges;	/* core edge ids, ENTRY edge first */
-	size_t nedges;
+	size_t nedges;		/* always known */
+	uint32_t head[DPATH_HEAD];	/* its first blocks */
 	uint64_t count;
+	uint32_t opens;		/* path_open()s not yet closed */
 	int complete;
 	int resumed;		/* it starts where a longjmp came back */
 	int bl_only;		/* an EPP record: one acyclic piece only */
@@ -63,7 +74,16 @@ struct dfunc {
 	uint64_t total;		/* activations (EPP: acyclic paths) */
 	struct pap_plan *bl;	/* EPP numbering for Ball-Larus ids */
 	int bl_err;
+	struct pap_memo *memo;	/* pieces decoded so far */
+	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
+
+/*
+ * Makes @p's blocks and edges available until the matching path_close();
+ * 0, or -1 after a message (out of memory), and then nothing to close.
+ */
+int path_open(struct dfunc *f, struct dpath *p);
+void path_close(struct dpath *p);
 
 struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
@@ -115,10 +135,10 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key);
 
 /* GCC's number of core block @b. */
 uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b);
-/* Writes up to @max (0: all) of @p's blocks as " N" (GCC's numbers),
- * then " ..." if some were left out. */
-void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
-		       const struct dpath *p, size_t max);
+/* Writes up to @max (0: all) of @p's blocks (open) as " N" (GCC's
+ * numbers), then " ..." if some were left out. */
+void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
+		       size_t max);
 /* Does path @i of @f pass --top and --min-count? */
 int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
 
@@ -126,7 +146,7 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
  * The Ball-Larus ids of path @p of @f in order into *ids (caller frees);
  * 0, or a pap_err when the function's numbering cannot be built.
  */
-int path_bl_ids(struct dfunc *f, const struct dpath *p, uint64_t **ids,
+int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids);
 /* The k-IPF of @f's paths; 0 or a pap_err. */
 int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf);
@@ -177,11 +197,11 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o);
 
 /* Per-line execution counts and distinct paths of @f: arrays indexed by
  * line, *nlines long (caller frees). */
-void line_counts(const struct dfunc *f, uint64_t **count, uint32_t **paths,
+void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 		 uint32_t *nlines);
 /* Each block's and each edge's executions over @f's paths (caller
  * frees). */
-void flow_counts(const struct dfunc *f, uint64_t **block, uint64_t **edge);
+void flow_counts(struct dfunc *f, uint64_t **block, uint64_t **edge);
 
 /* The source lines path @p runs through, consecutive repeats merged,
  * into *out (caller frees); returns their number. */

@@ -191,81 +191,194 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 	return (uint32_t)strtoul(fn->graph.names[b] + 1, NULL, 10);
 }
 
-/* Record @r of @fn decoded into @out's blocks and edges; 0 or an error
- * code. */
-static int decode_rec(struct pap_meta_fn *fn, const struct pap_prof_rec *r,
-		      struct dpath *out)
+/* At most this many edges of decoded pieces are remembered per function. */
+#define DECODE_MEMO_EDGES ((size_t)1 << 24)
+
+/*
+ * Record @r of @f decoded into @edges (emptied first); 0 or an error code.
+ * Pieces are remembered in @f's memo, so a piece seen before costs a copy.
+ */
+static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
+			struct pap_path *edges)
 {
-	const struct pap_plan *plan = pap_meta_plan(fn);
+	const struct pap_plan *plan = pap_meta_plan(f->fn);
+
+	edges->len = 0;
+	edges->start_fold = edges->end_fold = PAP_NONE;
+	if (!plan)
+		return PAP_EINVAL;
+	if (r->kind == PAP_REC_BL)
+		return plan->mode == PAP_MODE_EPP ?
+			pap_decode_bl(plan, r->value, edges) : PAP_ECORRUPT;
+	if (plan->mode == PAP_MODE_EPP)
+		return PAP_ECORRUPT;
+	if (!f->memo)
+		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
+	return pap_decode_path_memo(plan, f->memo, r->bps, r->nbps, r->value,
+				    edges);
+}
+
+/*
+ * The blocks the edges @e of record @r run through, into @blocks if not
+ * NULL (room for e->len + 1), else only counted; returns their number.
+ */
+static size_t edge_blocks(const struct pap_cfg *cfg,
+			  const struct pap_prof_rec *r,
+			  const struct pap_path *e, uint32_t *blocks,
+			  uint32_t *head)
+{
+	size_t i, n = 0;
+
+#define PUT_BLOCK(b) do {					\
+		if (blocks)					\
+			blocks[n] = (b);			\
+		if (n < DPATH_HEAD)				\
+			head[n] = (b);				\
+		n++;						\
+	} while (0)
+	/* an acyclic path between two folds may hold one block, no edge */
+	if (!e->len && r->kind == PAP_REC_BL && e->start_fold != PAP_NONE &&
+	    cfg->edges[e->start_fold].dst < cfg->nblocks)
+		PUT_BLOCK(cfg->edges[e->start_fold].dst);
+	if (e->len && cfg->edges[e->edges[0]].src != cfg->entry &&
+	    cfg->edges[e->edges[0]].src < cfg->nblocks)
+		PUT_BLOCK(cfg->edges[e->edges[0]].src);
+	if (blocks || n + e->len <= DPATH_HEAD) {
+		for (i = 0; i < e->len; i++)
+			if (cfg->edges[e->edges[i]].dst < cfg->nblocks)
+				PUT_BLOCK(cfg->edges[e->edges[i]].dst);
+		return n;
+	}
+	/* counting only: the head, then the rest without storing */
+	for (i = 0; i < e->len && n < DPATH_HEAD; i++)
+		if (cfg->edges[e->edges[i]].dst < cfg->nblocks)
+			PUT_BLOCK(cfg->edges[e->edges[i]].dst);
+	for (; i < e->len; i++)
+		n += cfg->edges[e->edges[i]].dst < cfg->nblocks;
+	return n;
+#undef PUT_BLOCK
+}
+
+/*
+ * Record @r of @f decoded into @out's summary (lengths, first blocks,
+ * flags), its blocks and edges left for path_open(); @scratch is reused
+ * between calls.  0 or an error code.
+ */
+static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
+		      struct dpath *out, struct pap_path *scratch)
+{
 	const struct pap_cfg *cfg;
-	struct pap_path p;
-	size_t i;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!plan)
-		return PAP_EINVAL;
-	cfg = plan->cfg;
-	pap_path_init(&p);
-	if (r->kind == PAP_REC_BL)
-		err = plan->mode == PAP_MODE_EPP ?
-			pap_decode_bl(plan, r->value, &p) : PAP_ECORRUPT;
-	else
-		err = plan->mode == PAP_MODE_EPP ? PAP_ECORRUPT :
-			pap_decode_path(plan, r->bps, r->nbps, r->value, &p);
-	if (err) {
-		pap_path_free(&p);
+	err = decode_edges(f, r, scratch);
+	if (err)
 		return err;
-	}
-	out->blocks = malloc((p.len + 1) * sizeof(uint32_t));
-	if (!out->blocks) {
-		pap_path_free(&p);
-		return PAP_ENOMEM;
-	}
-	/* an acyclic path between two folds may hold one block, no edge */
-	if (!p.len && r->kind == PAP_REC_BL && p.start_fold != PAP_NONE &&
-	    cfg->edges[p.start_fold].dst < cfg->nblocks)
-		out->blocks[out->n++] = cfg->edges[p.start_fold].dst;
-	for (i = 0; i < p.len; i++) {
-		uint32_t dst = cfg->edges[p.edges[i]].dst;
-
-		if (i == 0 && cfg->edges[p.edges[0]].src != cfg->entry &&
-		    cfg->edges[p.edges[0]].src < cfg->nblocks)
-			out->blocks[out->n++] = cfg->edges[p.edges[0]].src;
-		if (dst < cfg->nblocks)
-			out->blocks[out->n++] = dst;
-	}
-	out->edges = p.edges;
-	out->nedges = p.len;
+	cfg = pap_meta_plan(f->fn)->cfg;
+	out->rec = r;
+	out->n = edge_blocks(cfg, r, scratch, NULL, out->head);
+	out->nedges = scratch->len;
 	out->count = r->count;
 	out->complete = r->complete;
 	out->bl_only = r->kind == PAP_REC_BL;
 	out->bl_id = r->value;
-	out->resumed = p.len && pap_cfg_is_resume(cfg, p.edges[0]);
+	out->resumed = scratch->len &&
+		       pap_cfg_is_resume(cfg, scratch->edges[0]);
 	return PAP_OK;
+}
+
+int path_open(struct dfunc *f, struct dpath *p)
+{
+	struct pap_path e;
+	uint32_t head[DPATH_HEAD];
+	int err;
+
+	if (p->opens) {
+		p->opens++;
+		return 0;
+	}
+	pap_path_init(&e);
+	err = decode_edges(f, p->rec, &e);
+	if (!err) {
+		p->blocks = malloc((e.len + 2) * sizeof(uint32_t));
+		err = p->blocks ? PAP_OK : PAP_ENOMEM;
+	}
+	/* it decoded when the profile was read: only memory can fail */
+	if (err) {
+		fprintf(stderr, "%s: error: function %s: a path cannot be "
+			"decoded again: %s\n", pap_prog, f->fn->name,
+			pap_strerror(err));
+		pap_path_free(&e);
+		return -1;
+	}
+	edge_blocks(pap_meta_plan(f->fn)->cfg, p->rec, &e, p->blocks, head);
+	p->edges = e.edges;
+	p->opens = 1;
+	return 0;
+}
+
+void path_close(struct dpath *p)
+{
+	if (!p->opens || --p->opens)
+		return;
+	free(p->blocks);
+	free(p->edges);
+	p->blocks = p->edges = NULL;
+}
+
+static void reading(size_t done, size_t size)
+{
+	progress("reading the profile (bytes)", done, size);
 }
 
 int load_profile(const char *path, struct pap_profile *prof)
 {
-	char err[512], *text;
+	char err[512];
+	int rc = pap_profile_read_file(prof, path, PAP_MAX_FILE, err,
+				       sizeof(err), reading);
 
-	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
-	if (!text || pap_profile_parse(prof, text, path, err, sizeof(err))) {
+	progress_done();
+	if (rc) {
 		fprintf(stderr, "%s\n", err);
-		free(text);
 		return -1;
 	}
-	free(text);
 	return 0;
 }
 
-void put_block_numbers(FILE *f, const struct pap_meta_fn *fn,
-		       const struct dpath *p, size_t max)
-{
-	size_t k;
+/* Room for " 4294967295" and its length. */
+#define BLOCK_TEXT 12
 
-	for (k = 0; k < p->n && (!max || k < max); k++)
-		fprintf(f, " %u", block_number(fn, p->blocks[k]));
+void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
+		       size_t max)
+{
+	uint32_t nb = df->fn->graph.nblocks, b;
+	size_t k, at = 0, end = max && max < p->n ? max : p->n;
+	char buf[1 << 14];
+
+	if (!df->numtext) {
+		df->numtext = malloc((size_t)nb * BLOCK_TEXT + 1);
+		for (b = 0; df->numtext && b < nb; b++)
+			df->numtext[b * BLOCK_TEXT + BLOCK_TEXT - 1] = (char)
+				snprintf(df->numtext + b * BLOCK_TEXT,
+					 BLOCK_TEXT, " %u",
+					 block_number(df->fn, b));
+	}
+	for (k = 0; k < end; k++) {
+		const char *t;
+
+		if (!df->numtext) {
+			fprintf(f, " %u", block_number(df->fn, p->blocks[k]));
+			continue;
+		}
+		if (at > sizeof(buf) - BLOCK_TEXT) {
+			fwrite(buf, 1, at, f);
+			at = 0;
+		}
+		t = df->numtext + (size_t)p->blocks[k] * BLOCK_TEXT;
+		memcpy(buf + at, t, BLOCK_TEXT);
+		at += (size_t)t[BLOCK_TEXT - 1];
+	}
+	fwrite(buf, 1, at, f);
 	if (k < p->n)
 		fputs(" ...", f);
 }
@@ -275,6 +388,7 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i)
 	return (!o->top || i < o->top) && f->paths[i].count >= o->min_count;
 }
 
+/* Hottest first, then by blocks, then the shorter: needs both open. */
 static int by_count(const void *a, const void *b)
 {
 	const struct dpath *x = a, *y = b;
@@ -286,6 +400,59 @@ static int by_count(const void *a, const void *b)
 		if (x->blocks[i] != y->blocks[i])
 			return x->blocks[i] < y->blocks[i] ? -1 : 1;
 	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/*
+ * by_count() as far as the first DPATH_HEAD blocks tell: 0 for two paths
+ * longer than that which agree on them, or for two equal paths.
+ */
+static int by_count_head(const void *a, const void *b)
+{
+	const struct dpath *x = a, *y = b;
+	size_t i, n = x->n < y->n ? x->n : y->n;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	for (i = 0; i < n && i < DPATH_HEAD; i++)
+		if (x->head[i] != y->head[i])
+			return x->head[i] < y->head[i] ? -1 : 1;
+	if (n > DPATH_HEAD)
+		return 0;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/*
+ * Sorts @f's paths by by_count(), hottest first: by their first blocks,
+ * then each run they leave undecided by all its blocks, opening only the
+ * paths of that run.  Both sorts are stable (glibc's merge sort), as the
+ * one sort by_count() was, so equal paths keep the profile's order.
+ */
+static int sort_paths(struct dfunc *f)
+{
+	size_t i = 0, j, k;
+	int failed;
+
+	qsort(f->paths, f->npaths, sizeof(*f->paths), by_count_head);
+	while (i < f->npaths) {
+		for (j = i + 1; j < f->npaths &&
+		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
+			;
+		if (j - i > 1 && f->paths[i].n > DPATH_HEAD) {
+			for (k = i; k < j; k++)
+				if (path_open(f, &f->paths[k]))
+					break;
+			if (k == j)
+				qsort(f->paths + i, j - i, sizeof(*f->paths),
+				      by_count);
+			failed = k < j;
+			while (k-- > i)
+				path_close(&f->paths[k]);
+			if (failed)
+				return -1;
+		}
+		i = j;
+	}
+	return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -322,9 +489,11 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		   struct dprofile *out)
 {
 	struct dfunc *df = NULL;
+	struct pap_path scratch;
 	size_t i, cap = 0;
 
 	memset(out, 0, sizeof(*out));
+	pap_path_init(&scratch);
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];
 		struct pap_meta_fn *fn;
@@ -344,7 +513,7 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 			df = func_of(out, &cap, fn);
 		if (!df)
 			goto oom;
-		e = decode_rec(fn, r, &p);
+		e = decode_rec(df, r, &p, &scratch);
 		if (e) {
 			fprintf(stderr, "%s: error: %s: function %s: a record "
 				"cannot be decoded: %s\n", pap_prog, file,
@@ -356,11 +525,8 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 			size_t c = df->cap ? df->cap * 2 : 16;
 			struct dpath *n = realloc(df->paths, c * sizeof(*n));
 
-			if (!n) {
-				free(p.blocks);
-				free(p.edges);
+			if (!n)
 				goto oom;
-			}
 			df->paths = n;
 			df->cap = c;
 		}
@@ -369,15 +535,18 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		out->total += p.count;
 	}
 	progress_done();
+	pap_path_free(&scratch);
 	if (out->nfs)
 		qsort(out->fs, out->nfs, sizeof(*out->fs), by_name);
 	for (i = 0; i < out->nfs; i++)
-		if (out->fs[i].npaths)
-			qsort(out->fs[i].paths, out->fs[i].npaths,
-			      sizeof(*out->fs[i].paths), by_count);
+		if (out->fs[i].npaths && sort_paths(&out->fs[i])) {
+			d->errors++;
+			return -1;
+		}
 	return 0;
 oom:
 	progress_done();
+	pap_path_free(&scratch);
 	fprintf(stderr, "%s: error: out of memory\n", pap_prog);
 	d->errors++;
 	return -1;
@@ -394,6 +563,8 @@ void dprofile_free(struct dprofile *dp)
 		}
 		free(dp->fs[i].paths);
 		pap_plan_free(dp->fs[i].bl);
+		pap_memo_free(dp->fs[i].memo);
+		free(dp->fs[i].numtext);
 	}
 	free(dp->fs);
 	memset(dp, 0, sizeof(*dp));
@@ -413,7 +584,7 @@ static double elapsed(void)
 
 void progress(const char *what, size_t done, size_t total)
 {
-	if (done & 0xffff)
+	if (done & 0x3f)
 		return;
 	if (!progress_started) {
 		clock_gettime(CLOCK_MONOTONIC, &progress_start);

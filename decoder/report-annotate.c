@@ -19,7 +19,7 @@ struct file_counts {
 };
 
 /* Adds @f's line counts into @fc, growing it. */
-static void add_function(struct file_counts *fc, const struct dfunc *f)
+static void add_function(struct file_counts *fc, struct dfunc *f)
 {
 	uint64_t *count;
 	uint32_t *paths, n, l, b, k;

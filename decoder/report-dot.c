@@ -29,10 +29,14 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
 	hot = calloc(cfg->nedges + 1, 1);
 	if (!block || !edge || !hot)
 		goto out;
-	for (i = 0; i < f->npaths && i < DOT_HOT_PATHS; i++)
+	for (i = 0; i < f->npaths && i < DOT_HOT_PATHS; i++) {
+		if (path_open(f, &f->paths[i]))
+			continue;
 		for (j = 0; j < f->paths[i].nedges; j++)
 			if (!hot[f->paths[i].edges[j]])
 				hot[f->paths[i].edges[j]] = (uint8_t)(i + 1);
+		path_close(&f->paths[i]);
+	}
 	for (e = 0; e < cfg->nedges; e++)
 		if (edge[e] > max)
 			max = edge[e];

@@ -172,10 +172,10 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		"<tr><th>#</th><th>count</th><th>share</th><th>blocks</th>"
 		"<th>source lines (loops as (&hellip;)<sup>n</sup>)</th></tr>\n");
 	for (i = 0; i < df->npaths && i < limit; i++) {
-		const struct dpath *p = &df->paths[i];
+		struct dpath *p = &df->paths[i];
 		double share = df->total ? 100.0 * p->count / df->total : 0;
 
-		if (p->count < o->min_count)
+		if (p->count < o->min_count || path_open(df, p))
 			continue;
 		fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"n\">%llu"
 			"</td><td class=\"n\"><span class=\"bar\" style=\""
@@ -186,6 +186,7 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		n = path_lines(df->fn, p, &lines);
 		print_compressed(&sp, lines, n);
 		free(lines);
+		path_close(p);
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?

@@ -92,7 +92,7 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 /* Paths per function shown with their source text unless --top says. */
 #define TEXT_SOURCE_PATHS 3
 
-static void print_path(FILE *out, const struct dfunc *f, const struct dpath *p,
+static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 		       uint64_t total, const struct ropts *o, const char *tag)
 {
 	struct text_ctx c = { out, f->fn, 0, 0 };
@@ -100,6 +100,8 @@ static void print_path(FILE *out, const struct dfunc *f, const struct dpath *p,
 	uint32_t *lines;
 	size_t n;
 
+	if (path_open(f, p))
+		return;
 	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
 		(unsigned long long)p->count,
 		total ? 100.0 * p->count / total : 0.0, p->n,
@@ -107,12 +109,14 @@ static void print_path(FILE *out, const struct dfunc *f, const struct dpath *p,
 		p->complete ? "" : " (cut short)");
 	print_compressed(&sp, p->blocks, p->n);
 	fputc('\n', out);
-	if (!o->source || (!o->top && p - f->paths >= TEXT_SOURCE_PATHS))
-		return;
-	n = path_lines(f->fn, p, &lines);
-	sp = (struct seq_printer){ line_item, line_open, line_close, &c };
-	print_compressed(&sp, lines, n);
-	free(lines);
+	if (o->source && (o->top || p - f->paths < TEXT_SOURCE_PATHS)) {
+		n = path_lines(f->fn, p, &lines);
+		sp = (struct seq_printer){ line_item, line_open, line_close,
+					   &c };
+		print_compressed(&sp, lines, n);
+		free(lines);
+	}
+	path_close(p);
 }
 
 struct hot {
@@ -184,18 +188,23 @@ void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
 	size_t f, i;
 
 	for (f = 0; f < dp->nfs; f++) {
-		const struct dfunc *df = &dp->fs[f];
+		struct dfunc *df = &dp->fs[f];
 
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
+			struct dpath *p = &df->paths[i];
 
 			if (!path_shown(o, df, i))
 				continue;
+			progress("writing paths", i, df->npaths);
+			if (path_open(df, p))
+				continue;
 			fprintf(out, "%s %llu %d", df->fn->name,
 				(unsigned long long)p->count, p->complete);
-			put_block_numbers(out, df->fn, p, 0);
+			put_block_numbers(out, df, p, 0);
 			fputc('\n', out);
+			path_close(p);
 		}
+		progress_done();
 	}
 }
 
@@ -424,9 +433,9 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		fprintf(out, ", \"activations\": %llu, \"paths\": [",
 			(unsigned long long)df->total);
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
+			struct dpath *p = &df->paths[i];
 
-			if (!path_shown(o, df, i))
+			if (!path_shown(o, df, i) || path_open(df, p))
 				continue;
 			fprintf(out, "%s\n    {\"count\": %llu, \"complete\": "
 				"%s, \"resumed\": %s, \"blocks\": [",
@@ -447,6 +456,7 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 				fputs("]}", out);
 			}
 			fputs("]}", out);
+			path_close(p);
 		}
 		fputs("]", out);
 		if (o->k)

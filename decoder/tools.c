@@ -194,24 +194,71 @@ int cmd_merge(int argc, char **argv)
 
 /* ---- diff ---- */
 
+/* Bytes of a path's key kept for comparing; longer keys are cut there
+ * and made whole again only to tell two apart that agree that far. */
+#define DIFF_KEY_KEPT 96
+
 struct dentry {
-	char *key;		/* "FUNCTION B1 B2 ..." */
-	const struct dfunc *f;
+	char *key;		/* "FUNCTION B1 B2 ...", at most DIFF_KEY_KEPT */
+	int cut;		/* the whole key is longer */
+	struct dfunc *f;
 	size_t path;
 	double share;
 };
 
+/* The key of path @p of @df, cut after @max bytes (0: whole), or NULL;
+ * *cut says whether it was. */
+static char *diff_key(struct dfunc *df, struct dpath *p, size_t max, int *cut)
+{
+	size_t len, at, k;
+	char *key;
+
+	if (path_open(df, p))
+		return NULL;
+	len = strlen(df->fn->name) + 12 * p->n + 4;
+	key = malloc(len);
+	if (key) {
+		at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
+				      p->complete ? "" : "!");
+		for (k = 0; k < p->n && (!max || at <= max); k++)
+			at += (size_t)snprintf(key + at, len - at, " %u",
+				block_number(df->fn, p->blocks[k]));
+		*cut = max && (at > max || k < p->n);
+		if (*cut)
+			key[max] = 0;
+	}
+	path_close(p);
+	return key;
+}
+
+/* strcmp() of the whole keys of @x and @y. */
+static int key_cmp(const struct dentry *x, const struct dentry *y)
+{
+	char *a, *b;
+	int c = strcmp(x->key, y->key), cut;
+
+	if (c || (!x->cut && !y->cut))
+		return c;
+	if (x->cut != y->cut)		/* one is a prefix of the other */
+		return x->cut ? 1 : -1;
+	a = diff_key(x->f, &x->f->paths[x->path], 0, &cut);
+	b = diff_key(y->f, &y->f->paths[y->path], 0, &cut);
+	c = a && b ? strcmp(a, b) : 0;
+	free(a);
+	free(b);
+	return c;
+}
+
 static int dentry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct dentry *)a)->key,
-		      ((const struct dentry *)b)->key);
+	return key_cmp(a, b);
 }
 
 /* Every path of @dp keyed by function name and GCC block numbers. */
-static struct dentry *diff_entries(const struct dprofile *dp, size_t *n)
+static struct dentry *diff_entries(struct dprofile *dp, size_t *n)
 {
 	struct dentry *v;
-	size_t f, i, k, m = 0, total = 0;
+	size_t f, i, m = 0, total = 0;
 
 	for (f = 0; f < dp->nfs; f++)
 		total += dp->fs[f].npaths;
@@ -219,21 +266,14 @@ static struct dentry *diff_entries(const struct dprofile *dp, size_t *n)
 	if (!v)
 		return NULL;
 	for (f = 0; f < dp->nfs; f++) {
-		const struct dfunc *df = &dp->fs[f];
+		struct dfunc *df = &dp->fs[f];
 
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
-			size_t len = strlen(df->fn->name) + 12 * p->n + 4, at;
-			char *key = malloc(len);
+			struct dpath *p = &df->paths[i];
 
-			if (!key)
+			v[m].key = diff_key(df, p, DIFF_KEY_KEPT, &v[m].cut);
+			if (!v[m].key)
 				continue;
-			at = (size_t)snprintf(key, len, "%s%s", df->fn->name,
-					      p->complete ? "" : "!");
-			for (k = 0; k < p->n; k++)
-				at += (size_t)snprintf(key + at, len - at, " %u",
-					block_number(df->fn, p->blocks[k]));
-			v[m].key = key;
 			v[m].f = df;
 			v[m].path = i;
 			v[m].share = df->total ? (double)p->count / df->total :
@@ -259,20 +299,22 @@ static int change_cmp(const void *x, const void *y)
 
 	if (da != db)
 		return da > db ? -1 : 1;
-	return strcmp(a->a ? a->a->key : a->b->key,
-		      b->a ? b->a->key : b->b->key);
+	return key_cmp(a->a ? a->a : a->b, b->a ? b->a : b->b);
 }
 
 static void diff_line(const struct dentry *e, const char *what, double a,
 		      double b)
 {
-	const struct dpath *p = &e->f->paths[e->path];
+	struct dpath *p = &e->f->paths[e->path];
 
+	if (path_open(e->f, p))
+		return;
 	printf("  %-11s %6.1f%% -> %5.1f%%  %s %llu x %zu blocks:", what,
 	       100 * a, 100 * b, e->f->fn->name, (unsigned long long)p->count,
 	       p->n);
-	put_block_numbers(stdout, e->f->fn, p, 24);
+	put_block_numbers(stdout, e->f, p, 24);
 	putchar('\n');
+	path_close(p);
 }
 
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
@@ -296,7 +338,7 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 		goto out;
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 :
-			strcmp(ea[i].key, eb[j].key);
+			key_cmp(&ea[i], &eb[j]);
 		struct change *x = &ch[nch++];
 
 		x->a = c <= 0 ? &ea[i++] : NULL;
@@ -344,47 +386,62 @@ out:
 
 /* ---- coverage ---- */
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* A set of 64-bit values: open addressing, the value plus one stored. */
+struct idset {
+	uint64_t *slot;
+	size_t nslots, n;
+};
 
-	return x < y ? -1 : x > y;
+/* Adds @v to @s; 0, or -1 when memory is short. */
+static int idset_add(struct idset *s, uint64_t v)
+{
+	size_t i;
+
+	if (s->n + 1 > s->nslots / 2) {
+		struct idset g = { NULL, s->nslots ? 2 * s->nslots : 1024, 0 };
+
+		g.slot = calloc(g.nslots, sizeof(*g.slot));
+		if (!g.slot)
+			return -1;
+		for (i = 0; i < s->nslots; i++)
+			if (s->slot[i])
+				idset_add(&g, s->slot[i] - 1);
+		free(s->slot);
+		*s = g;
+	}
+	/* v + 1 == 0 only for UINT64_MAX, above every Ball-Larus id */
+	for (i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> 20) & (s->nslots - 1);
+	     s->slot[i]; i = (i + 1) & (s->nslots - 1))
+		if (s->slot[i] == v + 1)
+			return 0;
+	s->slot[i] = v + 1;
+	s->n++;
+	return 0;
 }
 
 /* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */
 static int64_t distinct_bl(struct dfunc *f)
 {
-	uint64_t *all = NULL, *ids;
-	size_t n = 0, cap = 0, m, i, k;
-	int64_t distinct = 0;
+	struct idset set = { NULL, 0, 0 };
+	uint64_t *ids;
+	size_t m, i, k;
+	int64_t distinct = -1;
 
 	for (i = 0; i < f->npaths; i++) {
-		if (path_bl_ids(f, &f->paths[i], &ids, &m)) {
-			free(all);
-			return -1;
-		}
-		if (n + m > cap) {
-			uint64_t *x;
-
-			cap = 2 * (n + m) + 16;
-			x = realloc(all, cap * sizeof(*x));
-			if (!x) {
-				free(ids);
-				free(all);
-				return -1;
-			}
-			all = x;
-		}
+		progress("counting Ball-Larus paths", i, f->npaths);
+		if (path_bl_ids(f, &f->paths[i], &ids, &m))
+			goto out;
 		for (k = 0; k < m; k++)
-			if (!n || all[n - 1] != ids[k])
-				all[n++] = ids[k];
+			if (ids[k] == UINT64_MAX || idset_add(&set, ids[k])) {
+				free(ids);
+				goto out;
+			}
 		free(ids);
 	}
-	if (n)
-		qsort(all, n, sizeof(*all), u64_cmp);
-	for (i = 0; i < n; i++)
-		distinct += !i || all[i] != all[i - 1];
-	free(all);
+	distinct = (int64_t)set.n;
+out:
+	progress_done();
+	free(set.slot);
 	return distinct;
 }
 
@@ -433,18 +490,19 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 	}
 	fprintf(f, "pap-spec 1\n");
 	for (n = 0; n < dp->nfs; n++) {
-		const struct dfunc *df = &dp->fs[n];
+		struct dfunc *df = &dp->fs[n];
 
 		for (i = 0; i < df->npaths; i++) {
-			const struct dpath *p = &df->paths[i];
+			struct dpath *p = &df->paths[i];
 
-			if (!path_shown(o, df, i))
+			if (!path_shown(o, df, i) || path_open(df, p))
 				continue;
 			fprintf(f, "path %s %016llx %llu", df->fn->name,
 				(unsigned long long)df->fn->checksum,
 				(unsigned long long)p->count);
-			put_block_numbers(f, df->fn, p, 0);
+			put_block_numbers(f, df, p, 0);
 			fputc('\n', f);
+			path_close(p);
 		}
 	}
 	if (fclose(f)) {

@@ -9,8 +9,19 @@
 static int num_value(const struct pap_plan *p, uint32_t x, uint8_t kind,
 		     uint32_t edge, uint64_t *val, uint32_t *node)
 {
-	uint32_t i;
+	uint32_t i = PAP_NUM_MANY;
 
+	if (p->num_index && (edge < p->cfg->nedges || edge == PAP_NONE))
+		i = p->num_index[3 * (size_t)(edge == PAP_NONE ?
+					      p->cfg->nedges : edge) + kind];
+	if (i != PAP_NUM_MANY) {
+		if (i == PAP_NUM_NONE || i < p->num_off[x] ||
+		    i >= p->num_off[x + 1])
+			return -1;
+		*val = p->num[i].val;
+		*node = p->num[i].node;
+		return 0;
+	}
 	for (i = p->num_off[x]; i < p->num_off[x + 1]; i++)
 		if (p->num[i].kind == kind && p->num[i].edge == edge) {
 			*val = p->num[i].val;

@@ -3,6 +3,7 @@
  * decode.c - backwalk (PAP, PAP+EPP) and path regeneration (EPP).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "decode.h"
 
@@ -31,6 +32,27 @@ int pap_path_push(struct pap_path *p, uint32_t edge)
 		p->cap = cap;
 	}
 	p->edges[p->len++] = edge;
+	return PAP_OK;
+}
+
+int pap_path_append(struct pap_path *p, const uint32_t *edges, size_t n)
+{
+	if (!n)
+		return PAP_OK;
+	if (p->len + n > p->cap) {
+		size_t cap = p->cap ? p->cap : 64;
+		uint32_t *e;
+
+		while (cap < p->len + n)
+			cap *= 2;
+		e = realloc(p->edges, cap * sizeof(uint32_t));
+		if (!e)
+			return PAP_ENOMEM;
+		p->edges = e;
+		p->cap = cap;
+	}
+	memcpy(p->edges + p->len, edges, n * sizeof(uint32_t));
+	p->len += n;
 	return PAP_OK;
 }
 
@@ -97,7 +119,28 @@ static int walk_back(const struct pap_plan *p, uint32_t x, uint64_t d,
 	}
 }
 
-static int decode_pap_epp(const struct pap_plan *p,
+/*
+ * walk_back() through @m: the acyclic piece ending at node @x with digit
+ * @d depends on nothing else, so it is decoded once per (x, d).
+ */
+static int piece_back(const struct pap_plan *p, struct pap_memo *m,
+		      uint32_t x, uint64_t d, struct pap_path *out,
+		      uint32_t *start)
+{
+	const uint32_t *run;
+	size_t from = out->len, len;
+	int err;
+
+	if (m && (run = pap_memo_find(m, x, 0, d, &len, start)))
+		return pap_path_append(out, run, len);
+	err = walk_back(p, x, d, out, start);
+	if (!err && m)
+		pap_memo_put(m, x, 0, d, *start, out->len > from ?
+			     out->edges + from : NULL, out->len - from);
+	return err;
+}
+
+static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 			  const struct pap_breakpoint *bps, size_t nbps,
 			  uint64_t r, struct pap_path *out)
 {
@@ -119,7 +162,7 @@ static int decode_pap_epp(const struct pap_plan *p,
 			if (err)
 				return err;
 		}
-		err = walk_back(p, x, r % n, out, &start);
+		err = piece_back(p, m, x, r % n, out, &start);
 		if (err)
 			return err;
 		r /= n;
@@ -139,35 +182,24 @@ static int decode_pap_epp(const struct pap_plan *p,
 	}
 }
 
-static int decode_pap(const struct pap_plan *p,
-		      const struct pap_breakpoint *bps, size_t nbps,
-		      uint64_t r, struct pap_path *out)
+/*
+ * One PAP segment, backward from @node with value @r until r is used up
+ * at @stop, pushing the edges walked.  r == 0 walks index-0 and single
+ * in-edges, which form no cycle, and r > 0 shrinks at every merge: a real
+ * segment is at most 65 times the graph long, and a longer one corrupt.
+ */
+static int segment_back(const struct pap_plan *p, uint32_t node, uint64_t r,
+			uint32_t stop, struct pap_path *out)
 {
 	const struct pap_cfg *cfg = p->cfg;
-	uint32_t node = cfg->exit;
-	size_t j = nbps;
-	int err;
+	uint64_t limit = 65 * ((uint64_t)cfg->nnodes + 1);
+	size_t from = out->len;
 
-	for (;;) {
-		uint32_t stop, s, e;
+	while (r || node != stop) {
+		uint32_t s = pap_cfg_fanin(cfg, node), e;
+		int err;
 
-		if (j && bps[j - 1].site >= cfg->nedges)
-			return PAP_ECORRUPT;
-		stop = j ? cfg->edges[bps[j - 1].site].src : cfg->entry;
-		if (r == 0 && node == stop) {
-			if (j == 0)
-				return PAP_OK;
-			/* The segment began with the breakpoint's edge. */
-			if (!out->len || out->edges[out->len - 1] !=
-					 bps[j - 1].site)
-				return PAP_ECORRUPT;
-			r = bps[--j].r;
-			if (r == 0)
-				return PAP_ECORRUPT;
-			continue;
-		}
-		s = pap_cfg_fanin(cfg, node);
-		if (node == cfg->entry || s == 0)
+		if (node == cfg->entry || s == 0 || out->len - from > limit)
 			return PAP_ECORRUPT;
 		if (s == 1) {
 			e = cfg->in_edge[cfg->in_off[node]];
@@ -178,13 +210,57 @@ static int decode_pap(const struct pap_plan *p,
 		err = pap_path_push(out, e);
 		if (err)
 			return err;
-		/* r == 0 walks index-0 and single in-edges, which form no
-		 * cycle; r > 0 shrinks at every merge.  So this ends, but
-		 * bound it against corrupt input all the same. */
-		if (out->len > ((uint64_t)nbps + 1) * 65 *
-				       ((uint64_t)cfg->nnodes + 1))
-			return PAP_ECORRUPT;
 		node = cfg->edges[e].src;
+	}
+	return PAP_OK;
+}
+
+/* segment_back() through @m, keyed by everything it reads. */
+static int segment_memo(const struct pap_plan *p, struct pap_memo *m,
+			uint32_t node, uint64_t r, uint32_t stop,
+			struct pap_path *out)
+{
+	const uint32_t *run;
+	size_t from = out->len, len;
+	uint32_t unused;
+	int err;
+
+	if (m && (run = pap_memo_find(m, node, stop, r, &len, &unused)))
+		return pap_path_append(out, run, len);
+	err = segment_back(p, node, r, stop, out);
+	if (!err && m)
+		pap_memo_put(m, node, stop, r, 0, out->len > from ?
+			     out->edges + from : NULL, out->len - from);
+	return err;
+}
+
+static int decode_pap(const struct pap_plan *p, struct pap_memo *m,
+		      const struct pap_breakpoint *bps, size_t nbps,
+		      uint64_t r, struct pap_path *out)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t node = cfg->exit;
+	size_t j = nbps;
+	int err;
+
+	for (;;) {
+		uint32_t stop;
+
+		if (j && bps[j - 1].site >= cfg->nedges)
+			return PAP_ECORRUPT;
+		stop = j ? cfg->edges[bps[j - 1].site].src : cfg->entry;
+		err = segment_memo(p, m, node, r, stop, out);
+		if (err)
+			return err;
+		node = stop;
+		if (j == 0)
+			return PAP_OK;
+		/* The segment began with the breakpoint's edge. */
+		if (!out->len || out->edges[out->len - 1] != bps[j - 1].site)
+			return PAP_ECORRUPT;
+		r = bps[--j].r;
+		if (r == 0)
+			return PAP_ECORRUPT;
 	}
 }
 
@@ -192,13 +268,20 @@ int pap_decode_path(const struct pap_plan *plan,
 		    const struct pap_breakpoint *bps, size_t nbps,
 		    uint64_t final, struct pap_path *out)
 {
+	return pap_decode_path_memo(plan, NULL, bps, nbps, final, out);
+}
+
+int pap_decode_path_memo(const struct pap_plan *plan, struct pap_memo *memo,
+			 const struct pap_breakpoint *bps, size_t nbps,
+			 uint64_t final, struct pap_path *out)
+{
 	size_t from = out->len;
 	int err;
 
 	if (plan->mode == PAP_MODE_PAP)
-		err = decode_pap(plan, bps, nbps, final, out);
+		err = decode_pap(plan, memo, bps, nbps, final, out);
 	else if (plan->mode == PAP_MODE_PAP_EPP)
-		err = decode_pap_epp(plan, bps, nbps, final, out);
+		err = decode_pap_epp(plan, memo, bps, nbps, final, out);
 	else
 		err = PAP_EINVAL;
 	if (err) {

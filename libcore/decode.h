@@ -23,6 +23,8 @@ struct pap_path {
 void pap_path_init(struct pap_path *p);
 void pap_path_free(struct pap_path *p);
 int pap_path_push(struct pap_path *p, uint32_t edge);
+/* Appends @n edges; PAP_ENOMEM leaves @p unchanged. */
+int pap_path_append(struct pap_path *p, const uint32_t *edges, size_t n);
 
 /* A breakpoint as the runtime emits it: the fold edge and r before it. */
 struct pap_breakpoint {
@@ -61,6 +63,36 @@ struct pap_exec_sink pap_activation_sink(struct pap_activation *act);
 int pap_decode_path(const struct pap_plan *plan,
 		    const struct pap_breakpoint *bps, size_t nbps,
 		    uint64_t final, struct pap_path *out);
+
+/*
+ * Pieces of decoding remembered for one plan (memo.c).  What a piece of
+ * the backwalk pushes is a pure function of what it reads: in PAP+EPP an
+ * acyclic piece of the node it ends at and its digit, in PAP a segment of
+ * the node it ends at, the node it must stop at and its value.  Decoding
+ * through a memo pushes exactly what decoding without one does, once per
+ * distinct piece; the memo holds at most @max_edges edges (and a
+ * sixteenth as many pieces) and stops remembering beyond.  NULL when
+ * memory is short.
+ */
+struct pap_memo;
+struct pap_memo *pap_memo_new(size_t max_edges);
+void pap_memo_free(struct pap_memo *m);
+/* The run remembered for key (@a, @b, @r), its length and start fold;
+ * NULL if none. */
+const uint32_t *pap_memo_find(struct pap_memo *m, uint32_t a, uint32_t b,
+			      uint64_t r, size_t *len, uint32_t *start);
+/* Remembers @edges for the key, unless full or short of memory. */
+void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
+		  uint32_t start, const uint32_t *edges, size_t len);
+/* Lookups that found a piece, lookups that did not, edges held. */
+void pap_memo_stats(const struct pap_memo *m, uint64_t *hits,
+		    uint64_t *misses, size_t *edges);
+
+/* pap_decode_path() remembering pieces in @memo (one per plan; NULL:
+ * none). */
+int pap_decode_path_memo(const struct pap_plan *plan, struct pap_memo *memo,
+			 const struct pap_breakpoint *bps, size_t nbps,
+			 uint64_t final, struct pap_path *out);
 
 /*
  * EPP: regenerates the acyclic path with Ball-Larus id @id (start_fold and

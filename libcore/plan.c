@@ -48,6 +48,7 @@ void pap_plan_free(struct pap_plan *plan)
 	free(plan->in_index);
 	free(plan->num_off);
 	free(plan->num);
+	free(plan->num_index);
 	free(plan->npaths);
 	free(plan->is_fold);
 	free(plan);
@@ -216,6 +217,29 @@ static void plan_table_add(struct numbering *nb, uint32_t a, void *arg)
 	t->val = ae->val;
 }
 
+/* The index of num by kind and CFG edge (plan.h). */
+static int plan_num_index(struct pap_plan *p)
+{
+	size_t n = 3 * ((size_t)p->cfg->nedges + 1), i;
+
+	free(p->num_index);
+	p->num_index = malloc(n * sizeof(uint32_t));
+	if (!p->num_index)
+		return PAP_ENOMEM;
+	memset(p->num_index, 0xff, n * sizeof(uint32_t));
+	for (i = 0; i < p->num_off[p->cfg->nnodes + 2]; i++) {
+		const struct pap_num_edge *ne = &p->num[i];
+		uint32_t e = ne->edge == PAP_NONE ? p->cfg->nedges : ne->edge;
+		uint32_t *slot;
+
+		if (e > p->cfg->nedges || ne->kind > PAP_NUM_END)
+			continue;
+		slot = &p->num_index[3 * (size_t)e + ne->kind];
+		*slot = *slot == PAP_NUM_NONE ? (uint32_t)i : PAP_NUM_MANY;
+	}
+	return PAP_OK;
+}
+
 /* Walk tables for the decoder: per aux node, edges in value order. */
 static int plan_tables(struct pap_plan *p, const struct numbering *nb)
 {
@@ -237,7 +261,7 @@ static int plan_tables(struct pap_plan *p, const struct numbering *nb)
 		numbering_walk(nb, x, plan_table_add, &f);
 	}
 	p->num_off[nn] = f.n;
-	return PAP_OK;
+	return plan_num_index(p);
 }
 
 /* Fold edges for PAP+EPP: back edges, and edges entering or leaving a
@@ -418,9 +442,11 @@ int pap_plan_build(const struct pap_cfg *cfg, enum pap_mode mode,
 			/* Start over as plain PAP, which has no path count. */
 			free(p->num_off);
 			free(p->num);
+			free(p->num_index);
 			free(p->npaths);
 			p->num_off = NULL;
 			p->num = NULL;
+			p->num_index = NULL;
 			p->npaths = NULL;
 			memset(p->is_fold, 0, cfg->nedges);
 			p->nops = 0;

@@ -61,6 +61,9 @@ struct pap_op {
 	uint64_t n, k;
 };
 
+#define PAP_NUM_NONE UINT32_MAX
+#define PAP_NUM_MANY (UINT32_MAX - 1)
+
 /* What an aux edge of the numbering is. */
 enum pap_num_kind {
 	PAP_NUM_REAL,	/* a CFG edge inside an acyclic region */
@@ -102,6 +105,10 @@ struct pap_plan {
 	uint32_t *num_off;
 	struct pap_num_edge *num;
 	uint64_t *npaths;		/* per node: paths counted through it */
+	/* per CFG edge e (PAP_NONE as nedges) and kind k: the entry of num
+	 * for (k, e) at [3 * e + k], PAP_NUM_NONE if there is none, and
+	 * PAP_NUM_MANY if several nodes have one (then search the node) */
+	uint32_t *num_index;
 	uint8_t *is_fold;		/* per CFG edge */
 	uint64_t start_count;		/* EPP: ids are in [0, start_count) */
 	uint64_t exit_radix;		/* PAP+EPP: radix of the final fold */

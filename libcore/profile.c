@@ -3,8 +3,11 @@
  * profile.c - distinct records with counts; the profile file format.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "diag.h"
 #include "profile.h"
@@ -210,11 +213,14 @@ static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 	if (n > 20)
 		return prof_error(lx, "%s is not a number", what);
 	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
+
+		if (d > 9)
 			return prof_error(lx, "%s is not a number", what);
-		if (*v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+		/* fewer than 20 digits always fit */
+		if (n == 20 && *v > (UINT64_MAX - d) / 10)
 			return prof_error(lx, "%s does not fit 64 bits", what);
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
+		*v = *v * 10 + d;
 	}
 	return PAP_OK;
 }
@@ -312,53 +318,233 @@ static int prof_lost(struct prof_lexer *lx, struct pap_profile *p)
 	return PAP_OK;
 }
 
+/* A parse in progress: where it is, and what it has read so far. */
+struct prof_parse {
+	struct prof_lexer lx;
+	struct pap_profile tmp;
+	struct pap_breakpoint *bps;
+	size_t cap;
+	int version;
+};
+
+/* Checks the header line at the start of @text; 0 or PAP_ECORRUPT. */
+static int prof_header(struct prof_parse *ps, const char *text)
+{
+	ps->lx.p = text;
+	if (strncmp(text, "pap-profile ", 12))
+		return prof_error(&ps->lx, "not a pap profile");
+	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
+	    text[13] != '\n')
+		return prof_error(&ps->lx, "profile version %.8s is not "
+				  "supported (this pap reads versions 1 to "
+				  "%d)", text + 12, PAP_PROFILE_VERSION);
+	ps->version = text[12] - '0';
+	ps->lx.line = 2;
+	return PAP_OK;
+}
+
+/* Parses the record lines of @text, up to its NUL, into ps->tmp. */
+static int prof_body(struct prof_parse *ps, const char *text)
+{
+	struct prof_lexer *lx = &ps->lx;
+	int r = PAP_OK;
+
+	lx->p = text;
+	while (*lx->p && !r) {
+		char kind = *lx->p++;
+
+		if (kind == '\n') {
+			lx->line++;
+			continue;
+		}
+		if (kind == 'l' && ps->version >= 2 && *lx->p == ' ')
+			r = prof_lost(lx, &ps->tmp);
+		else if ((kind != 'p' && kind != 'b') || *lx->p != ' ')
+			r = prof_error(lx, "unknown record");
+		else
+			r = prof_line(lx, &ps->tmp, kind, &ps->bps, &ps->cap);
+		if (!r && *lx->p == '\n') {
+			lx->p++;
+			lx->line++;
+		} else if (!r && *lx->p) {
+			r = prof_error(lx, "malformed line");
+		}
+	}
+	return r;
+}
+
+/*
+ * Ends a parse that returned @r: on success adds what it read to @p (or,
+ * @p being empty, makes it @p), and frees the rest.
+ */
+static int prof_finish(struct prof_parse *ps, struct pap_profile *p, int r)
+{
+	free(ps->bps);
+	if (r == PAP_ENOMEM)
+		snprintf(ps->lx.err, ps->lx.errlen, "%s: error: out of memory",
+			 ps->lx.file);
+	if (!r && !p->nrecs && !p->lost &&
+	    (!p->max_recs || ps->tmp.nrecs <= p->max_recs)) {
+		/* into an empty profile: the parsed one is the result */
+		ps->tmp.max_recs = p->max_recs;
+		pap_profile_free(p);
+		*p = ps->tmp;
+		return PAP_OK;
+	}
+	if (!r)
+		r = pap_profile_merge(p, &ps->tmp);
+	pap_profile_free(&ps->tmp);
+	return r;
+}
+
+static void prof_parse_init(struct prof_parse *ps, const char *file,
+			    char *err, size_t errlen)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->lx.file = file;
+	ps->lx.line = 1;
+	ps->lx.err = err;
+	ps->lx.errlen = errlen;
+	pap_profile_init(&ps->tmp);
+}
+
 int pap_profile_parse(struct pap_profile *p, const char *text,
 		      const char *file, char *err, size_t errlen)
 {
-	struct prof_lexer lx = { text, file, 1, err, errlen };
-	struct pap_profile tmp;
-	struct pap_breakpoint *bps = NULL;
-	size_t cap = 0;
-	int r = PAP_OK, version;
+	struct prof_parse ps;
+	int r;
 
-	if (strncmp(text, "pap-profile ", 12))
-		return prof_error(&lx, "not a pap profile");
-	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
-	    text[13] != '\n')
-		return prof_error(&lx, "profile version %.8s is not supported "
-				  "(this pap reads versions 1 to %d)", text + 12,
-				  PAP_PROFILE_VERSION);
-	version = text[12] - '0';
-	lx.p = text + 14;
-	lx.line = 2;
-	pap_profile_init(&tmp);
-	while (*lx.p && !r) {
-		char kind = *lx.p++;
+	prof_parse_init(&ps, file, err, errlen);
+	r = prof_header(&ps, text);
+	if (r)
+		return r;
+	return prof_finish(&ps, p, prof_body(&ps, text + 14));
+}
 
-		if (kind == '\n') {
-			lx.line++;
+/* Text read per step by pap_profile_read_file(). */
+#define PROF_CHUNK ((size_t)1 << 22)
+
+/*
+ * Reads up to @want more bytes of @fd onto @buf (of @len bytes, room for
+ * @cap), growing it; the bytes read, 0 at the end, -1 on an error (errno).
+ */
+static ssize_t prof_fill(int fd, char **buf, size_t *len, size_t *cap,
+			 size_t want)
+{
+	ssize_t n;
+
+	if (*len + want + 1 > *cap) {
+		size_t c = *cap ? *cap : PROF_CHUNK;
+		char *nb;
+
+		while (c < *len + want + 1)
+			c *= 2;
+		nb = realloc(*buf, c);
+		if (!nb) {
+			errno = ENOMEM;
+			return -1;
+		}
+		*buf = nb;
+		*cap = c;
+	}
+	do
+		n = read(fd, *buf + *len, want);
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		if (memchr(*buf + *len, 0, (size_t)n)) {
+			errno = EILSEQ;
+			return -1;
+		}
+		*len += (size_t)n;
+	}
+	return n;
+}
+
+int pap_profile_read_file(struct pap_profile *p, const char *path,
+			  size_t max, char *err, size_t errlen,
+			  void (*tick)(size_t done, size_t size))
+{
+	struct stat st;
+	struct prof_parse ps;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, total = 0, done = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = PAP_OK, eof = 0;
+	int header = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: error: %s", path, strerror(errno));
+		return PAP_EINVAL;
+	}
+	prof_parse_init(&ps, path, err, errlen);
+	if (fstat(fd, &st))
+		st.st_size = 0;
+	/*
+	 * Whole lines are parsed as they arrive; a bad line stops the
+	 * parsing but not the reading, so that a file holding a NUL byte or
+	 * too long is refused as such, as when it is read whole first.
+	 */
+	while (!eof) {
+		n = prof_fill(fd, &buf, &len, &cap, PROF_CHUNK);
+		if (n < 0)
+			goto read_error;
+		eof = n == 0;
+		total += (size_t)n;
+		if (tick)
+			tick(total, (size_t)st.st_size);
+		if (total > max) {
+			errno = EFBIG;
+			goto read_error;
+		}
+		if (r) {
+			len = 0;	/* only reading on */
 			continue;
 		}
-		if (kind == 'l' && version >= 2 && *lx.p == ' ')
-			r = prof_lost(&lx, &tmp);
-		else if ((kind != 'p' && kind != 'b') || *lx.p != ' ')
-			r = prof_error(&lx, "unknown record");
-		else
-			r = prof_line(&lx, &tmp, kind, &bps, &cap);
-		if (!r && *lx.p == '\n') {
-			lx.p++;
-			lx.line++;
-		} else if (!r && *lx.p) {
-			r = prof_error(&lx, "malformed line");
+		if (!eof && !header && len < 64)
+			continue;
+		buf[len] = 0;
+		if (!header) {
+			header = 1;
+			r = prof_header(&ps, buf);
+			done = 14;
+			if (r)
+				continue;
+		}
+		if (!eof) {
+			/* up to the last whole line; keep the rest */
+			char *nl = buf + len, c;
+
+			while (nl > buf + done && nl[-1] != '\n')
+				nl--;
+			if (nl == buf + done)
+				continue;
+			nl--;
+			c = nl[1];
+			nl[1] = 0;
+			r = prof_body(&ps, buf + done);
+			nl[1] = c;
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+			done = 0;
+		} else {
+			r = prof_body(&ps, buf + done);
 		}
 	}
-	free(bps);
-	if (r == PAP_ENOMEM)
-		snprintf(err, errlen, "%s: error: out of memory", file);
-	if (!r)
-		r = pap_profile_merge(p, &tmp);
-	pap_profile_free(&tmp);
-	return r;
+	close(fd);
+	free(buf);
+	if (r) {
+		prof_finish(&ps, p, r);
+		return r;
+	}
+	return prof_finish(&ps, p, PAP_OK);
+read_error:
+	snprintf(err, errlen, "%s: error: %s", path,
+		 errno == EFBIG ? "file too large" :
+		 errno == EILSEQ ? "not a text file" : strerror(errno));
+	close(fd);
+	free(buf);
+	prof_finish(&ps, p, PAP_EINVAL);
+	return PAP_EINVAL;
 }
 
 static int prof_cmp(const void *a, const void *b)

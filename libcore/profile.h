@@ -90,6 +90,16 @@ int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
  */
 int pap_profile_parse(struct pap_profile *p, const char *text,
 		      const char *file, char *err, size_t errlen);
+/*
+ * pap_profile_parse() on the text of file @path, read a piece at a time
+ * so that the whole text is never held: the same result and the same
+ * errors, and "PATH: error: ..." when the file cannot be read, is larger
+ * than @max bytes or holds a NUL byte.  @tick, if not NULL, is told the
+ * bytes read so far and the file's size after each piece.
+ */
+int pap_profile_read_file(struct pap_profile *p, const char *path,
+			  size_t max, char *err, size_t errlen,
+			  void (*tick)(size_t done, size_t size));
 /* Writes @p in the file format, records sorted; 0 or -1 (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
 

@@ -7,8 +7,10 @@
  * leak or sanitizer report is a bug.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfgtext.h"
 #include "decode.h"
@@ -16,6 +18,68 @@
 #include "profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A memo per function, kept across records as pap-decode keeps it. */
+static struct pap_meta_fn *memo_fn;
+static struct pap_memo *memo;
+
+/* Record @r decoded with and without the memo: the same, or abort. */
+static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
+		       const struct pap_prof_rec *r, struct pap_path *p)
+{
+	struct pap_path q;
+	int e1, e2;
+
+	if (fn != memo_fn) {
+		pap_memo_free(memo);
+		memo = pap_memo_new(64);
+		memo_fn = fn;
+	}
+	e1 = pap_decode_path(plan, r->bps, r->nbps, r->value, p);
+	pap_path_init(&q);
+	e2 = memo ? pap_decode_path_memo(plan, memo, r->bps, r->nbps,
+					 r->value, &q) : e1;
+	if (e1 != e2 || (memo && !e1 && (p->len != q.len ||
+	    memcmp(p->edges, q.edges, p->len * sizeof(*p->edges)))))
+		abort();
+	pap_path_free(&q);
+}
+
+/*
+ * The profile text @text read back as a file, a piece at a time, must
+ * give what parsing it whole gave: @prof, or the error @err.
+ */
+static void check_file_reader(const char *text, int parsed,
+			      const struct pap_profile *prof, const char *err)
+{
+	char path[] = "/tmp/pap-fuzz-XXXXXX", err2[256];
+	struct pap_profile again;
+	size_t len = strlen(text), i;
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		unlink(path);
+		return;
+	}
+	close(fd);
+	pap_profile_init(&again);
+	rc = pap_profile_read_file(&again, path, (size_t)1 << 20, err2,
+				   sizeof(err2), NULL);
+	unlink(path);
+	/* the messages name different files: compare what follows */
+	if (!rc != parsed || (rc && strcmp(strchr(err, ':'),
+					   strchr(err2, ':'))) ||
+	    (!rc && (again.nrecs != prof->nrecs || again.lost != prof->lost)))
+		abort();
+	for (i = 0; !rc && i < prof->nrecs; i++)
+		if (again.recs[i].hash != prof->recs[i].hash ||
+		    again.recs[i].count != prof->recs[i].count)
+			abort();
+	pap_profile_free(&again);
+}
 
 /* Input: profile text, then optionally "\n=\n" and metadata text. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,7 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	pap_profile_init(&prof);
 	pap_meta_init(&m);
-	pap_profile_parse(&prof, text, "fuzz.prof", err, sizeof(err));
+	check_file_reader(text, !pap_profile_parse(&prof, text, "fuzz.prof",
+						   err, sizeof(err)),
+			  &prof, err);
 	if (meta && !pap_meta_parse(&m, meta, "fuzz.papm", err, sizeof(err))) {
 		for (i = 0; i < prof.nrecs; i++) {
 			const struct pap_prof_rec *r = &prof.recs[i];
@@ -58,8 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r->kind == PAP_REC_BL && plan->mode == PAP_MODE_EPP)
 				pap_decode_bl(plan, r->value, &p);
 			else if (plan->mode != PAP_MODE_EPP)
-				pap_decode_path(plan, r->bps, r->nbps, r->value,
-						&p);
+				check_memo(plan, fn, r, &p);
 			pap_path_free(&p);
 		}
 	}
@@ -82,6 +147,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pap_cfgtext_free(&g);
 		}
 	}
+	pap_memo_free(memo);	/* its plans go with the metadata */
+	memo = NULL;
+	memo_fn = NULL;
 	pap_meta_free(&m);
 	pap_profile_free(&prof);
 	free(text);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "profile.h"
@@ -91,11 +92,146 @@ static void test_profile_claimed_count(void **state)
 	pap_profile_free(&p);
 }
 
+/* Writes @len bytes of @text to a new temporary file, named in @path. */
+static void write_temp(char *path, const char *text, size_t len)
+{
+	int fd;
+
+	strcpy(path, "/tmp/pap-test-profile-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * Reads @len bytes of @text both ways, whole (pap_profile_parse) and as a
+ * file a piece at a time (pap_profile_read_file), and checks that they
+ * agree: the same records, or the same error after the file's name.
+ * Returns the error of the file reader, which is in @err.
+ */
+static int read_both_ways(const char *text, size_t len, size_t max,
+			  char *err, size_t errlen)
+{
+	struct pap_profile a, b;
+	char path[64], err1[256] = "";
+	size_t i;
+	int r1, r2;
+
+	write_temp(path, text, len);
+	pap_profile_init(&a);
+	pap_profile_init(&b);
+	r1 = strlen(text) != len ? -1 :
+		pap_profile_parse(&a, text, path, err1, sizeof(err1));
+	if (r1 == -1)
+		snprintf(err1, sizeof(err1), "%s: error: not a text file",
+			 path);
+	else if (len > max)
+		snprintf(err1, sizeof(err1), "%s: error: file too large", path);
+	r2 = pap_profile_read_file(&b, path, max, err, errlen, NULL);
+	unlink(path);
+	assert_int_equal(!r1 && len <= max, !r2);
+	if (r2) {
+		assert_string_equal(err1, err);
+	} else {
+		assert_int_equal(a.nrecs, b.nrecs);
+		assert_int_equal(a.lost, b.lost);
+		for (i = 0; i < a.nrecs; i++) {
+			uint32_t k;
+
+			assert_int_equal(a.recs[i].hash, b.recs[i].hash);
+			assert_int_equal(a.recs[i].count, b.recs[i].count);
+			assert_int_equal(a.recs[i].nbps, b.recs[i].nbps);
+			for (k = 0; k < a.recs[i].nbps; k++)
+				if (a.recs[i].bps[k].site !=
+				    b.recs[i].bps[k].site ||
+				    a.recs[i].bps[k].r != b.recs[i].bps[k].r)
+					fail_msg("record %zu breakpoint %u", i,
+						 k);
+		}
+	}
+	pap_profile_free(&a);
+	pap_profile_free(&b);
+	return r2;
+}
+
+/* test_profile_read_file: a file of some 10 MB, lines crossing the
+ * reader's 4 MB pieces and one longer than a piece, reads as its whole
+ * text parses; damaged anywhere, it gives the same error, naming the
+ * same line; a NUL byte or too many bytes are refused as such. */
+static void test_profile_read_file(void **state)
+{
+	struct pap_profile in;
+	struct pap_breakpoint *bps = malloc(250000 * sizeof(*bps));
+	char err[256], *text;
+	FILE *f = tmpfile();
+	size_t len, i, at;
+	uint32_t k;
+
+	(void)state;
+	assert_non_null(bps);
+	assert_non_null(f);
+	pap_profile_init(&in);
+	for (i = 0; i < 1000; i++) {
+		uint32_t n = i == 500 ? 250000 : (uint32_t)(i % 300);
+
+		for (k = 0; k < n; k++) {
+			bps[k].site = (k * 7 + (uint32_t)i) % 1000;
+			bps[k].r = ((uint64_t)k * 0x9e3779b97f4a7c15ull) ^ i;
+		}
+		assert_int_equal(pap_profile_add(&in, FN, PAP_REC_PATH, 1, i,
+						 bps, n, i + 1), 0);
+	}
+	in.lost = 3;
+	assert_int_equal(pap_profile_write(&in, f), 0);
+	text = slurp(f);
+	len = strlen(text);
+	assert_true(len > (8u << 20));
+	assert_int_equal(read_both_ways(text, len, len, err, sizeof(err)), 0);
+	/* damage: a letter in a number, a cut, at places around the file */
+	for (i = 1; i < 12; i++) {
+		at = len / 12 * i + i * 977 % 4096;
+		if (text[at] == '\n')
+			at++;
+		{
+			char c = text[at];
+
+			text[at] = 'x';
+			assert_int_not_equal(read_both_ways(text, len, len, err,
+							    sizeof(err)), 0);
+			assert_non_null(strstr(err, ": error: "));
+			text[at] = 0;	/* cut there */
+			read_both_ways(text, at, len, err, sizeof(err));
+			text[at] = c;
+		}
+	}
+	/* a NUL byte near the end, after a bad line near the start */
+	text[100] = 'x';
+	text[len - 10] = 0;
+	assert_int_not_equal(read_both_ways(text, len, len, err, sizeof(err)),
+			     0);
+	assert_non_null(strstr(err, "not a text file"));
+	text[len - 10] = '1';
+	assert_int_not_equal(read_both_ways(text, len, len - 1, err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "file too large"));
+	assert_int_not_equal(pap_profile_read_file(&in, "/nonexistent/p.prof",
+						   len, err, sizeof(err), NULL),
+			     0);
+	assert_string_equal(err, "/nonexistent/p.prof: error: No such file "
+			    "or directory");
+	free(text);
+	fclose(f);
+	free(bps);
+	pap_profile_free(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_many_breakpoints),
 		cmocka_unit_test(test_profile_claimed_count),
+		cmocka_unit_test(test_profile_read_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -563,6 +563,127 @@ static void test_property_corrupt_records(void **state)
 		      accepted);
 }
 
+/*
+ * Decodes @a through @m and checks the result against @walk, the edges
+ * really executed (NULL: against the decoder without a memo, for records
+ * no walk produced).  Returns the decode's result.
+ */
+static int check_memo_decode(const struct pap_plan *plan, struct pap_memo *m,
+			     const struct pap_activation *a,
+			     const uint32_t *walk, size_t len, const char *ctx)
+{
+	struct pap_path got, want;
+	int err, werr = PAP_OK;
+	size_t i;
+
+	pap_path_init(&got);
+	pap_path_init(&want);
+	err = pap_decode_path_memo(plan, m, a->bps, a->nbps, a->final, &got);
+	if (!walk) {
+		werr = pap_decode_path(plan, a->bps, a->nbps, a->final, &want);
+		walk = want.edges;
+		len = want.len;
+	}
+	if (err != werr)
+		fail_msg("%s: through the memo %s, without %s", ctx,
+			 pap_strerror(err), pap_strerror(werr));
+	if (!err && got.len != len)
+		fail_msg("%s: through the memo %zu edges, walked %zu", ctx,
+			 got.len, len);
+	for (i = 0; !err && i < len; i++)
+		if (got.edges[i] != walk[i])
+			fail_msg("%s: through the memo edge %zu is %u, walked "
+				 "%u", ctx, i, got.edges[i], walk[i]);
+	pap_path_free(&got);
+	pap_path_free(&want);
+	return err;
+}
+
+/*
+ * test_property_memo: decoding through a memo shared by many activations
+ * of one plan yields exactly the executed walks, with a roomy memo and
+ * with one too small to hold much; on damaged records it fails exactly
+ * when and as the plain decoder does.
+ */
+static void test_property_memo(void **state)
+{
+	struct tl_rng g = { 777 };
+	unsigned long long i, hits = 0, misses = 0, bps = 0;
+
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		struct tl_cfg_params p;
+		struct pap_cfg *cfg;
+		int m;
+
+		tl_random_params(&g, &p);
+		p.forward_only = 0;
+		cfg = tl_random_cfg(&g, &p);
+		assert_non_null(cfg);
+		for (m = PAP_MODE_PAP; m <= PAP_MODE_PAP_EPP; m++) {
+			struct pap_plan_opts opts = { 0 };
+			struct pap_memo *big, *tiny;
+			struct pap_plan *plan;
+			uint64_t h, mi;
+			size_t e;
+			int w;
+
+			/* small radices: many breakpoints, repeated pieces */
+			if (i % 2)
+				opts.max_paths = 2 + tl_below(&g, 30);
+			assert_int_equal(pap_plan_build(cfg, m, &opts, &plan),
+					 0);
+			big = pap_memo_new(1u << 20);
+			tiny = pap_memo_new(37);
+			assert_non_null(big);
+			assert_non_null(tiny);
+			for (w = 0; w < 12; w++) {
+				struct pap_activation a;
+				struct pap_exec_sink sink;
+				struct pap_exec_state st = { 0, 0 };
+				uint32_t *walk;
+				size_t len, k;
+				char ctx[96];
+
+				assert_int_equal(tl_random_walk(&g, cfg,
+						tl_below(&g, 4000), &walk,
+						&len), 0);
+				pap_activation_init(&a);
+				sink = pap_activation_sink(&a);
+				for (k = 0; k < len; k++)
+					pap_exec_edge(plan, &st, walk[k], &sink);
+				bps += a.nbps;
+				snprintf(ctx, sizeof(ctx), "graph %llu mode %s "
+					 "walk %d", i, pap_mode_name(plan->mode),
+					 w);
+				assert_int_equal(check_memo_decode(plan, big,
+						&a, walk, len, ctx), 0);
+				assert_int_equal(check_memo_decode(plan, tiny,
+						&a, walk, len, ctx), 0);
+				tamper(&g, cfg, &a);
+				check_memo_decode(plan, big, &a, NULL, 0, ctx);
+				check_memo_decode(plan, tiny, &a, NULL, 0, ctx);
+				pap_activation_free(&a);
+				free(walk);
+			}
+			pap_memo_stats(big, &h, &mi, &e);
+			hits += h;
+			misses += mi;
+			pap_memo_stats(tiny, &h, &mi, &e);
+			assert_true(e <= 37);
+			pap_memo_free(big);
+			pap_memo_free(tiny);
+			pap_plan_free(plan);
+		}
+		pap_cfg_free(cfg);
+	}
+	print_message("# memo: %llu breakpoints, %llu pieces found, %llu "
+		      "decoded\n", bps, hits, misses);
+	/* the check above must have exercised the memo */
+	assert_true(hits > misses);
+	assert_true(bps > 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_property_corrupt_records),
 		cmocka_unit_test(test_property_fold_bounds),
 		cmocka_unit_test(test_property_fold_bound_tight),
+		cmocka_unit_test(test_property_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

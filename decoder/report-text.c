@@ -105,7 +105,7 @@ static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
 		(unsigned long long)p->count,
 		total ? 100.0 * p->count / total : 0.0, p->n,
-		p->resumed ? " (resumed by longjmp)" : "",
+		p->resumed ? " (resumed by a nonlocal jump)" : "",
 		p->complete ? "" : " (cut short)");
 	print_compressed(&sp, p->blocks, p->n);
 	fputc('\n', out);

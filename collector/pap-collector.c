@@ -241,8 +241,24 @@ static void on_signals(struct run *r)
 
 /* Serves producers until the command ends (and they with it) or a stop
  * signal comes; then accepts the last connections. */
-/* the pause after a drain that found little, in ns */
-#define COL_BATCH_NS 100000
+/*
+ * How long to wait before draining again, in ns, after a drain that took
+ * @n records from rings of @nwords words each.  Busy: come back soon, but
+ * not at once: a drain that found little (under a sixteenth of a ring's
+ * words in records) lets the rings fill a while, so that producers keep
+ * writing lines and head words the collector is not reading at that very
+ * moment.  Idle (*@idle drains in a row found nothing): back off to 1 ms.
+ */
+static long col_pause_ns(uint64_t n, uint64_t nwords, unsigned *idle)
+{
+	if (n) {
+		*idle = 0;
+		return n < nwords / 16 ? 100000 : 0;
+	}
+	if (++*idle <= 64)
+		return 0;
+	return *idle > 4096 ? 1000000 : 50000;
+}
 
 static void serve(struct run *r)
 {
@@ -253,16 +269,8 @@ static void serve(struct run *r)
 
 	for (;;) {
 		uint64_t n = col_drain(&r->c);
-		/*
-		 * Busy: come back soon, but not at once: a drain that found
-		 * little lets the rings fill a while, so that producers keep
-		 * writing lines and head words the collector is not reading
-		 * at that very moment.  Idle: back off to 1 ms.
-		 */
-		struct timespec wait = { 0, n ? (n < r->c.nwords / 16 ?
-						 COL_BATCH_NS : 0) :
-					 ++idle > 64 ? (idle > 4096 ?
-						 1000000 : 50000) : 0 };
+		struct timespec wait = { 0, col_pause_ns(n, r->c.nwords,
+							 &idle) };
 
 		if (cap < r->c.nprods + 2) {
 			cap = (r->c.nprods + 2) * 2;
@@ -282,9 +290,7 @@ static void serve(struct run *r)
 			pf[i + 2].events = POLLIN | POLLRDHUP;
 			pf[i + 2].revents = 0;
 		}
-		if (n)
-			idle = 0;
-		else if (idle <= 64)
+		if (!n && idle <= 64)
 			sched_yield();
 		if (ppoll(pf, r->c.nprods + 2, &wait, NULL) < 0 &&
 		    errno != EINTR)

@@ -401,11 +401,24 @@ void __pap_resume(const volatile void *frame)
 	rt_ring_resume(f);
 }
 
+/*
+ * A record that carries no breakpoints (an EPP id, or a path's final
+ * value): to the thread's ring, else counted in its aggregate.
+ */
+static inline void rt_keep_value(const char *fn, uint8_t kind,
+				 uint8_t complete, uint64_t value)
+{
+	if (!rt_ring_none &&
+	    (kind == PAP_REC_BL ? rt_ring_bl(fn, value) :
+	     rt_ring_path0(fn, complete, value)))
+		return;
+	if (!rt_count_cached(fn, kind, complete, value))
+		rt_keep_record(fn, kind, complete, value, NULL, 0);
+}
+
 void __pap_count(const char *fn, uint64_t id)
 {
-	if ((rt_ring_none || !rt_ring_bl(fn, id)) &&
-	    !rt_count_cached(fn, PAP_REC_BL, 1, id))
-		rt_keep_record(fn, PAP_REC_BL, 1, id, NULL, 0);
+	rt_keep_value(fn, PAP_REC_BL, 1, id);
 }
 
 /* Buffers above this many breakpoints are freed once a long path is done
@@ -478,11 +491,13 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 		if (rt_bps[i].act == act)
 			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
-	if (rt_keep(act) && !rt_ring_path(fn, complete != 0, r, bps,
-					  (uint32_t)n) &&
-	    (n || !rt_count_cached(fn, PAP_REC_PATH, complete != 0, r)))
-		rt_keep_record(fn, PAP_REC_PATH, complete != 0, r, bps,
-			       (uint32_t)n);
+	if (rt_keep(act)) {
+		if (!n)
+			rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
+		else if (!rt_ring_path(fn, complete != 0, r, bps, (uint32_t)n))
+			rt_keep_record(fn, PAP_REC_PATH, complete != 0, r,
+				       bps, (uint32_t)n);
+	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
 		rt_in_scratch = 0;
@@ -502,14 +517,6 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	}
 }
 
-/* A record that keeps no breakpoints: to the ring, or counted here. */
-static inline void rt_keep_path0(const char *fn, uint8_t complete, uint64_t r)
-{
-	if ((rt_ring_none || !rt_ring_path0(fn, complete, r)) &&
-	    !rt_count_cached(fn, PAP_REC_PATH, complete, r))
-		rt_keep_record(fn, PAP_REC_PATH, complete, r, NULL, 0);
-}
-
 /*
  * A function without folds has no breakpoint, so its record is its final
  * value.  It leaves breakpoints and a loss mark of activations abandoned
@@ -517,7 +524,7 @@ static inline void rt_keep_path0(const char *fn, uint8_t complete, uint64_t r)
  */
 void __pap_path(const char *fn, uint64_t r, int complete)
 {
-	rt_keep_path0(fn, complete != 0, r);
+	rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
 }
 
 /*
@@ -531,7 +538,7 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 
 	if (__builtin_expect((rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
 			     rt_poison == UINT64_MAX, 1)) {
-		rt_keep_path0(fn, c, r);
+		rt_keep_value(fn, PAP_REC_PATH, c, r);
 		return;
 	}
 	rt_record_slow(fn, act, r, complete);

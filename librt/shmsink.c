@@ -390,6 +390,13 @@ static inline void rt_ring_store(struct rt_ring *r, uint64_t off, uint64_t v)
 	r->words[(r->head + off) & r->mask] = v;
 }
 
+/* Where @fn's id is looked for first in a ring's slots. */
+static inline size_t rt_ring_fn_slot(const char *fn)
+{
+	return ((uintptr_t)fn >> 3) * 0x9e3779b97f4a7c15ull >> 40 &
+	       (2 * RT_RING_FNS - 1);
+}
+
 /* Sends @fn's FN record; its id, or 0 when it cannot be named. */
 static uint32_t rt_ring_define(struct rt_ring *r, const char *fn, size_t slot)
 {
@@ -418,7 +425,7 @@ static uint32_t rt_ring_define(struct rt_ring *r, const char *fn, size_t slot)
 static inline uint32_t rt_ring_fn(struct rt_ring *r, const char *fn)
 {
 	size_t mask = 2 * RT_RING_FNS - 1;
-	size_t s = ((uintptr_t)fn >> 3) * 0x9e3779b97f4a7c15ull >> 40 & mask;
+	size_t s = rt_ring_fn_slot(fn);
 	uint32_t id;
 
 	while ((id = r->slots[s])) {
@@ -441,7 +448,6 @@ static inline int rt_ring_put3(const char *fn, unsigned tag, uint64_t w1,
 {
 	struct rt_ring *r = rt_ring;
 	uint64_t head, mask, *w;
-	size_t s;
 	uint32_t id;
 
 	if (__builtin_expect(!r || rt_in_ring ||
@@ -449,9 +455,7 @@ static inline int rt_ring_put3(const char *fn, unsigned tag, uint64_t w1,
 		return 0;
 	rt_in_ring = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s = ((uintptr_t)fn >> 3) * 0x9e3779b97f4a7c15ull >> 40 &
-	    (2 * RT_RING_FNS - 1);
-	id = r->slots[s];
+	id = r->slots[rt_ring_fn_slot(fn)];
 	head = r->head;
 	if (__builtin_expect(r->detached || !id || r->fns[id - 1] != fn ||
 			     head + 3 > r->limit, 0)) {
@@ -531,23 +535,24 @@ int rt_ring_bl(const char *fn, uint64_t id)
 	       rt_ring_put(fn, PAP_SHM_BL, 0, id, NULL, 0);
 }
 
-int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
-		 const struct pap_breakpoint *bps, uint32_t nbps)
-{
-	uint64_t w1 = (uint64_t)complete << 32 | (uint64_t)nbps << 40;
-
-	if (nbps >= 1u << 24)
-		return 0;
-	return (!nbps && rt_ring_put3(fn, PAP_SHM_PATH, w1, value)) ||
-	       rt_ring_put(fn, PAP_SHM_PATH, w1, value, bps, nbps);
-}
-
 int rt_ring_path0(const char *fn, uint8_t complete, uint64_t value)
 {
 	uint64_t w1 = (uint64_t)complete << 32;
 
 	return rt_ring_put3(fn, PAP_SHM_PATH, w1, value) ||
 	       rt_ring_put(fn, PAP_SHM_PATH, w1, value, NULL, 0);
+}
+
+int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
+		 const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	if (!nbps)
+		return rt_ring_path0(fn, complete, value);
+	if (nbps >= 1u << 24)
+		return 0;
+	return rt_ring_put(fn, PAP_SHM_PATH,
+			   (uint64_t)complete << 32 | (uint64_t)nbps << 40,
+			   value, bps, nbps);
 }
 
 void rt_ring_resume(uintptr_t frame)

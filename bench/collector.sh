@@ -3,7 +3,10 @@
 # 8 producer threads into one collector with deduplication (8 distinct
 # paths), the producer's cost per record, records lost, and the
 # collector's peak memory; and one producer paced at PACE records/s
-# (20M).  Each figure is the median of RUNS runs (5);
+# (20M).  Rows marked "ring" run the collector with --slots 0, so that
+# every record goes through the ring; "Dk" rows make D thousand distinct
+# paths, too many for the slots, so that most records evict another
+# from its slot.  Each figure is the median of RUNS runs (5);
 # N records per run (20M); LONG=N adds one run of N records from one
 # thread, for flat memory.  The file sink's cost per record is measured
 # too, for the ratio.
@@ -20,12 +23,13 @@ unset PAP_COLLECTOR PAP_COLLECTOR_LOSSY
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 now() { date +%s.%N; }
 
-# one run: THREADS RECORDS [RATE] -> "rate ns lost rss cpu-ns"
+# one run: THREADS RECORDS [DISTINCT [RATE]] -> "rate ns lost rss cpu-ns";
+# the collector's options in $copts
 one() {
 	rm -f "$tmp/b.prof"
 	t0=$(now)
-	"$coll" -v -o "$tmp/b.prof" -- "$prod" "$1" "$(($2 / $1))" 8 ${3:-} \
-		>"$tmp/out" 2>"$tmp/err"
+	"$coll" -v $copts -o "$tmp/b.prof" -- "$prod" "$1" "$(($2 / $1))" \
+		${3:-8} ${4:-} >"$tmp/out" 2>"$tmp/err"
 	t1=$(now)
 	ns=$(sed -n 's/.* \([0-9.]*\) ns\/record/\1/p' "$tmp/out")
 	cpu=$(sed -n 's/.* \([0-9.]*\) cpu-ns\/record.*/\1/p' "$tmp/out")
@@ -35,23 +39,29 @@ one() {
 	echo "$(echo "$recs $t0 $t1" | awk '{ printf "%.1f", $1 / ($3 - $2) / 1e6 }') $ns $lost $rss $cpu"
 }
 
-echo "records per run: $n, distinct paths: 8, runs: $runs (medians)"
+echo "records per run: $n, distinct paths: 8 unless said, runs: $runs (medians)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-9s %12s %12s %12s %10s %12s\n" producers "Mrecords/s" "wall ns/rec" "cpu ns/rec" lost "RSS KiB"
+copts=
+printf "%-16s %12s %12s %12s %10s %12s\n" producers "Mrecords/s" "wall ns/rec" "cpu ns/rec" lost "RSS KiB"
 # the last row: one producer paced at PACE records/s (20M), so that its
 # CPU time is a record's cost at that rate, not waits for the collector
 pace=${PACE:-20000000}
-for p in 1 2 8 "1@$pace"; do
+for p in 1 2 8 "1@$pace" 1,100k 1,ring 8,ring "1@$pace,ring"; do
 	: >"$tmp/runs"
 	i=0
+	case $p in
+	*ring) copts="--slots 0" ;;
+	*) copts= ;;
+	esac
 	while [ $i -lt "$runs" ]; do
 		case $p in
-		*@*) one 1 "$n" "$pace" ;;
-		*) one $p "$n" ;;
+		*@*) one 1 "$n" 8 "$pace" ;;
+		*100k) one 1 "$n" 100000 ;;
+		*) one "${p%,ring}" "$n" ;;
 		esac >>"$tmp/runs"
 		i=$((i + 1))
 	done
-	printf "%-9s %12s %12s %12s %10s %12s\n" $p \
+	printf "%-16s %12s %12s %12s %10s %12s\n" "$p" \
 		"$(cut -d' ' -f1 "$tmp/runs" | median)" \
 		"$(cut -d' ' -f2 "$tmp/runs" | median)" \
 		"$(cut -d' ' -f5 "$tmp/runs" | median)" \
@@ -66,6 +76,7 @@ while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 done
 echo "file sink, 1 thread: $(median <"$tmp/fs") cpu ns/record (median)"
+copts=
 if [ -n "${LONG:-}" ]; then
 	echo "long run, 1 producer, $LONG records:"
 	one 1 "$LONG" | awk '{ printf "  %s Mrecords/s, %s wall ns/record, %s cpu ns/record, %s lost, peak RSS %s KiB\n", $1, $2, $5, $3, $4 }'

@@ -24,9 +24,13 @@ struct col_producer {
 	struct pap_shm_ring *shm;
 	size_t maplen;
 	uint64_t nwords;		/* ours, never read back from shm */
+	uint32_t nslots;		/* ours too */
 	uint64_t tail;			/* ours, mirrored to shm->tail */
-	uint64_t records;		/* PATH/BL records taken into the profile */
+	uint64_t records;		/* records taken into the profile */
 	uint64_t lost_seen;		/* shm->lost already counted */
+	uint64_t *count_seq;		/* per slot: seq + 1 of its last COUNT
+					 * record taken, 0: none */
+	uint64_t rejected;		/* records of this ring refused */
 	const char **fns;		/* fn id - 1 -> interned string */
 	uint32_t nfns, cap_fns;
 	size_t fn_bytes;
@@ -35,7 +39,7 @@ struct col_producer {
 
 struct col_stats {
 	uint64_t producers, refused;
-	uint64_t records, rejected, partial, dropped, held;
+	uint64_t records, rejected, partial, dropped, unsent;
 };
 
 /*
@@ -61,6 +65,7 @@ struct collector {
 	struct col_producer **prods;
 	size_t nprods, cap_prods;
 	uint64_t nwords;		/* ring size for new producers */
+	uint32_t nslots;		/* slots for new producers */
 	unsigned seq;			/* segment names */
 	struct col_stats st;
 	struct pap_ring_buf *buf;
@@ -76,7 +81,8 @@ struct collector {
 	char pending_path[4200];
 };
 
-int col_init(struct collector *c, uint64_t nwords, size_t max_recs);
+int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,
+	     size_t max_recs);
 /* Creates FILE.pending.PID for @file; 0, or -1 (then it is kept in
  * memory only, and a SIGKILL loses it unreported). */
 int col_pending_open(struct collector *c, const char *file);
@@ -92,8 +98,8 @@ int col_accept(struct collector *c, int lsock);
  * number taken.  Never trusts a word of shared memory. */
 uint64_t col_drain(struct collector *c);
 
-/* Producer @i's connection ended: last drain, count what it lost,
- * release its ring. */
+/* Producer @i's connection ended: last drain, its slots, count what it
+ * lost (pap/shm.h, "Conservation"), release its segment. */
 void col_reclaim(struct collector *c, size_t i);
 
 /*
@@ -103,7 +109,8 @@ void col_reclaim(struct collector *c, size_t i);
  */
 int col_finish(struct collector *c, const char *file);
 
-/* Writes what was drained so far to @file (a snapshot); 0 or -1. */
+/* Writes what was drained so far, with what the live producers' slots
+ * count now, to @file (a snapshot); 0 or -1. */
 int col_snapshot(struct collector *c, const char *file);
 
 #endif /* PAP_COLLECTOR_H */

@@ -58,6 +58,10 @@ static void usage(FILE *f)
 "                       them, instead of waiting and keeping them\n"
 "      --ring-words=N   ring size per producer thread, in 8-byte words\n"
 "                       (a power of two, default 65536)\n"
+"      --slots=N        records each producer thread counts in place\n"
+"                       before they go through its ring (0 or a power\n"
+"                       of two up to 65536, default 1024; 0 sends every\n"
+"                       record through the ring)\n"
 "      --max-records=N  distinct records kept at most (default 4194304);\n"
 "                       more are counted as lost\n"
 "  -v, --verbose        print what was collected and lost at the end\n"
@@ -329,6 +333,7 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "lossy", no_argument, NULL, 'L' },
 		{ "ring-words", required_argument, NULL, 'R' },
+		{ "slots", required_argument, NULL, 'S' },
 		{ "max-records", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -338,7 +343,7 @@ int main(int argc, char **argv)
 	char file[PATH_MAX], snap[PATH_MAX + 8], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char namebuf[32];
 	const char *out = NULL, *name = NULL;
-	unsigned long long nwords = 65536, maxrecs = 1u << 22;
+	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 1024;
 	int c, lossy = 0, verbose = 0, rc;
 	struct run r;
 	sigset_t set, old;
@@ -362,6 +367,16 @@ int main(int argc, char **argv)
 			    (nwords & (nwords - 1))) {
 				fprintf(stderr, "%s: error: --ring-words must be "
 					"a power of two from 64 to 2^26\n", prog);
+				return 2;
+			}
+			break;
+		case 'S':
+			nslots = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || nslots > PAP_SHM_MAX_SLOTS ||
+			    (nslots & (nslots - 1))) {
+				fprintf(stderr, "%s: error: --slots must be 0 "
+					"or a power of two up to %u\n", prog,
+					PAP_SHM_MAX_SLOTS);
 				return 2;
 			}
 			break;
@@ -408,7 +423,7 @@ int main(int argc, char **argv)
 	snprintf(snap, sizeof(snap), "%s.snap", file);
 	if (socket_path(name, sock, sizeof(sock)))
 		return 1;
-	if (col_init(&r.c, nwords, (size_t)maxrecs)) {
+	if (col_init(&r.c, nwords, (uint32_t)nslots, (size_t)maxrecs)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
@@ -451,17 +466,18 @@ int main(int argc, char **argv)
 	rc = col_finish(&r.c, file);
 	if (verbose || r.c.prof.lost)
 		fprintf(stderr, "%s: %llu producers (%llu refused), %llu records,"
-			" %llu distinct; lost %llu: %llu half-written, %llu "
-			"dropped, %llu held by producers that died, %llu "
-			"rejected; peak RSS %ld KiB\n", prog,
+			" %llu distinct; lost %llu: %llu dropped, %llu made "
+			"by producers that died and never sent (%llu died "
+			"inside a ring record), %llu rejected; peak RSS %ld "
+			"KiB\n", prog,
 			(unsigned long long)r.c.st.producers,
 			(unsigned long long)r.c.st.refused,
 			(unsigned long long)r.c.st.records,
 			(unsigned long long)r.c.prof.nrecs,
 			(unsigned long long)r.c.prof.lost,
-			(unsigned long long)r.c.st.partial,
 			(unsigned long long)r.c.st.dropped,
-			(unsigned long long)r.c.st.held,
+			(unsigned long long)r.c.st.unsent,
+			(unsigned long long)r.c.st.partial,
 			(unsigned long long)r.c.st.rejected, peak_rss_kib());
 	col_free(&r.c);
 	if (rc)

@@ -146,11 +146,12 @@ static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-/* Counts one record; the cache finds records without breakpoints that
- * were seen before, the profile's table everything else. */
+/* Counts @count records; the cache finds records without breakpoints
+ * that were seen before, the profile's table everything else. */
 static int col_count(struct collector *c, const char *fn, uint8_t kind,
 		     uint8_t complete, uint64_t value,
-		     const struct pap_breakpoint *bps, uint32_t nbps)
+		     const struct pap_breakpoint *bps, uint32_t nbps,
+		     uint64_t count)
 {
 	struct col_cache_entry *e;
 	struct pap_prof_rec *r;
@@ -161,12 +162,12 @@ static int col_count(struct collector *c, const char *fn, uint8_t kind,
 	if (!nbps && e->rec && e->fn == fn && e->value == value) {
 		r = &c->prof.recs[e->rec - 1];
 		if (r->kind == kind && r->complete == complete && !r->nbps) {
-			r->count = pap_sat_add(r->count, 1);
+			r->count = pap_sat_add(r->count, count);
 			return 0;
 		}
 	}
 	if (pap_profile_add_at(&c->prof, fn, kind, complete, value, bps, nbps,
-			       1, &at))
+			       count, &at))
 		return -1;
 	if (!nbps) {
 		e->fn = fn;
@@ -184,7 +185,7 @@ static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
 
 	if (fn == 0 || fn > x->p->nfns ||
 	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
-		      bps, nbps))
+		      bps, nbps, 1))
 		return -1;
 	x->p->records++;
 	return 0;
@@ -195,14 +196,30 @@ static int col_on_bl(void *ctx, uint32_t fn, uint64_t id)
 	struct col_ctx *x = ctx;
 
 	if (fn == 0 || fn > x->p->nfns ||
-	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0))
+	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1))
 		return -1;
 	x->p->records++;
 	return 0;
 }
 
+/* A slot's final count: counted, and the slot marked as taken at @seq. */
+static int col_on_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
+			uint8_t kind, uint8_t complete, uint64_t value,
+			uint64_t count)
+{
+	struct col_ctx *x = ctx;
+
+	if (fn == 0 || fn > x->p->nfns || slot >= x->p->nslots ||
+	    col_count(x->c, x->p->fns[fn - 1], kind, complete, value, NULL, 0,
+		      count))
+		return -1;
+	x->p->count_seq[slot] = seq + 1;
+	x->p->records = pap_sat_add(x->p->records, count);
+	return 0;
+}
+
 static const struct pap_ring_ops col_ops = { col_on_fn, col_on_path,
-					     col_on_bl };
+					     col_on_bl, col_on_count };
 
 /* Takes @p's committed records; how many.  A broken frame discards the
  * rest of what is committed and is counted once. */
@@ -228,9 +245,10 @@ static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
 	/* tail first: a SIGKILL between the two stores may lose this batch
 	 * unreported, but can never count it twice */
 	__atomic_store_n(&p->shm->tail, p->tail, __ATOMIC_RELEASE);
-	col_pending_add(c, st.records + st.rejected);
-	c->st.records += st.records;
+	col_pending_add(c, pap_sat_add(st.records, st.rejected));
+	c->st.records = pap_sat_add(c->st.records, st.records);
 	c->st.rejected += st.rejected;
+	p->rejected += st.rejected;
 	c->prof.lost = pap_sat_add(c->prof.lost, st.rejected);
 	return st.records;
 }
@@ -268,30 +286,96 @@ static void col_release(struct col_producer *p)
 	if (p->sock >= 0)
 		close(p->sock);
 	free(p->fns);
+	free(p->count_seq);
 	free(p);
+}
+
+/*
+ * What producer @p's slots count, not yet taken from its ring: each
+ * steady slot holding a record whose final count no COUNT record has
+ * brought.  Adds them to @into when it is not NULL (and counts them into
+ * p->records when @into is the collector's own profile); when @took, also
+ * tells the live producer how much of each slot is taken.  A slot being
+ * rewritten holds the record its producer was making: that is left to
+ * the conservation count.  Garbage is counted as rejected.
+ */
+static void col_take_slots(struct collector *c, struct col_producer *p,
+			   struct pap_profile *into, int took)
+{
+	struct pap_shm_slot *slots = pap_shm_slots(p->shm, p->nwords);
+	struct pap_shm_took *t = pap_shm_took(p->shm, p->nwords, p->nslots);
+	struct pap_shm_slot s;
+	uint32_t i, fn;
+	int rc;
+
+	for (i = 0; i < p->nslots; i++) {
+		rc = pap_ring_read_slot(&slots[i], &s);
+		if (rc == 1 || (rc == 0 && p->count_seq[i] == s.seq + 1) ||
+		    (rc < 0 && (s.seq & 1)))
+			continue;
+		fn = pap_shm_key_fn(s.key);
+		if (rc < 0 || fn > p->nfns) {
+			c->st.rejected++;
+			p->rejected++;
+			c->prof.lost = pap_sat_add(c->prof.lost, 1);
+			col_pending_add(c, 1);
+			continue;
+		}
+		if (into == &c->prof) {
+			if (col_count(c, p->fns[fn - 1], pap_shm_key_kind(s.key),
+				      pap_shm_key_complete(s.key), s.value,
+				      NULL, 0, s.count))
+				continue;
+			p->records = pap_sat_add(p->records, s.count);
+			c->st.records = pap_sat_add(c->st.records, s.count);
+			col_pending_add(c, s.count);
+		} else if (pap_profile_add(into, p->fns[fn - 1],
+					   pap_shm_key_kind(s.key),
+					   pap_shm_key_complete(s.key), s.value,
+					   NULL, 0, s.count)) {
+			continue;
+		}
+		if (took) {
+			/* count first: a producer that sees the new seq
+			 * must find its count beside it */
+			__atomic_store_n(&t[i].count, s.count,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&t[i].seq, s.seq, __ATOMIC_RELEASE);
+		}
+	}
 }
 
 void col_reclaim(struct collector *c, size_t i)
 {
 	struct col_producer *p = c->prods[i];
-	uint64_t held;
+	uint64_t taken, got, settled;
 
 	col_drain_one(c, p);
 	if (!p->broken && pap_ring_partial(p->shm->words, p->nwords,
 					   __atomic_load_n(&p->shm->head,
-							   __ATOMIC_ACQUIRE))) {
-		/* the producer died inside a record: it is lost */
-		c->st.partial++;
-		c->prof.lost = pap_sat_add(c->prof.lost, 1);
-		col_pending_add(c, 1);
-	}
+							   __ATOMIC_ACQUIRE)))
+		c->st.partial++;	/* it died inside a record */
 	col_count_drops(c, p);
-	/* records the producer kept in its memory and never wrote */
-	held = p->broken ? 0 : __atomic_load_n(&p->shm->held,
-					       __ATOMIC_ACQUIRE);
-	c->st.held += held;
-	c->prof.lost = pap_sat_add(c->prof.lost, held);
-	col_pending_add(c, held);
+	if (!p->broken)
+		col_take_slots(c, p, &c->prof, 0);
+	/*
+	 * What it made and neither we nor its own profile file got: the
+	 * record it died in, and what it kept in its memory.  A producer
+	 * that wrote garbage is not believed; its one half-written record
+	 * is counted instead.
+	 */
+	taken = __atomic_load_n(&p->shm->taken, __ATOMIC_ACQUIRE);
+	settled = __atomic_load_n(&p->shm->settled, __ATOMIC_ACQUIRE);
+	got = pap_sat_add(pap_sat_add(p->records, p->lost_seen), settled);
+	if (p->broken || p->rejected)
+		taken = got + (c->st.partial && !p->broken &&
+			       pap_ring_partial(p->shm->words, p->nwords,
+						p->shm->head));
+	if (taken > got) {
+		c->st.unsent = pap_sat_add(c->st.unsent, taken - got);
+		c->prof.lost = pap_sat_add(c->prof.lost, taken - got);
+		col_pending_add(c, taken - got);
+	}
 	col_release(p);
 	c->prods[i] = c->prods[--c->nprods];
 }
@@ -310,7 +394,7 @@ static int col_segment(struct collector *c, struct col_producer *p)
 	if (fd < 0)
 		return -1;
 	shm_unlink(name);
-	p->maplen = pap_shm_segment_size(c->nwords);
+	p->maplen = pap_shm_segment_size(c->nwords, c->nslots);
 	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)p->maplen) ||
 	    fstat(fd, &st) || st.st_uid != geteuid())
 		goto fail;
@@ -321,7 +405,9 @@ static int col_segment(struct collector *c, struct col_producer *p)
 		goto fail;
 	}
 	p->nwords = c->nwords;
+	p->nslots = c->nslots;
 	p->shm->magic = PAP_SHM_MAGIC;
+	p->shm->nslots = c->nslots;
 	p->shm->major = PAP_SHM_VERSION_MAJOR;
 	p->shm->minor = PAP_SHM_VERSION_MINOR;
 	p->shm->header_size = sizeof(*p->shm);
@@ -333,10 +419,12 @@ fail:
 	return -1;
 }
 
-static int col_send_welcome(int sock, int status, uint64_t nwords, int fd)
+static int col_send_welcome(int sock, int status, uint64_t nwords,
+			    uint32_t nslots, int fd)
 {
 	struct pap_shm_welcome w = { PAP_SHM_MAGIC, PAP_SHM_VERSION_MAJOR,
-				     PAP_SHM_VERSION_MINOR, status, 0, nwords };
+				     PAP_SHM_VERSION_MINOR, status, nslots,
+				     nwords };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &w, sizeof(w) };
 	struct msghdr m = { 0 };
@@ -373,7 +461,7 @@ int col_accept(struct collector *c, int lsock)
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    cred.uid != geteuid()) {
-		col_send_welcome(sock, EPERM, 0, -1);
+		col_send_welcome(sock, EPERM, 0, 0, -1);
 		fprintf(stderr, "pap-collector: refused a producer of uid "
 			"%ld\n", (long)cred.uid);
 		goto refuse;
@@ -382,7 +470,7 @@ int col_accept(struct collector *c, int lsock)
 	    hello.magic != PAP_SHM_MAGIC ||
 	    hello.major < PAP_SHM_VERSION_OLDEST ||
 	    hello.major > PAP_SHM_VERSION_MAJOR) {
-		col_send_welcome(sock, EPROTO, 0, -1);
+		col_send_welcome(sock, EPROTO, 0, 0, -1);
 		goto refuse;
 	}
 	if (c->nprods == c->cap_prods) {
@@ -401,8 +489,9 @@ int col_accept(struct collector *c, int lsock)
 	p->sock = sock;
 	p->pid = cred.pid;
 	p->tid = (pid_t)hello.tid;
-	fd = col_segment(c, p);
-	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, fd)) {
+	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
+	fd = p->count_seq ? col_segment(c, p) : -1;
+	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, fd)) {
 		if (fd >= 0)
 			close(fd);
 		col_release(p);
@@ -459,8 +548,11 @@ int col_finish(struct collector *c, const char *file)
 				 __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	col_drain(c);
-	for (i = 0; i < c->nprods; i++)
+	for (i = 0; i < c->nprods; i++) {
 		col_count_drops(c, c->prods[i]);
+		if (!c->prods[i]->broken)
+			col_take_slots(c, c->prods[i], &c->prof, 1);
+	}
 	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
 				    col_written, c);
 	if (rc)
@@ -472,29 +564,46 @@ int col_finish(struct collector *c, const char *file)
 
 int col_snapshot(struct collector *c, const char *file)
 {
+	struct pap_profile slots, *out = &c->prof;
 	char tmp[4200];
+	size_t i;
 	FILE *f;
+	int rc = -1;
 
 	col_drain(c);
+	/* the slots' counts join a copy, not what we hold */
+	pap_profile_init(&slots);
+	for (i = 0; i < c->nprods; i++)
+		if (!c->prods[i]->broken && c->prods[i]->nslots)
+			col_take_slots(c, c->prods[i], &slots, 0);
+	if (slots.nrecs) {
+		if (pap_profile_merge(&slots, &c->prof))
+			goto out;
+		out = &slots;
+	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >=
 	    (int)sizeof(tmp))
-		return -1;
+		goto out;
 	f = fopen(tmp, "w");
 	if (!f)
-		return -1;
-	if (pap_profile_write(&c->prof, f) | fclose(f) || rename(tmp, file)) {
+		goto out;
+	if (pap_profile_write(out, f) | fclose(f) || rename(tmp, file))
 		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	else
+		rc = 0;
+out:
+	pap_profile_free(&slots);
+	return rc;
 }
 
-int col_init(struct collector *c, uint64_t nwords, size_t max_recs)
+int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,
+	     size_t max_recs)
 {
 	memset(c, 0, sizeof(*c));
 	pap_profile_init(&c->prof);
 	c->prof.max_recs = max_recs;
 	c->nwords = nwords;
+	c->nslots = nslots;
 	c->pending = &c->pending_local;
 	c->buf = malloc(sizeof(*c->buf));
 	return c->buf ? 0 : -1;

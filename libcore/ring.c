@@ -5,7 +5,20 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "profile.h"
+#include "util.h"
 #include "ring.h"
+
+/* Is @key a valid record key: a function id, a kind, a complete bit? */
+static int ring_key_ok(uint64_t key)
+{
+	return pap_shm_key_fn(key) != 0 && key >> 48 == 0 &&
+	       (pap_shm_key_kind(key) == PAP_REC_PATH ||
+		pap_shm_key_kind(key) == PAP_REC_BL) &&
+	       pap_shm_key_complete(key) <= 1 &&
+	       (pap_shm_key_kind(key) == PAP_REC_PATH ||
+		pap_shm_key_complete(key) == 1);
+}
 
 static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,
 			  uint64_t pos)
@@ -65,6 +78,16 @@ static int ring_record(const uint64_t *w, uint64_t len,
 			return -1;
 		st->records++;
 		return 0;
+	case PAP_SHM_COUNT:
+		if (len != PAP_SHM_COUNT_WORDS || w[1] >= PAP_SHM_MAX_SLOTS ||
+		    !ring_key_ok(w[3]) || w[5] == 0 || (w[2] & 1))
+			return -1;
+		if (ops->count(ctx, (uint32_t)w[1], w[2], pap_shm_key_fn(w[3]),
+			       pap_shm_key_kind(w[3]),
+			       pap_shm_key_complete(w[3]), w[4], w[5]))
+			return -1;
+		st->records = pap_sat_add(st->records, w[5]);
+		return 0;
 	}
 	return -1;
 }
@@ -104,4 +127,20 @@ int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
 	return pap_shm_header_magic(h) == PAP_SHM_REC_MAGIC &&
 	       pap_shm_header_pos(h) == (uint32_t)head &&
 	       pap_shm_header_len(h) != 0;
+}
+
+int pap_ring_read_slot(const volatile struct pap_shm_slot *s,
+		       struct pap_shm_slot *out)
+{
+	out->seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	out->key = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
+	out->value = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+	out->count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((out->seq & 1) ||
+	    __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != out->seq)
+		return -1;
+	if (out->key == 0 && out->count == 0)
+		return 1;
+	return ring_key_ok(out->key) && out->count ? 0 : -1;
 }

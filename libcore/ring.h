@@ -27,10 +27,15 @@ struct pap_ring_ops {
 	int (*path)(void *ctx, uint32_t fn, uint8_t complete, uint64_t value,
 		    const struct pap_breakpoint *bps, uint32_t nbps);
 	int (*bl)(void *ctx, uint32_t fn, uint64_t id);
+	/* a COUNT record: the final @count of slot @slot at @seq, whose
+	 * record is (@fn, @kind, @complete, @value) */
+	int (*count)(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
+		     uint8_t kind, uint8_t complete, uint64_t value,
+		     uint64_t count);
 };
 
 struct pap_ring_stats {
-	uint64_t records;	/* PATH and BL records accepted */
+	uint64_t records;	/* records accepted: PATH, BL, COUNT totals */
 	uint64_t fns;		/* FN records accepted */
 	uint64_t rejected;	/* records refused, or lost to bad framing */
 };
@@ -61,6 +66,32 @@ int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
  */
 int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
 		     uint64_t head);
+
+/*
+ * Copies slot @s into @out if it is steady: its seq even and unchanged
+ * across the copy, its key a valid kind and complete bit with a nonzero
+ * fn id, and its count nonzero.  0 when @out holds a record to count,
+ * 1 when the slot is empty, -1 when it is being rewritten (or was, when
+ * its writer died) or holds garbage.
+ */
+int pap_ring_read_slot(const volatile struct pap_shm_slot *s,
+		       struct pap_shm_slot *out);
+
+/* The parts of a slot's key (pap_shm_key). */
+static inline uint32_t pap_shm_key_fn(uint64_t key)
+{
+	return (uint32_t)key;
+}
+
+static inline uint8_t pap_shm_key_kind(uint64_t key)
+{
+	return (uint8_t)(key >> 32);
+}
+
+static inline uint8_t pap_shm_key_complete(uint64_t key)
+{
+	return (uint8_t)(key >> 40);
+}
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ struct rt_deferred {
 	const char *fn;
 	uint8_t kind, complete;
 	uint32_t nbps;
-	uint64_t value;
+	uint64_t value, count;
 	struct pap_breakpoint bps[RT_DEFER_BPS];
 };
 
@@ -243,17 +243,18 @@ static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,
 	return &t->cache[h >> 56 & (RT_CACHE - 1)];
 }
 
-/* Adds one record to this thread's aggregate (not reentrant). */
+/* Adds @count records to this thread's aggregate (not reentrant). */
 static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
 		   uint8_t complete, uint64_t value,
-		   const struct pap_breakpoint *bps, uint32_t nbps)
+		   const struct pap_breakpoint *bps, uint32_t nbps,
+		   uint64_t count)
 {
 	struct rt_cache_entry *e;
 	size_t at;
 
 	if (pap_profile_add_at(&t->prof, fn, kind, complete, value, bps, nbps,
-			       1, &at)) {
-		rt_count_lost();
+			       count, &at)) {
+		rt_report_lost(count);
 		return;
 	}
 	if (nbps)
@@ -299,14 +300,14 @@ static inline int rt_count_cached(const char *fn, uint8_t kind,
 /* Records a signal handler's record for later, without allocating. */
 static void rt_defer_record(const char *fn, uint8_t kind, uint8_t complete,
 			    uint64_t value, const struct pap_breakpoint *bps,
-			    uint32_t nbps)
+			    uint32_t nbps, uint64_t count)
 {
 	struct rt_thread *t = rt_self;
 	unsigned i = t ? t->ndefer : RT_DEFER;
 	struct rt_deferred *d;
 
 	if (i >= RT_DEFER || nbps > RT_DEFER_BPS) {
-		rt_count_lost();
+		rt_report_lost(count);
 		return;
 	}
 	d = &t->defer[i];
@@ -314,6 +315,7 @@ static void rt_defer_record(const char *fn, uint8_t kind, uint8_t complete,
 	d->kind = kind;
 	d->complete = complete;
 	d->value = value;
+	d->count = count;
 	d->nbps = nbps;
 	if (nbps)
 		memcpy(d->bps, bps, nbps * sizeof(*bps));
@@ -336,7 +338,7 @@ static void rt_drain(struct rt_thread *t)
 			const struct rt_deferred *d = &t->defer[done];
 
 			rt_add(t, d->fn, d->kind, d->complete, d->value,
-			       d->bps, d->nbps);
+			       d->bps, d->nbps, d->count);
 		}
 		if (__atomic_compare_exchange_n((unsigned *)&t->ndefer, &n, 0,
 						0, __ATOMIC_SEQ_CST,
@@ -408,12 +410,10 @@ void __pap_resume(const volatile void *frame)
 static inline void rt_keep_value(const char *fn, uint8_t kind,
 				 uint8_t complete, uint64_t value)
 {
-	if (!rt_ring_none &&
-	    (kind == PAP_REC_BL ? rt_ring_bl(fn, value) :
-	     rt_ring_path0(fn, complete, value)))
+	if (!rt_ring_none && rt_ring_value(fn, kind, complete, value))
 		return;
 	if (!rt_count_cached(fn, kind, complete, value))
-		rt_keep_record(fn, kind, complete, value, NULL, 0);
+		rt_keep_record(fn, kind, complete, value, NULL, 0, 1);
 }
 
 void __pap_count(const char *fn, uint64_t id)
@@ -496,7 +496,7 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 			rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
 		else if (!rt_ring_path(fn, complete != 0, r, bps, (uint32_t)n))
 			rt_keep_record(fn, PAP_REC_PATH, complete != 0, r,
-				       bps, (uint32_t)n);
+				       bps, (uint32_t)n, 1);
 	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
@@ -546,15 +546,15 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 
 void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
 		    uint64_t value, const struct pap_breakpoint *bps,
-		    uint32_t nbps)
+		    uint32_t nbps, uint64_t count)
 {
 	struct rt_thread *t = rt_lock_thread();
 
 	if (!t) {
-		rt_defer_record(fn, kind, complete, value, bps, nbps);
+		rt_defer_record(fn, kind, complete, value, bps, nbps, count);
 		return;
 	}
-	rt_add(t, fn, kind, complete, value, bps, nbps);
+	rt_add(t, fn, kind, complete, value, bps, nbps, count);
 	rt_in_table = 0;
 }
 

@@ -26,17 +26,20 @@
  * ring is gone): a record then goes straight to the aggregate. */
 extern RT_TLS int rt_ring_none;
 
-/* Stream one record to this thread's ring: 1 if it went, 0 if the caller
- * must keep it (no collector, ring full, or called from inside the ring
- * code by a signal handler).  No lock, no system call on the common path. */
-int rt_ring_bl(const char *fn, uint64_t id);
+/*
+ * Hands one record to this thread's collector: 1 if it took it (counted
+ * in a slot of the thread's segment, or written to its ring), 0 if the
+ * caller must keep it (no collector, ring full, or called from inside the
+ * ring code by a signal handler).  No lock, no system call on the common
+ * path.  rt_ring_value takes a record without breakpoints (kind
+ * PAP_REC_PATH or PAP_REC_BL), rt_ring_path one with.
+ */
+int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
+		  uint64_t value);
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps);
 
 /* A longjmp came back to the frame at @frame (see __pap_resume). */
-/* rt_ring_path for a path without breakpoints, the common case. */
-int rt_ring_path0(const char *fn, uint8_t complete, uint64_t value);
-
 void rt_ring_resume(uintptr_t frame);
 /* In a forked child: the parent's rings are not ours. */
 void rt_ring_after_fork_child(void);
@@ -47,14 +50,16 @@ void rt_ring_after_fork_child(void);
  * as lost (rt_report_lost).
  */
 void rt_ring_exit(void);
-/* The process's own aggregate was written: nothing is held any more. */
+/* The process's own aggregate was written: what the rings' threads kept
+ * in it is settled. */
 void rt_ring_dumped(void);
 
 /* Implemented by paprt.c for the ring code. */
 void rt_start(void);
+/* Keeps @count records in this thread's aggregate. */
 void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
 		    uint64_t value, const struct pap_breakpoint *bps,
-		    uint32_t nbps);
+		    uint32_t nbps, uint64_t count);
 void rt_report_lost(uint64_t n);
 
 #endif /* PAP_RT_H */

@@ -5,18 +5,24 @@
  *
  * When PAP_COLLECTOR names the collector's socket, a thread's first
  * record connects, receives a 0600 segment from the collector (owner and
- * mode checked) and maps it.  From then on a record is a few stores into
- * the ring and one release store of head: no lock, no system call.  A
+ * mode checked) and maps it.  From then on no lock and no system call: a
+ * record without breakpoints that the thread made before is counted in
+ * its slot of the segment (two stores), any other record is written to
+ * the ring and published with one release store of head; a slot given to
+ * a new record first sends its count through the ring (pap/shm.h).  A
  * function string is sent once per ring (an FN record) and named by a
  * small id afterwards, interned by its address, which the ABI keeps
  * stable for the life of the process.
  *
  * A full ring: the thread waits a bounded time for the collector, then
  * keeps the record in its own aggregate (written to the profile file at
- * exit) and counts it as held, so nothing is dropped.  PAP_COLLECTOR_LOSSY
- * drops instead, counting each drop.  When the collector is gone (it
- * stopped, or was killed), the thread takes back whatever the collector
- * did not drain, and reports as lost what it drained but never wrote.
+ * exit, then counted as settled), so nothing is dropped.
+ * PAP_COLLECTOR_LOSSY drops instead, counting each drop.  Every record
+ * made while the ring is attached is counted in taken first, so that the
+ * collector knows what a producer that died never sent.  When the
+ * collector is gone (it stopped, or was killed), the thread takes back
+ * whatever the collector did not drain and the slot counts it did not
+ * take, and reports as lost what it drained but never wrote.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +56,12 @@ struct rt_ring {
 	uint64_t head;		/* our copy of shm->head */
 	uint64_t limit;		/* head may grow up to here without a look */
 	uint64_t dropped;	/* records dropped in lossy mode */
+	uint64_t taken;		/* our copy of shm->taken */
+	uint64_t kept;		/* records kept in the aggregate meanwhile */
+	volatile struct pap_shm_slot *slots;
+	const volatile struct pap_shm_took *took;
+	const char **slot_fn;	/* the ABI string of each slot's record */
+	uint32_t nslots;	/* 0: every record through the ring */
 	size_t maplen;
 	int sock;
 	int detached;		/* the collector is gone: no more ring */
@@ -57,7 +69,7 @@ struct rt_ring {
 	uint32_t nfns;
 	struct rt_ring *next;
 	const char *fns[RT_RING_FNS];	/* id - 1 -> the ABI's string */
-	uint32_t slots[2 * RT_RING_FNS];	/* address hash -> id */
+	uint32_t fn_slots[2 * RT_RING_FNS];	/* address hash -> id */
 };
 
 static pthread_once_t rt_ring_once = PTHREAD_ONCE_INIT;
@@ -66,10 +78,20 @@ static pthread_mutex_t rt_rings_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_ring *rt_rings;	/* this process's rings */
 static const char *rt_collector;	/* socket path, or NULL */
 static int rt_lossy;
-/* test points (PAP_TEST_KILL=MODE:N): SIGKILL at record N */
-static enum { RT_KILL_NONE, RT_KILL_MID, RT_KILL_AFTER } rt_kill_mode;
+/*
+ * Test points (PAP_TEST_KILL=MODE:N): SIGKILL in the process's N-th
+ * record given to a ring.  mid: inside it (after taken, inside the ring
+ * write or before the slot's count); after: right after it; evict: after
+ * the COUNT record that frees its slot is committed, before the slot is
+ * rewritten; rewrite: in the middle of the slot's rewrite.
+ */
+static enum {
+	RT_KILL_NONE, RT_KILL_MID, RT_KILL_AFTER, RT_KILL_EVICT,
+	RT_KILL_REWRITE
+} rt_kill_mode;
 static uint64_t rt_kill_at;
 static uint64_t rt_kill_count;
+static RT_TLS int rt_kill_armed;	/* this record is the one */
 
 static RT_TLS struct rt_ring *rt_ring;
 static RT_TLS int rt_ring_tried;
@@ -89,9 +111,17 @@ static void rt_ring_init(void)
 		rt_collector = s;
 	s = getenv("PAP_COLLECTOR_LOSSY");
 	rt_lossy = s && *s && strcmp(s, "0");
-	if (k && (!strncmp(k, "mid:", 4) || !strncmp(k, "after:", 6))) {
-		rt_kill_mode = k[0] == 'm' ? RT_KILL_MID : RT_KILL_AFTER;
-		rt_kill_at = strtoull(strchr(k, ':') + 1, NULL, 10);
+	if (k) {
+		static const char *const modes[] = { "mid:", "after:", "evict:",
+						     "rewrite:" };
+		unsigned i;
+
+		for (i = 0; i < 4; i++)
+			if (!strncmp(k, modes[i], strlen(modes[i]))) {
+				rt_kill_mode = RT_KILL_MID + (int)i;
+				rt_kill_at = strtoull(k + strlen(modes[i]),
+						      NULL, 10);
+			}
 	}
 	pthread_key_create(&rt_ring_key, rt_ring_thread_end);
 }
@@ -168,9 +198,10 @@ static struct rt_ring *rt_ring_connect(void)
 	    send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) != sizeof(hello) ||
 	    (fd = rt_recv_segment(sock, &w)) < 0)
 		goto fail_sock;
-	len = pap_shm_segment_size(w.nwords);
+	len = pap_shm_segment_size(w.nwords, w.nslots);
 	if (w.nwords < 64 || w.nwords > (1ull << 28) ||
-	    (w.nwords & (w.nwords - 1)) || fstat(fd, &st) ||
+	    (w.nwords & (w.nwords - 1)) || w.nslots > PAP_SHM_MAX_SLOTS ||
+	    (w.nslots & (w.nslots - 1)) || fstat(fd, &st) ||
 	    st.st_uid != geteuid() || (st.st_mode & 077) ||
 	    (uint64_t)st.st_size != len)
 		goto fail_fd;
@@ -180,16 +211,22 @@ static struct rt_ring *rt_ring_connect(void)
 		goto fail_fd;
 	close(fd);
 	if (shm->magic != PAP_SHM_MAGIC || shm->nwords != w.nwords ||
-	    shm->header_size != sizeof(*shm) ||
+	    shm->nslots != w.nslots || shm->header_size != sizeof(*shm) ||
 	    shm->major != PAP_SHM_VERSION_MAJOR)
 		goto fail_map;
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* the ring's state, then one string pointer per slot */
+	r = mmap(NULL, sizeof(*r) + w.nslots * sizeof(char *),
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r == MAP_FAILED)
 		goto fail_map;
 	r->shm = shm;
 	r->words = shm->words;
 	r->mask = w.nwords - 1;
+	r->nslots = w.nslots;
+	r->slots = pap_shm_slots(shm, w.nwords);
+	r->took = pap_shm_took(shm, w.nwords, w.nslots);
+	r->slot_fn = (const char **)(r + 1);
+	r->taken = __atomic_load_n(&shm->taken, __ATOMIC_RELAXED);
 	r->head = __atomic_load_n(&shm->head, __ATOMIC_RELAXED);
 	r->limit = r->head;
 	r->maplen = len;
@@ -238,7 +275,8 @@ static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps);
+	rt_keep_record(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps,
+		       1);
 	return 0;
 }
 
@@ -248,7 +286,36 @@ static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint64_t id)
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0);
+	rt_keep_record(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
+	return 0;
+}
+
+/* What of @count records of slot @slot at @seq the collector did not take
+ * when it stopped. */
+static uint64_t rt_ring_untaken(struct rt_ring *r, uint32_t slot,
+				uint64_t seq, uint64_t count)
+{
+	const volatile struct pap_shm_took *t = &r->took[slot];
+	uint64_t c;
+
+	if (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) != seq)
+		return count;
+	c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+	return c < count ? count - c : 0;
+}
+
+static int rt_ring_keep_count(void *ctx, uint32_t slot, uint64_t seq,
+			      uint32_t fn, uint8_t kind, uint8_t complete,
+			      uint64_t value, uint64_t count)
+{
+	struct rt_ring *r = ctx;
+
+	if (fn == 0 || fn > r->nfns || slot >= r->nslots)
+		return -1;
+	count = rt_ring_untaken(r, slot, seq, count);
+	if (count)
+		rt_keep_record(r->fns[fn - 1], kind, complete, value, NULL, 0,
+			       count);
 	return 0;
 }
 
@@ -262,20 +329,23 @@ static int rt_ring_skip_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 }
 
 /*
- * The collector is gone: keeps the records it did not drain.  What it
- * drained it accounted for itself (in the profile, or as lost in its
+ * The collector is gone: keeps the records it did not drain, and the
+ * counts in the slots it did not take when it stopped.  What it drained
+ * it accounted for itself (in the profile, or as lost in its
  * FILE.pending.PID), and the drops it counted it marked in durable_lost;
- * only the other drops are reported lost here.  The ring is not used
- * again.
+ * only the other drops are reported lost here.  The ring and the slots
+ * are not used again.
  */
 static void rt_ring_take_back(struct rt_ring *r)
 {
 	static const struct pap_ring_ops ops = {
-		rt_ring_skip_fn, rt_ring_keep_path, rt_ring_keep_bl
+		rt_ring_skip_fn, rt_ring_keep_path, rt_ring_keep_bl,
+		rt_ring_keep_count
 	};
 	struct pap_ring_stats st = { 0, 0, 0 };
 	struct pap_ring_buf *buf;
-	uint64_t tail, seen, lost = 0, pos;
+	uint64_t tail, seen, lost = 0, pos, n;
+	uint32_t i;
 
 	r->detached = 1;
 	tail = __atomic_load_n(&r->shm->tail, __ATOMIC_ACQUIRE);
@@ -288,6 +358,18 @@ static void rt_ring_take_back(struct rt_ring *r)
 		lost++;		/* at least one record could not be kept */
 	if (buf != MAP_FAILED)
 		munmap(buf, sizeof(*buf));
+	for (i = 0; i < r->nslots; i++) {
+		volatile struct pap_shm_slot *s = &r->slots[i];
+
+		if (!r->slot_fn[i] || !s->count)
+			continue;
+		n = rt_ring_untaken(r, i, s->seq, s->count);
+		if (n)
+			rt_keep_record(r->slot_fn[i],
+				       pap_shm_key_kind(s->key),
+				       pap_shm_key_complete(s->key), s->value,
+				       NULL, 0, n);
+	}
 	seen = __atomic_load_n(&r->shm->durable_lost, __ATOMIC_ACQUIRE);
 	if (r->dropped > seen)
 		lost += r->dropped - seen;
@@ -347,23 +429,19 @@ static int rt_ring_room(struct rt_ring *r, uint64_t len)
 	return 0;
 }
 
-static void rt_ring_test_point(struct rt_ring *r, int mid)
+/* SIGKILL here if the test point @mode is armed for this record. */
+static void rt_ring_test_point(unsigned mode)
 {
-	(void)r;
-	if ((rt_kill_mode == RT_KILL_MID) == mid &&
-	    ++rt_kill_count == rt_kill_at)
+	if (__builtin_expect(rt_kill_armed, 0) && rt_kill_mode == mode)
 		raise(SIGKILL);
 }
 
 /* Publishes the record of @len words written at r->head. */
-static inline void rt_ring_publish(struct rt_ring *r, uint64_t len, int data)
+static inline void rt_ring_publish(struct rt_ring *r, uint64_t len)
 {
-	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0) && data)
-		rt_ring_test_point(r, 1);
+	rt_ring_test_point(RT_KILL_MID);
 	r->head += len;
 	__atomic_store_n(&r->shm->head, r->head, __ATOMIC_RELEASE);
-	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0) && data)
-		rt_ring_test_point(r, 0);
 }
 
 /*
@@ -415,9 +493,10 @@ static uint32_t rt_ring_define(struct rt_ring *r, const char *fn, size_t slot)
 		memcpy(&w, fn + i * 8, k);
 		rt_ring_store(r, 2 + i, w);
 	}
-	rt_ring_publish(r, len, 0);
+	r->head += len;
+	__atomic_store_n(&r->shm->head, r->head, __ATOMIC_RELEASE);
 	r->fns[r->nfns++] = fn;
-	r->slots[slot] = r->nfns;
+	r->fn_slots[slot] = r->nfns;
 	return r->nfns;
 }
 
@@ -428,7 +507,7 @@ static inline uint32_t rt_ring_fn(struct rt_ring *r, const char *fn)
 	size_t s = rt_ring_fn_slot(fn);
 	uint32_t id;
 
-	while ((id = r->slots[s])) {
+	while ((id = r->fn_slots[s])) {
 		if (r->fns[id - 1] == fn)
 			return id;
 		s = (s + 1) & mask;
@@ -437,128 +516,242 @@ static inline uint32_t rt_ring_fn(struct rt_ring *r, const char *fn)
 }
 
 /*
- * Writes one record of three words (no breakpoints) when that needs
- * nothing but stores: the thread's ring is attached, has room, already
- * names @fn, and no test point is armed.  1 when it is in the ring, 0
- * when rt_ring_put must take it.  Small, so that the common case pays no
- * more than its stores and the publish.
+ * Writes the record @tag with body @body (@nbody words) and @nbps
+ * breakpoints, and publishes it: 1 when it is in the ring, 0 when there
+ * is no room (the ring may have been taken back meanwhile: r->detached).
  */
-static inline int rt_ring_put3(const char *fn, unsigned tag, uint64_t w1,
-			       uint64_t w2)
+static int rt_ring_write(struct rt_ring *r, unsigned tag, const uint64_t *body,
+			 uint64_t nbody, const struct pap_breakpoint *bps,
+			 uint32_t nbps)
 {
-	struct rt_ring *r = rt_ring;
-	uint64_t head, mask, *w;
-	uint32_t id;
+	uint64_t len = 1 + nbody + 2 * (uint64_t)nbps, i;
 
-	if (__builtin_expect(!r || rt_in_ring ||
-			     rt_kill_mode != RT_KILL_NONE, 0))
+	if (r->head + len > r->limit && !rt_ring_room(r, len))
 		return 0;
-	rt_in_ring = RT_HERE();
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	id = r->slots[rt_ring_fn_slot(fn)];
-	head = r->head;
-	if (__builtin_expect(r->detached || !id || r->fns[id - 1] != fn ||
-			     head + 3 > r->limit, 0)) {
-		rt_in_ring = 0;
-		return 0;
-	}
+	/* the line a few records ahead: owned before we get there */
 	rt_ring_prefetch(r);
-	/* plain stores: the release store of head orders them for the
-	 * collector, and nothing else reads them meanwhile */
-	w = (uint64_t *)r->words;
-	mask = r->mask;
-	w[head & mask] = pap_shm_header(tag, 3, head);
-	w[(head + 1) & mask] = id | w1;
-	w[(head + 2) & mask] = w2;
-	r->head = head + 3;
-	__atomic_store_n(&r->shm->head, head + 3, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt_in_ring = 0;
+	rt_ring_store(r, 0, pap_shm_header(tag, len, r->head));
+	for (i = 0; i < nbody; i++)
+		rt_ring_store(r, 1 + i, body[i]);
+	for (i = 0; i < nbps; i++) {
+		rt_ring_store(r, 1 + nbody + 2 * i, bps[i].site);
+		rt_ring_store(r, 2 + nbody + 2 * i, bps[i].r);
+	}
+	rt_ring_publish(r, len);
 	return 1;
 }
 
 /*
- * Writes one record; 1 when it is in the ring (or dropped and counted,
- * in lossy mode), 0 when the caller must keep it.
+ * @count records the ring could not take: dropped and counted in lossy
+ * mode (1), else left to the caller to keep in the aggregate (0), counted
+ * as kept so that the collector does not report them lost.
+ */
+static int rt_ring_refused(struct rt_ring *r, uint64_t count)
+{
+	if (rt_lossy) {
+		r->dropped += count;
+		__atomic_store_n(&r->shm->lost, r->dropped, __ATOMIC_RELAXED);
+		return 1;
+	}
+	r->kept += count;
+	return 0;
+}
+
+/* Counts one more record made while @r is attached; arms the test point
+ * when it is the one. */
+static inline void rt_ring_take(struct rt_ring *r)
+{
+	__atomic_store_n(&r->shm->taken, ++r->taken, __ATOMIC_RELAXED);
+	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0))
+		rt_kill_armed = ++rt_kill_count == rt_kill_at;
+}
+
+/* Slot of the record (@fn, @kc = kind | complete << 8, @value) in @r. */
+static inline uint32_t rt_ring_slot(const struct rt_ring *r, const char *fn,
+				    unsigned kc, uint64_t value)
+{
+	uint64_t h = ((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull ^ kc) *
+		     0xff51afd7ed558ccdull;
+
+	return (uint32_t)(h >> 32) & (r->nslots - 1);
+}
+
+/*
+ * Gives slot @i to the record (@id, @fn, @kind, @complete, @value) with a
+ * count of 1.  The slot's old record goes first, as a COUNT record
+ * through the ring, else to the aggregate (or dropped, lossy); only then
+ * is the slot rewritten, so that a SIGKILL anywhere in between leaves
+ * either the COUNT record or the old slot for the collector, never both.
+ * 0 when the ring was taken back meanwhile.
+ */
+static int rt_ring_give_slot(struct rt_ring *r, uint32_t i, uint32_t id,
+			     const char *fn, unsigned kind, uint8_t complete,
+			     uint64_t value)
+{
+	volatile struct pap_shm_slot *s = &r->slots[i];
+	uint64_t seq = s->seq, count = s->count;
+
+	if (r->slot_fn[i] && count) {
+		uint64_t body[5] = { i, seq, s->key, s->value, count };
+
+		if (!rt_ring_write(r, PAP_SHM_COUNT, body, 5, NULL, 0)) {
+			if (r->detached)
+				return 0;
+			if (!rt_ring_refused(r, count))
+				rt_keep_record(r->slot_fn[i],
+					       pap_shm_key_kind(s->key),
+					       pap_shm_key_complete(s->key),
+					       s->value, NULL, 0, count);
+		}
+		rt_ring_test_point(RT_KILL_EVICT);
+	}
+	s->seq = seq | 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->key = pap_shm_key(id, kind, complete);
+	s->value = value;
+	rt_ring_test_point(RT_KILL_REWRITE);
+	rt_ring_test_point(RT_KILL_MID);
+	s->count = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->seq, (seq | 1) + 1, __ATOMIC_RELEASE);
+	r->slot_fn[i] = fn;
+	return 1;
+}
+
+/*
+ * rt_ring_value beyond its common case: connects on first use, names the
+ * function, gives the record a slot, or writes it to the ring when there
+ * are no slots; test points live here.
  */
 static __attribute__((noinline)) int
-rt_ring_put(const char *fn, unsigned tag, uint64_t w1, uint64_t w2,
-	    const struct pap_breakpoint *bps, uint32_t nbps)
+rt_ring_value_slow(const char *fn, uint8_t kind, uint8_t complete,
+		   uint64_t value)
 {
+	unsigned kc = kind | (unsigned)complete << 8;
 	struct rt_ring *r;
-	uint64_t len = 3 + 2 * (uint64_t)nbps;
 	uint32_t id, i;
 	int sent = 0;
 
-	if (rt_in_ring || len > PAP_SHM_MAX_WORDS)
+	if (rt_in_ring)
 		return 0;
 	rt_in_ring = RT_HERE();
 	r = rt_ring_get();
 	if (!r)
 		goto out;
+	rt_ring_take(r);
 	id = rt_ring_fn(r, fn);
 	if (r->detached)
 		goto out;
-	if (!id || (r->head + len > r->limit && !rt_ring_room(r, len))) {
-		if (r->detached)
-			goto out;
-		if (rt_lossy && id) {
-			r->dropped++;
-			__atomic_store_n(&r->shm->lost, r->dropped,
-					 __ATOMIC_RELAXED);
-			sent = 1;
-		} else {
-			__atomic_store_n(&r->shm->held, r->shm->held + 1,
-					 __ATOMIC_RELAXED);
-		}
+	if (!id) {
+		sent = rt_ring_refused(r, 1);
 		goto out;
 	}
-	/* the line a few records ahead: owned before we get there */
-	rt_ring_prefetch(r);
-	rt_ring_store(r, 0, pap_shm_header(tag, len, r->head));
-	rt_ring_store(r, 1, id | w1);
-	rt_ring_store(r, 2, w2);
-	for (i = 0; i < nbps; i++) {
-		rt_ring_store(r, 3 + 2 * (uint64_t)i, bps[i].site);
-		rt_ring_store(r, 4 + 2 * (uint64_t)i, bps[i].r);
+	if (!r->nslots) {
+		uint64_t body[2] = { kind == PAP_REC_BL ? id :
+				     id | (uint64_t)complete << 32, value };
+
+		sent = rt_ring_write(r, kind == PAP_REC_BL ? PAP_SHM_BL :
+				     PAP_SHM_PATH, body, 2, NULL, 0);
+		if (!sent && !r->detached)
+			sent = rt_ring_refused(r, 1);
+		goto out;
 	}
-	rt_ring_publish(r, len, 1);
-	sent = 1;
+	i = rt_ring_slot(r, fn, kc, value);
+	if (r->slot_fn[i] == fn && r->slots[i].value == value &&
+	    r->slots[i].key >> 32 == kc) {
+		rt_ring_test_point(RT_KILL_MID);
+		r->slots[i].count++;
+		sent = 1;
+	} else {
+		sent = rt_ring_give_slot(r, i, id, fn, kind, complete, value);
+	}
 out:
+	if (sent)
+		rt_ring_test_point(RT_KILL_AFTER);
+	rt_kill_armed = 0;
 	rt_in_ring = 0;
 	return sent;
 }
 
-int rt_ring_bl(const char *fn, uint64_t id)
+/*
+ * The common case: this thread's segment has a slot holding the record,
+ * so it is counted there with two stores.  Anything else (no ring yet, a
+ * slot holding another record, no slots, a test point) takes the slow
+ * path.
+ */
+int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
+		  uint64_t value)
 {
-	return rt_ring_put3(fn, PAP_SHM_BL, 0, id) ||
-	       rt_ring_put(fn, PAP_SHM_BL, 0, id, NULL, 0);
-}
+	struct rt_ring *r = rt_ring;
+	unsigned kc = kind | (unsigned)complete << 8;
+	volatile struct pap_shm_slot *s;
+	uint32_t i;
 
-int rt_ring_path0(const char *fn, uint8_t complete, uint64_t value)
-{
-	uint64_t w1 = (uint64_t)complete << 32;
-
-	return rt_ring_put3(fn, PAP_SHM_PATH, w1, value) ||
-	       rt_ring_put(fn, PAP_SHM_PATH, w1, value, NULL, 0);
+	if (__builtin_expect(!r || rt_in_ring || !r->nslots || r->detached ||
+			     rt_kill_mode != RT_KILL_NONE, 0))
+		return rt_ring_value_slow(fn, kind, complete, value);
+	rt_in_ring = RT_HERE();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	i = rt_ring_slot(r, fn, kc, value);
+	s = &r->slots[i];
+	if (__builtin_expect(r->slot_fn[i] == fn && s->value == value &&
+			     s->key >> 32 == kc, 1)) {
+		__atomic_store_n(&r->shm->taken, ++r->taken, __ATOMIC_RELAXED);
+		s->count++;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_in_ring = 0;
+		return 1;
+	}
+	rt_in_ring = 0;
+	return rt_ring_value_slow(fn, kind, complete, value);
 }
 
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps)
 {
-	if (!nbps)
-		return rt_ring_path0(fn, complete, value);
-	if (nbps >= 1u << 24)
-		return 0;
-	return rt_ring_put(fn, PAP_SHM_PATH,
-			   (uint64_t)complete << 32 | (uint64_t)nbps << 40,
-			   value, bps, nbps);
-}
+	struct rt_ring *r;
+	uint64_t body[2];
+	uint32_t id;
+	int sent = 0;
 
+	if (!nbps)
+		return rt_ring_value(fn, PAP_REC_PATH, complete, value);
+	if (rt_in_ring || nbps >= 1u << 24 ||
+	    3 + 2 * (uint64_t)nbps > PAP_SHM_MAX_WORDS)
+		return 0;
+	rt_in_ring = RT_HERE();
+	r = rt_ring_get();
+	if (!r)
+		goto out;
+	rt_ring_take(r);
+	id = rt_ring_fn(r, fn);
+	if (r->detached)
+		goto out;
+	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
+	body[1] = value;
+	if (id)
+		sent = rt_ring_write(r, PAP_SHM_PATH, body, 2, bps, nbps);
+	if (!sent && !r->detached)
+		sent = rt_ring_refused(r, 1);
+	if (sent)
+		rt_ring_test_point(RT_KILL_AFTER);
+out:
+	rt_kill_armed = 0;
+	rt_in_ring = 0;
+	return sent;
+}
 void rt_ring_resume(uintptr_t frame)
 {
 	if (rt_in_ring && rt_in_ring < frame)
 		rt_in_ring = 0;
+}
+
+/* Unmaps @r's segment and frees its state. */
+static void rt_ring_free(struct rt_ring *r)
+{
+	close(r->sock);
+	munmap(r->shm, r->maplen);
+	munmap(r, sizeof(*r) + r->nslots * sizeof(char *));
 }
 
 static void rt_ring_unlink(struct rt_ring *r)
@@ -594,14 +787,12 @@ static void rt_ring_thread_end(void *arg)
 		return;
 	rt_in_ring = RT_HERE();
 	rt_ring_hand_back(r);
-	/* what it held stays in the process's aggregate, written at exit */
-	__atomic_store_n(&r->shm->held, 0, __ATOMIC_RELAXED);
+	/* what it kept stays in the process's aggregate, written at exit */
+	__atomic_store_n(&r->shm->settled, r->kept, __ATOMIC_RELEASE);
 	rt_ring_unlink(r);
 	rt_ring = NULL;
 	rt_ring_none = 1;
-	close(r->sock);
-	munmap(r->shm, r->maplen);
-	munmap(r, sizeof(*r));
+	rt_ring_free(r);
 	rt_in_ring = 0;
 }
 
@@ -624,7 +815,7 @@ void rt_ring_dumped(void)
 
 	pthread_mutex_lock(&rt_rings_lock);
 	for (r = rt_rings; r; r = r->next)
-		__atomic_store_n(&r->shm->held, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->shm->settled, r->kept, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rt_rings_lock);
 }
 
@@ -637,9 +828,7 @@ void rt_ring_after_fork_child(void)
 		pthread_setspecific(rt_ring_key, NULL);
 	for (r = rt_rings; r; r = next) {
 		next = r->next;
-		close(r->sock);
-		munmap(r->shm, r->maplen);
-		munmap(r, sizeof(*r));
+		rt_ring_free(r);
 	}
 	rt_rings = NULL;
 	rt_ring = NULL;

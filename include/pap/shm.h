@@ -1,21 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pap/shm.h - the shared-memory transport between libpaprt and
- * pap-collector: segment, ring and record layout (version 1.0).
+ * pap-collector: segment, ring, slot and record layout (version 2.0).
  *
  * One definition for every reader and writer: the runtime (producer), the
  * collector, the ring parser in libcore/ring.c, the tests and the fuzz
  * harness.
  *
- * A segment holds one ring, written by one producer thread only.  The
- * collector creates it (shm_open, mode 0600, unlinked at once) and hands
- * the descriptor over its Unix socket; the producer maps it.  Layout:
+ * A segment belongs to one producer thread, the only writer of its
+ * ring and slots.  The collector creates it (shm_open, mode 0600,
+ * unlinked at once) and hands the descriptor over its Unix socket; the
+ * producer maps it.  Layout:
  *
  *   struct pap_shm_ring      header, producer and collector fields on
  *                            separate cache lines
  *   uint64_t words[nwords]   the ring; nwords is a power of two, and a
  *                            position p (in words, never wrapping) lives
  *                            at words[p & (nwords - 1)]
+ *   struct pap_shm_slot slots[nslots]   counted records (below)
+ *   struct pap_shm_took took[nslots]    written by the collector
+ *
+ * Slots.  A record without breakpoints (a path's final value, an EPP id)
+ * is counted in place: the producer hashes (function, kind, complete,
+ * value) to a slot and, when the slot holds that record, stores count + 1
+ * into it.  Nothing else is written, so a repeated record costs two stores
+ * (the count and taken) and no ring traffic.  To give a slot to another
+ * record the producer first commits a COUNT record to the ring with the
+ * slot's final count, then rewrites the slot under its sequence word:
+ * seq odd while it changes, then seq + 2 (even).  The collector reads
+ * slots only when the producer is gone (its connection ended) or when it
+ * stops or snapshots; a slot whose seq equals that of a COUNT record
+ * already taken from the ring is counted already.  nslots is 0 or a power
+ * of two; with 0 every record goes through the ring.
+ *
+ * Conservation.  taken counts every record the producer made while its
+ * ring was attached, before the record lands anywhere; settled counts
+ * those it kept in its own memory and has written to the profile file
+ * itself.  When the producer is gone, taken minus what the collector got
+ * (ring records, COUNT totals, slot counts, counted drops) minus settled
+ * is what it lost: the record it was killed inside, and what it kept in
+ * its memory and never wrote.  A single SIGKILL stops a process between
+ * instructions, so each of these one-word stores is all or nothing.
  *
  * A record is a run of 64-bit words starting with a header word:
  *
@@ -36,6 +61,8 @@
  *   PATH  fn id | complete << 32 | nbps << 40 (nbps < 2^24), final r,
  *         then per breakpoint: site, r
  *   BL    fn id, path id
+ *   COUNT slot index, the slot's seq, key, value, count: the final
+ *         count of the record that held the slot (key as in a slot)
  * A function (the ABI's fn string, "ASMNAME:CHECKSUM[:METAFILE]") is
  * defined once per ring by an FN record before a record uses its id.
  *
@@ -46,23 +73,27 @@
 
 #include <stdint.h>
 
-/* "PAPSHM" + major 1: reads as PAP_SHM_MAGIC_SWAPPED on the other order */
-#define PAP_SHM_MAGIC		0x5041505348524e31ull
+/* "PAPSHM" + major 2: reads as PAP_SHM_MAGIC_SWAPPED on the other order */
+#define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
-#define PAP_SHM_VERSION_MAJOR	1
+#define PAP_SHM_VERSION_MAJOR	2
 #define PAP_SHM_VERSION_MINOR	0
 /* the oldest major version a reader of this version still reads */
-#define PAP_SHM_VERSION_OLDEST	1
+#define PAP_SHM_VERSION_OLDEST	2
 
 #define PAP_SHM_REC_MAGIC	0xa5u
 #define PAP_SHM_MAX_WORDS	0xffffu
 #define PAP_SHM_MAX_FN		4096u	/* bytes of a function string */
+#define PAP_SHM_MAX_SLOTS	65536u
 
 enum pap_shm_tag {
 	PAP_SHM_FN = 1,
 	PAP_SHM_PATH = 2,
 	PAP_SHM_BL = 3,
+	PAP_SHM_COUNT = 4,
 };
+
+#define PAP_SHM_COUNT_WORDS 6	/* a COUNT record, header included */
 
 /* The collector's view of a ring, as the producer sees it. */
 enum pap_shm_state {
@@ -80,12 +111,13 @@ struct pap_shm_ring {
 	uint32_t header_size;	/* sizeof(struct pap_shm_ring) */
 	uint64_t nwords;	/* words in the ring, a power of two */
 	uint32_t collector_pid;
-	uint32_t pad0;
+	uint32_t nslots;	/* 0, or a power of two up to MAX_SLOTS */
 
 	/* written by the producer */
 	uint64_t head __attribute__((aligned(PAP_SHM_CACHELINE)));
 	uint64_t lost;		/* records dropped (lossy mode), counted */
-	uint64_t held;		/* records kept in the producer's memory */
+	uint64_t taken;		/* records made while attached */
+	uint64_t settled;	/* of those, kept and written by the producer */
 	uint32_t pid, tid;	/* who writes this ring */
 
 	/* written by the collector */
@@ -96,6 +128,44 @@ struct pap_shm_ring {
 
 	uint64_t words[] __attribute__((aligned(PAP_SHM_CACHELINE)));
 };
+
+/*
+ * A counted record.  key: fn id (bits 31..0) | kind (enum
+ * pap_rec_kind, bits 39..32) | complete (bits 47..40); 0: empty.
+ */
+struct pap_shm_slot {
+	uint64_t seq;
+	uint64_t key;
+	uint64_t value;
+	uint64_t count;
+};
+
+/* What a stopping collector took from a live producer's slot: count of
+ * the record the slot held at seq.  The producer keeps only the rest. */
+struct pap_shm_took {
+	uint64_t seq;
+	uint64_t count;
+};
+
+static inline uint64_t pap_shm_key(uint32_t fn, unsigned kind,
+				   unsigned complete)
+{
+	return fn | (uint64_t)(kind & 0xff) << 32 |
+	       (uint64_t)(complete & 0xff) << 40;
+}
+
+static inline struct pap_shm_slot *pap_shm_slots(struct pap_shm_ring *r,
+						 uint64_t nwords)
+{
+	return (struct pap_shm_slot *)(r->words + nwords);
+}
+
+static inline struct pap_shm_took *pap_shm_took(struct pap_shm_ring *r,
+						uint64_t nwords,
+						uint32_t nslots)
+{
+	return (struct pap_shm_took *)(pap_shm_slots(r, nwords) + nslots);
+}
 
 static inline uint64_t pap_shm_header(unsigned tag, uint64_t nwords,
 				      uint64_t pos)
@@ -124,10 +194,12 @@ static inline uint32_t pap_shm_header_pos(uint64_t h)
 	return (uint32_t)h;
 }
 
-/* Bytes of a segment whose ring holds @nwords words. */
-static inline uint64_t pap_shm_segment_size(uint64_t nwords)
+/* Bytes of a segment whose ring holds @nwords words, with @nslots slots. */
+static inline uint64_t pap_shm_segment_size(uint64_t nwords, uint32_t nslots)
 {
-	return sizeof(struct pap_shm_ring) + nwords * sizeof(uint64_t);
+	return sizeof(struct pap_shm_ring) + nwords * sizeof(uint64_t) +
+	       (uint64_t)nslots * (sizeof(struct pap_shm_slot) +
+				   sizeof(struct pap_shm_took));
 }
 
 /*
@@ -147,7 +219,7 @@ struct pap_shm_welcome {
 	uint64_t magic;
 	uint32_t major, minor;
 	int32_t status;		/* 0, or an errno value */
-	uint32_t pad;
+	uint32_t nslots;
 	uint64_t nwords;
 };
 

@@ -27,6 +27,9 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # activations of work in PROFILE
 acts() { "$decode" --format=paths "$1" 2>/dev/null | awk '$1 == "work" { s += $2 }
 	END { print s + 0 }'; }
+# activations of pick (CW_FLAT) in PROFILE
+picks() { "$decode" --format=paths "$1" 2>/dev/null | awk '$1 == "pick" { s += $2 }
+	END { print s + 0 }'; }
 # records of every function in PROFILE
 total() { "$decode" --format=paths "$1" 2>/dev/null | awk '{ s += $2 } END { print s + 0 }'; }
 # records reported lost in PROFILE
@@ -35,11 +38,11 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..30"
+echo "1..40"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
-# 1-2: same workload, same profile via both sinks
+# same workload, same profile via both sinks
 ./w threads 4 300 && mv pap.prof file.prof
 "$coll" -o coll.prof -- ./w threads 4 300
 check "collector and file sink give byte-identical profiles" \
@@ -47,14 +50,14 @@ check "collector and file sink give byte-identical profiles" \
 check "... with the 4 x 300 activations of work" \
 	'[ "$(acts coll.prof)" -eq 1200 ]'
 
-# 3-4: the collector merges into an existing file, exits with the status
+# the collector merges into an existing file, exits with the status
 "$coll" -o coll.prof -- ./w threads 2 50
 check "the collector merges into an existing profile" \
 	'[ "$(acts coll.prof)" -eq 1300 ]'
 "$coll" -o st.prof -- sh -c 'exit 3'
 check "the collector exits with the command's status" '[ $? -eq 3 ]'
 
-# 5-11: process and thread life cycles
+# process and thread life cycles
 for m in "fork 200 600" "tfork 150 450" "exec 200 400" "spawn 150 450" "_exit 200 200" \
 	 "abort 200 200" "churn 12 50 600"; do
 	set -- $m
@@ -68,14 +71,16 @@ for m in "fork 200 600" "tfork 150 450" "exec 200 400" "spawn 150 450" "_exit 20
 		'[ "$(acts p.prof)" -eq $want ] && [ "$(lost p.prof)" -eq 0 ]'
 done
 
-# 11: many processes with threads at once
+# many processes with threads at once
 rm -f p.prof
 "$coll" -o p.prof -- sh -c 'for i in 1 2 3 4 5 6 7 8; do ./w threads 3 100 &
 	done; wait'
 check "8 processes x 3 threads: 2400 activations" \
 	'[ "$(acts p.prof)" -eq 2400 ] && [ "$(lost p.prof)" -eq 0 ]'
 
-# 12-14: a producer killed mid-record and right after one (test points)
+# a producer killed mid-record and right after one (test points);
+# its records are counted in its segment's slots, which the collector
+# reads once it is gone
 for at in 1 37 150; do
 	rm -f p.prof
 	PAP_TEST_KILL=mid:$at "$coll" -o p.prof -- ./w threads 1 200 \
@@ -89,7 +94,46 @@ PAP_TEST_KILL=after:80 "$coll" -o p.prof -- ./w threads 1 200 2>/dev/null
 check "killed right after record 80: 80 counted, none lost" \
 	'[ "$(acts p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
 
-# 16-17: the collector killed, and a new one started under the same name
+# the same with records of pick(), which have no breakpoints and are
+# counted in slots (CW_FLAT): through the ring alone (--slots 0: the
+# record killed is a half-written ring record); in the default slots; and
+# with one slot, so that every record takes the slot from the one before
+# (pick's 10 paths take turns): killed inside the COUNT record that frees
+# the slot, right after it, and in the middle of the slot's rewrite
+kill_at() { # SLOTS MODE:N
+	rm -f p.prof
+	CW_FLAT=1 PAP_TEST_KILL=$2 "$coll" -o p.prof --slots "$1" -v -- \
+		./w threads 1 200 2>err.txt
+}
+kill_at 0 mid:37
+check "no slots, killed inside ring record 37: 36 counted, 1 lost" \
+	'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q "(1 died inside a ring record)" err.txt'
+kill_at 1024 mid:37
+check "slots, killed inside record 37: 36 counted, 1 lost" \
+	'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q "(0 died inside a ring record)" err.txt'
+kill_at 1024 after:80
+check "slots, killed right after record 80: 80 counted, none lost" \
+	'[ "$(picks p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
+for m in mid evict rewrite; do
+	kill_at 1 $m:37
+	check "one slot, killed at $m:37: 36 counted, 1 lost" \
+		'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q " 0 rejected" err.txt'
+done
+kill_at 1 rewrite:1
+check "one slot, killed writing the first record into it: 1 lost, not garbage" \
+	'[ "$(picks p.prof)" -eq 0 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q " 0 rejected" err.txt'
+rm -f p1.prof p0.prof pap.prof
+export CW_FLAT=1
+"$coll" -o p1.prof --slots 1 -- ./w threads 3 300
+"$coll" -o p0.prof --slots 0 -- ./w threads 3 300
+"$coll" -o pd.prof -- ./w threads 3 300
+./w threads 3 300
+unset CW_FLAT
+check "one slot, no slots and 1024 give the file sink's profile" \
+	'[ "$(picks pap.prof)" -eq 900 ] && cmp -s pap.prof p1.prof && cmp -s pap.prof p0.prof && cmp -s pap.prof pd.prof'
+rm -f pap.prof
+
+# the collector killed, and a new one started under the same name
 rm -f k.prof go
 "$coll" -o k.prof --name kill >sock.txt &
 cpid=$!
@@ -117,14 +161,15 @@ check "a restarted collector collects new producers into the same file" \
 	'[ $(( $(total k.prof) + $(lost k.prof) )) -eq 809 ]'
 unset PAP_COLLECTOR PAP_PROFILE
 
-# 18-20: full rings: the collector is stopped once the producer is
+# full rings: the collector is stopped once the producer is
 # connected (go.ready), so its 64-word ring fills
 # full_ring NAME LOSSY: collector NAME (--lossy if LOSSY is 1), producer
 # "pause 400 go"
 full_ring() {
 	rm -f f.prof fs.prof go go.ready
 	if [ "$2" = 1 ]; then lossy=--lossy; else lossy=--ring-words=64; fi
-	"$coll" -o f.prof --name "$1" --ring-words 64 $lossy >/dev/null 2>&1 &
+	"$coll" -o f.prof --name "$1" --ring-words 64 --slots "${3:-0}" \
+		$lossy >/dev/null 2>&1 &
 	cpid=$!
 	wait_for "$tmp/pap-collector-$(id -u)/$1"
 	PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/$1" PAP_PROFILE="$tmp/fs.prof" \
@@ -163,8 +208,23 @@ wait $cpid
 rm -f go.hold
 check "killed while holding records: they are reported lost (802 emitted)" \
 	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ "$(lost f.prof)" -gt 300 ] && [ ! -e fs.prof ]'
+# the same with slots: what they counted survives the kill
+rm -f go.held
+touch go.hold
+export CW_FLAT=1
+full_ring slots 0 1024
+unset CW_FLAT
+wait_for go.held
+kill -KILL $wpid
+wait $wpid 2>/dev/null
+kill -CONT $cpid
+kill -TERM $cpid
+wait $cpid
+rm -f go.hold
+check "killed with its ring stopped: the slots' 800 activations are counted" \
+	'[ "$(picks f.prof)" -eq 800 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
 
-# 21-22: garbage from rogue producers beside an honest one
+# garbage from rogue producers beside an honest one
 rm -f g.prof
 "$coll" -o g.prof --name garbage --max-records 5000 >/dev/null 2>g.err &
 cpid=$!
@@ -174,7 +234,7 @@ export PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/garbage"
 wpid=$!
 s=1
 while [ $s -le 40 ]; do
-	"$rogue" ring $s 200 && "$rogue" segment $s &&
+	"$rogue" ring $s 200 && "$rogue" segment $s && "$rogue" slots $s &&
 	"$rogue" records $s 500 || echo "rogue $s failed"
 	s=$((s + 1))
 done >rogue.out 2>&1
@@ -190,7 +250,7 @@ check "garbage: the collector survives 120 rogue rings and segments" \
 check "garbage: the honest producer's 600 activations are intact" \
 	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$(wc -l <g.prof)" -le 5003 ]'
 
-# 22-24: security
+# security
 "$coll" -o s.prof --name sec >/dev/null 2>sec.err &
 cpid=$!
 sock="$tmp/pap-collector-$(id -u)/sec"
@@ -218,7 +278,7 @@ r2=$?
 check "names that would leave the collector's directory are refused" \
 	'[ $r1 -eq 2 ] && [ $r2 -eq 2 ]'
 
-# 27-29: the command line
+# the command line
 check "--help and --version" \
 	'"$coll" --help | grep -q "^Usage: pap-collector -o FILE" && "$coll" --version | grep -q "^pap-collector (pap) "'
 "$coll" -- true 2>err.txt
@@ -229,5 +289,9 @@ check "no -o: exit 2 with an error" \
 r1=$?
 check "a ring size that is not a power of two: exit 2 with an error" \
 	'[ $r1 -eq 2 ] && grep -q "error: --ring-words must be" err.txt'
+"$coll" -o x.prof --slots 3 -- true 2>err.txt
+r1=$?
+check "a slot count that is not a power of two: exit 2 with an error" \
+	'[ $r1 -eq 2 ] && grep -q "error: --slots must be" err.txt'
 
 [ $fails -eq 0 ]

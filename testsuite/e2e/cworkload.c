@@ -16,6 +16,10 @@
  *   cworkload tpause T R FILE T threads: R calls, wait for FILE, R more
  *   cworkload tfork R         a second thread: R, fork, R in both; the
  *                             child's thread ends with pthread_exit
+ *
+ * With CW_FLAT set in the environment, each of those calls is to pick()
+ * instead of work(): a function without loops, so its records carry no
+ * breakpoint and are counted in the collector's slots, 10 distinct ones.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -39,12 +43,28 @@ static int work(int n)
 	return s;
 }
 
+static int pick(int k, int i)
+{
+	switch (k) {
+	case 0: return 3;
+	case 1: return i & 16 ? 5 : 4;
+	case 2: return 7;
+	case 3: return i & 32 ? 1 : 2;
+	case 4: return 11;
+	case 5: return 13;
+	case 6: return 17;
+	default: return 19;
+	}
+}
+
+static int flat;
+
 static void run(int reps)
 {
 	int i;
 
 	for (i = 0; i < reps; i++)
-		sink += work(i % 40);
+		sink += flat ? pick(i % 8, i) : work(i % 40);
 }
 
 static void *thread(void *arg)
@@ -102,6 +122,7 @@ int main(int argc, char **argv)
 	char *args[5];
 	pid_t pid;
 
+	flat = getenv("CW_FLAT") != NULL;
 	if (!strcmp(mode, "tfork")) {
 		pthread_t th;
 

@@ -62,15 +62,51 @@ static int fz_bl(void *ctx, uint32_t fn, uint64_t id)
 			       NULL, 0, 1);
 }
 
+static int fz_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
+		    uint8_t kind, uint8_t complete, uint64_t v, uint64_t count)
+{
+	struct fz *z = ctx;
+
+	if (slot >= PAP_SHM_MAX_SLOTS || (seq & 1) || !count || complete > 1 ||
+	    (kind != PAP_REC_PATH && kind != PAP_REC_BL))
+		abort();
+	if (fn == 0 || fn > z->nfns)
+		return -1;
+	return pap_profile_add(&z->prof, z->fns[fn - 1], kind, complete, v,
+			       NULL, 0, count);
+}
+
+/* A slot made of the input's first 32 bytes: read as steady only when
+ * it is one. */
+static void fz_slot(const uint8_t *data, size_t size)
+{
+	struct pap_shm_slot in, out;
+	int rc;
+
+	if (size < sizeof(in))
+		return;
+	memcpy(&in, data, sizeof(in));
+	rc = pap_ring_read_slot(&in, &out);
+	if (rc == 0 && ((out.seq & 1) || !out.count ||
+			!pap_shm_key_fn(out.key) || out.key >> 48 ||
+			pap_shm_key_complete(out.key) > 1 ||
+			pap_shm_key_kind(out.key) > PAP_REC_BL))
+		abort();
+	if (rc == 1 && (out.key || out.count))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct pap_ring_ops ops = { fz_fn, fz_path, fz_bl };
+	static const struct pap_ring_ops ops = { fz_fn, fz_path, fz_bl,
+						 fz_count };
 	static struct pap_ring_buf buf;
 	static uint64_t words[NW];
 	struct pap_ring_stats st = { 0, 0, 0 };
 	struct fz z;
 	uint64_t pos, head, start;
 
+	fz_slot(data, size);
 	if (size < 16)
 		return 0;
 	memcpy(&pos, data, 8);
@@ -86,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	start = pos;
 	pap_ring_read(words, NW, &pos, head, &ops, &z, &buf, &st);
 	if (pos < start || pos > head || z.prof.nrecs > 64 ||
-	    st.records > head - start)
+	    st.fns + st.rejected > head - start)
 		abort();
 	pap_ring_partial(words, NW, head);
 	pap_profile_free(&z.prof);

@@ -5,6 +5,7 @@
  *
  *   pap-rogue mode              print the segment's owner check and mode
  *   pap-rogue ring SEED N       N random words, head set past them
+ *   pap-rogue slots SEED        random slots and a random taken count
  *   pap-rogue segment SEED      the whole segment, header included
  *   pap-rogue records SEED N    N well-framed records with random bodies
  *   pap-rogue fns N             N distinct function names
@@ -69,7 +70,7 @@ static int attach(struct pap_shm_ring **shm, size_t *len, struct stat *st)
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (fd < 0 || fstat(fd, st))
 		return -1;
-	*len = pap_shm_segment_size(w.nwords);
+	*len = pap_shm_segment_size(w.nwords, w.nslots);
 	*shm = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	return *shm == MAP_FAILED ? -1 : s;
 }
@@ -119,6 +120,21 @@ int main(int argc, char **argv)
 			r->words[next() & (r->nwords - 1)] = next();
 		__atomic_store_n(&r->head, next() % (2 * r->nwords),
 				 __ATOMIC_RELEASE);
+	} else if (!strcmp(argv[1], "slots")) {
+		/* slots that look steady but name functions never defined,
+		 * or hold garbage, and a taken count out of thin air */
+		struct pap_shm_slot *sl = pap_shm_slots(r, r->nwords);
+
+		put_fn(r, 1, "rogue:0123456789abcdef");
+		for (i = 0; i < r->nslots; i++) {
+			sl[i].seq = next() % 3 ? 2 * (next() % 9) : next();
+			sl[i].key = next() % 2 ?
+				pap_shm_key((uint32_t)(next() % 3), 0,
+					    (unsigned)(next() % 2)) : next();
+			sl[i].value = next();
+			sl[i].count = next() % 2 ? next() % 1000 : next();
+		}
+		__atomic_store_n(&r->taken, next(), __ATOMIC_RELEASE);
 	} else if (!strcmp(argv[1], "segment")) {
 		uint64_t *w = (uint64_t *)r;
 

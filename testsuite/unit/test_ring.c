@@ -83,7 +83,22 @@ static int tr_on_bl(void *ctx, uint32_t fn, uint64_t id)
 	return 0;
 }
 
-static const struct pap_ring_ops tr_ops = { tr_on_fn, tr_on_path, tr_on_bl };
+static int tr_on_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
+		       uint8_t kind, uint8_t complete, uint64_t v,
+		       uint64_t count)
+{
+	struct tr_seen *x = ctx;
+
+	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
+				   "C%u@%llu,%u,%u,%u,%llu*%llu;", slot,
+				   (unsigned long long)seq, fn, kind, complete,
+				   (unsigned long long)v,
+				   (unsigned long long)count);
+	return 0;
+}
+
+static const struct pap_ring_ops tr_ops = { tr_on_fn, tr_on_path, tr_on_bl,
+					    tr_on_count };
 
 /* test_ring_round_trip: records across the ring's end come back in order,
  * field for field, and the reader stops exactly at head. */
@@ -110,6 +125,64 @@ static void test_ring_round_trip(void **state)
 	assert_int_equal(st.records, 2);
 	assert_int_equal(st.fns, 1);
 	assert_int_equal(st.rejected, 0);
+}
+
+/* test_ring_count: a COUNT record hands on its slot, seq, key and count,
+ * and adds its count to the records; a bad one is refused and counted. */
+static void test_ring_count(void **state)
+{
+	static struct pap_ring_buf buf;
+	struct tr_ring r = { { 0 }, 0 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t good[] = { 5, 8, pap_shm_key(3, PAP_REC_PATH, 1), 77, 1000 };
+	uint64_t bl[] = { 2, 4, pap_shm_key(1, PAP_REC_BL, 1), 9, 3 };
+	uint64_t odd[] = { 5, 9, pap_shm_key(3, PAP_REC_PATH, 1), 77, 1 };
+	uint64_t zero[] = { 5, 8, pap_shm_key(3, PAP_REC_PATH, 1), 77, 0 };
+	uint64_t nofn[] = { 5, 8, pap_shm_key(0, PAP_REC_PATH, 1), 77, 1 };
+	uint64_t kind[] = { 5, 8, pap_shm_key(3, 7, 1), 77, 1 };
+	uint64_t bigslot[] = { PAP_SHM_MAX_SLOTS, 8,
+			       pap_shm_key(3, PAP_REC_PATH, 1), 77, 1 };
+	uint64_t pos = 0;
+
+	(void)state;
+	tr_put(&r, PAP_SHM_COUNT, good, 5);
+	tr_put(&r, PAP_SHM_COUNT, bl, 5);
+	tr_put(&r, PAP_SHM_COUNT, odd, 5);	/* seq of a slot mid-rewrite */
+	tr_put(&r, PAP_SHM_COUNT, zero, 5);
+	tr_put(&r, PAP_SHM_COUNT, nofn, 5);
+	tr_put(&r, PAP_SHM_COUNT, kind, 5);
+	tr_put(&r, PAP_SHM_COUNT, bigslot, 5);
+	tr_put(&r, PAP_SHM_COUNT, good, 4);	/* too short */
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &st), PAP_OK);
+	assert_string_equal(x.log, "C5@8,3,0,1,77*1000;C2@4,1,1,1,9*3;");
+	assert_int_equal(st.records, 1003);
+	assert_int_equal(st.rejected, 6);
+}
+
+/* test_ring_read_slot: a steady slot is read, an empty one says so, one
+ * mid-rewrite (odd seq) or holding garbage is refused. */
+static void test_ring_read_slot(void **state)
+{
+	struct pap_shm_slot s = { 4, pap_shm_key(2, PAP_REC_PATH, 0), 9, 6 };
+	struct pap_shm_slot out;
+
+	(void)state;
+	assert_int_equal(pap_ring_read_slot(&s, &out), 0);
+	assert_true(out.seq == 4 && out.value == 9 && out.count == 6);
+	s.seq = 5;
+	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	s.seq = 6;
+	s.count = 0;
+	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	s.count = 1;
+	s.key = pap_shm_key(2, PAP_REC_BL, 0);	/* an EPP id is complete */
+	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	s.key = pap_shm_key(2, PAP_REC_PATH, 0) | 1ull << 50;
+	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(pap_ring_read_slot(&s, &out), 1);
 }
 
 /* test_ring_partial: a header at head is a record begun, not committed;
@@ -209,7 +282,7 @@ static void test_ring_random(void **state)
 		for (i = 0; i < NW; i++) {
 			g = g * 6364136223846793005ull + 1442695040888963407ull;
 			r.words[i] = (g >> 61) ? g >> (g & 31) :
-				pap_shm_header((unsigned)(g >> 8) % 4,
+				pap_shm_header((unsigned)(g >> 8) % 5,
 					       (g >> 16) % 9, pos + i);
 		}
 		head = pos + (g >> 40) % (NW + 2);
@@ -270,6 +343,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_round_trip),
+		cmocka_unit_test(test_ring_count),
+		cmocka_unit_test(test_ring_read_slot),
 		cmocka_unit_test(test_ring_partial),
 		cmocka_unit_test(test_ring_bad_bodies),
 		cmocka_unit_test(test_ring_bad_framing),

@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..40"
+echo "1..41"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
@@ -223,6 +223,24 @@ wait $cpid
 rm -f go.hold
 check "killed with its ring stopped: the slots' 800 activations are counted" \
 	'[ "$(picks f.prof)" -eq 800 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
+
+# a snapshot (SIGUSR1) while a producer runs: what its ring and its
+# slots hold at that moment, then everything at the end
+rm -f n.prof n.prof.snap go go.ready
+"$coll" -o n.prof --name snap >/dev/null 2>&1 &
+cpid=$!
+wait_for "$tmp/pap-collector-$(id -u)/snap"
+CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/snap" ./w pause 300 go &
+wpid=$!
+wait_for go.ready
+kill -USR1 $cpid
+wait_for n.prof.snap
+touch go
+wait $wpid
+kill -TERM $cpid
+wait $cpid
+check "a snapshot holds the 300 calls made so far, the profile all 600" \
+	'[ "$(picks n.prof.snap)" -eq 300 ] && [ "$(picks n.prof)" -eq 600 ] && [ "$(lost n.prof)" -eq 0 ]'
 
 # garbage from rogue producers beside an honest one
 rm -f g.prof

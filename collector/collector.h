@@ -31,6 +31,7 @@ struct col_producer {
 	uint64_t *count_seq;		/* per slot: seq + 1 of its last COUNT
 					 * record taken, 0: none */
 	uint64_t rejected;		/* records of this ring refused */
+	uint64_t born_ns;		/* CLOCK_MONOTONIC at connection */
 	const char **fns;		/* fn id - 1 -> interned string */
 	uint32_t nfns, cap_fns;
 	size_t fn_bytes;

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -290,59 +292,95 @@ static void col_release(struct col_producer *p)
 	free(p);
 }
 
+/* How a caller takes a producer's slots (col_take_slots). */
+enum col_slots_mode {
+	COL_SLOTS_GONE,		/* its producer is gone: into the profile */
+	COL_SLOTS_STOP,		/* we stop: into the profile, and say so */
+	COL_SLOTS_PEEK,		/* a snapshot: into a copy, nothing else */
+};
+
+/* Reads slot @s, retrying a while if a live producer is rewriting it. */
+static int col_read_slot(const struct pap_shm_slot *s, struct pap_shm_slot *out,
+			 enum col_slots_mode mode)
+{
+	int rc, tries = mode == COL_SLOTS_GONE ? 1 : 1000;
+
+	while ((rc = pap_ring_read_slot(s, out)) == 2 && --tries > 0)
+		sched_yield();
+	return rc;
+}
+
 /*
  * What producer @p's slots count, not yet taken from its ring: each
  * steady slot holding a record whose final count no COUNT record has
- * brought.  Adds them to @into when it is not NULL (and counts them into
- * p->records when @into is the collector's own profile); when @took, also
- * tells the live producer how much of each slot is taken.  A slot being
- * rewritten holds the record its producer was making: that is left to
- * the conservation count.  Garbage is counted as rejected.
+ * brought.  GONE and STOP count them into the profile and p->records;
+ * STOP also tells the live producer how much of each slot is taken, so
+ * that it keeps only the rest if it takes its ring back.  PEEK adds them
+ * to @copy only and changes nothing else.  A slot being rewritten holds
+ * the record its producer was making: that is left to the conservation
+ * count.  Garbage is counted as rejected (not when peeking).
  */
 static void col_take_slots(struct collector *c, struct col_producer *p,
-			   struct pap_profile *into, int took)
+			   enum col_slots_mode mode, struct pap_profile *copy)
 {
 	struct pap_shm_slot *slots = pap_shm_slots(p->shm, p->nwords);
 	struct pap_shm_took *t = pap_shm_took(p->shm, p->nwords, p->nslots);
 	struct pap_shm_slot s;
-	uint32_t i, fn;
+	const char *fn;
+	uint32_t i, id;
 	int rc;
 
 	for (i = 0; i < p->nslots; i++) {
-		rc = pap_ring_read_slot(&slots[i], &s);
-		if (rc == 1 || (rc == 0 && p->count_seq[i] == s.seq + 1) ||
-		    (rc < 0 && (s.seq & 1)))
+		rc = col_read_slot(&slots[i], &s, mode);
+		if (rc == 1 || rc == 2 ||
+		    (rc == 0 && p->count_seq[i] == s.seq + 1))
 			continue;
-		fn = pap_shm_key_fn(s.key);
-		if (rc < 0 || fn > p->nfns) {
-			c->st.rejected++;
-			p->rejected++;
-			c->prof.lost = pap_sat_add(c->prof.lost, 1);
-			col_pending_add(c, 1);
+		id = pap_shm_key_fn(s.key);
+		if (rc < 0 || id > p->nfns) {
+			if (mode != COL_SLOTS_PEEK) {
+				c->st.rejected++;
+				p->rejected++;
+				c->prof.lost = pap_sat_add(c->prof.lost, 1);
+				col_pending_add(c, 1);
+			}
 			continue;
 		}
-		if (into == &c->prof) {
-			if (col_count(c, p->fns[fn - 1], pap_shm_key_kind(s.key),
-				      pap_shm_key_complete(s.key), s.value,
-				      NULL, 0, s.count))
-				continue;
+		fn = p->fns[id - 1];
+		if (mode == COL_SLOTS_PEEK) {
+			pap_profile_add(copy, fn, pap_shm_key_kind(s.key),
+					pap_shm_key_complete(s.key), s.value,
+					NULL, 0, s.count);
+			continue;
+		}
+		if (col_count(c, fn, pap_shm_key_kind(s.key),
+			      pap_shm_key_complete(s.key), s.value, NULL, 0,
+			      s.count)) {
+			/* refused (--max-records): lost, and taken as such */
+			c->st.rejected = pap_sat_add(c->st.rejected, s.count);
+			p->rejected = pap_sat_add(p->rejected, s.count);
+			c->prof.lost = pap_sat_add(c->prof.lost, s.count);
+		} else {
 			p->records = pap_sat_add(p->records, s.count);
 			c->st.records = pap_sat_add(c->st.records, s.count);
-			col_pending_add(c, s.count);
-		} else if (pap_profile_add(into, p->fns[fn - 1],
-					   pap_shm_key_kind(s.key),
-					   pap_shm_key_complete(s.key), s.value,
-					   NULL, 0, s.count)) {
-			continue;
 		}
-		if (took) {
-			/* count first: a producer that sees the new seq
-			 * must find its count beside it */
+		if (mode == COL_SLOTS_STOP) {
+			/* took before pending: a SIGKILL between them may
+			 * lose these unreported, never count them twice;
+			 * count before seq, for a producer that sees seq */
 			__atomic_store_n(&t[i].count, s.count,
 					 __ATOMIC_RELAXED);
 			__atomic_store_n(&t[i].seq, s.seq, __ATOMIC_RELEASE);
 		}
+		col_pending_add(c, s.count);
 	}
+}
+
+static uint64_t col_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 void col_reclaim(struct collector *c, size_t i)
@@ -354,27 +392,31 @@ void col_reclaim(struct collector *c, size_t i)
 	if (!p->broken && pap_ring_partial(p->shm->words, p->nwords,
 					   __atomic_load_n(&p->shm->head,
 							   __ATOMIC_ACQUIRE)))
-		c->st.partial++;	/* it died inside a record */
+		c->st.partial++;	/* it died inside a ring record */
 	col_count_drops(c, p);
 	if (!p->broken)
-		col_take_slots(c, p, &c->prof, 0);
+		col_take_slots(c, p, COL_SLOTS_GONE, NULL);
 	/*
-	 * What it made and neither we nor its own profile file got: the
-	 * record it died in, and what it kept in its memory.  A producer
-	 * that wrote garbage is not believed; its one half-written record
-	 * is counted instead.
+	 * What it made and neither we (in the profile, or refused and
+	 * counted as lost) nor its own profile file got: the record it died
+	 * in, and what it kept in its memory.  A producer that broke its
+	 * ring's framing is not believed about its counts.
 	 */
 	taken = __atomic_load_n(&p->shm->taken, __ATOMIC_ACQUIRE);
 	settled = __atomic_load_n(&p->shm->settled, __ATOMIC_ACQUIRE);
-	got = pap_sat_add(pap_sat_add(p->records, p->lost_seen), settled);
-	if (p->broken || p->rejected)
-		taken = got + (c->st.partial && !p->broken &&
-			       pap_ring_partial(p->shm->words, p->nwords,
-						p->shm->head));
+	got = pap_sat_add(pap_sat_add(p->records, p->rejected),
+			  pap_sat_add(p->lost_seen, settled));
+	if (p->broken)
+		taken = got;
 	if (taken > got) {
-		c->st.unsent = pap_sat_add(c->st.unsent, taken - got);
-		c->prof.lost = pap_sat_add(c->prof.lost, taken - got);
-		col_pending_add(c, taken - got);
+		/* no thread makes records faster than one a nanosecond: a
+		 * larger count is garbage, and does not swamp the lost count */
+		uint64_t most = col_now_ns() - p->born_ns;
+		uint64_t n = taken - got < most ? taken - got : most;
+
+		c->st.unsent = pap_sat_add(c->st.unsent, n);
+		c->prof.lost = pap_sat_add(c->prof.lost, n);
+		col_pending_add(c, n);
 	}
 	col_release(p);
 	c->prods[i] = c->prods[--c->nprods];
@@ -489,6 +531,7 @@ int col_accept(struct collector *c, int lsock)
 	p->sock = sock;
 	p->pid = cred.pid;
 	p->tid = (pid_t)hello.tid;
+	p->born_ns = col_now_ns();
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;
 	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, fd)) {
@@ -551,7 +594,7 @@ int col_finish(struct collector *c, const char *file)
 	for (i = 0; i < c->nprods; i++) {
 		col_count_drops(c, c->prods[i]);
 		if (!c->prods[i]->broken)
-			col_take_slots(c, c->prods[i], &c->prof, 1);
+			col_take_slots(c, c->prods[i], COL_SLOTS_STOP, NULL);
 	}
 	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
 				    col_written, c);
@@ -575,7 +618,8 @@ int col_snapshot(struct collector *c, const char *file)
 	pap_profile_init(&slots);
 	for (i = 0; i < c->nprods; i++)
 		if (!c->prods[i]->broken && c->prods[i]->nslots)
-			col_take_slots(c, c->prods[i], &slots, 0);
+			col_take_slots(c, c->prods[i], COL_SLOTS_PEEK,
+				       &slots);
 	if (slots.nrecs) {
 		if (pap_profile_merge(&slots, &c->prof))
 			goto out;

@@ -26,8 +26,10 @@ static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,
 	return __atomic_load_n(&words[pos & (nwords - 1)], __ATOMIC_RELAXED);
 }
 
-/* Hands one copied record @w of @len words to @ops; 0 if accepted. */
-static int ring_record(const uint64_t *w, uint64_t len,
+/* Hands one copied record @w of @len words to @ops; 0 if accepted, else
+ * how many records it stood for (a COUNT record refused by @ops stands
+ * for its count, any other refused record for one). */
+static uint64_t ring_record(const uint64_t *w, uint64_t len,
 		       const struct pap_ring_ops *ops, void *ctx,
 		       struct pap_ring_buf *buf, struct pap_ring_stats *st)
 {
@@ -37,59 +39,60 @@ static int ring_record(const uint64_t *w, uint64_t len,
 	switch (pap_shm_header_tag(w[0])) {
 	case PAP_SHM_FN:
 		if (len < 2)
-			return -1;
+			return 1;
 		n = w[1] >> 32;
 		if (n == 0 || n > PAP_SHM_MAX_FN || len != 2 + (n + 7) / 8)
-			return -1;
+			return 1;
 		{
 			const char *s = (const char *)&w[2];
 
 			if (memchr(s, 0, n))
-				return -1;
+				return 1;
 			for (i = n; i < (len - 2) * 8; i++)
 				if (s[i])
-					return -1;
+					return 1;
 			if (ops->fn(ctx, (uint32_t)w[1], s, (uint32_t)n))
-				return -1;
+				return 1;
 		}
 		st->fns++;
 		return 0;
 	case PAP_SHM_PATH:
 		if (len < 3)
-			return -1;
+			return 1;
 		nbps = (uint32_t)(w[1] >> 40);
 		if (((w[1] >> 32) & 0xff) > 1 || len != 3 + 2 * (uint64_t)nbps)
-			return -1;
+			return 1;
 		for (i = 0; i < nbps; i++) {
 			if (w[3 + 2 * i] > UINT32_MAX)
-				return -1;
+				return 1;
 			buf->bps[i].site = (uint32_t)w[3 + 2 * i];
 			buf->bps[i].r = w[4 + 2 * i];
 		}
 		if (ops->path(ctx, (uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
 			      buf->bps, nbps))
-			return -1;
+			return 1;
 		st->records++;
 		return 0;
 	case PAP_SHM_BL:
 		if (len != 3 || w[1] > UINT32_MAX)
-			return -1;
+			return 1;
 		if (ops->bl(ctx, (uint32_t)w[1], w[2]))
-			return -1;
+			return 1;
 		st->records++;
 		return 0;
 	case PAP_SHM_COUNT:
 		if (len != PAP_SHM_COUNT_WORDS || w[1] >= PAP_SHM_MAX_SLOTS ||
-		    !ring_key_ok(w[3]) || w[5] == 0 || (w[2] & 1))
-			return -1;
+		    !ring_key_ok(w[3]) || w[5] == 0 ||
+		    w[5] > PAP_SHM_MAX_COUNT || (w[2] & 1))
+			return 1;
 		if (ops->count(ctx, (uint32_t)w[1], w[2], pap_shm_key_fn(w[3]),
 			       pap_shm_key_kind(w[3]),
 			       pap_shm_key_complete(w[3]), w[4], w[5]))
-			return -1;
+			return w[5];
 		st->records = pap_sat_add(st->records, w[5]);
 		return 0;
 	}
-	return -1;
+	return 1;
 }
 
 int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
@@ -111,8 +114,9 @@ int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
 		buf->words[0] = h;
 		for (i = 1; i < len; i++)
 			buf->words[i] = ring_word(words, nwords, p + i);
-		if (ring_record(buf->words, len, ops, ctx, buf, st))
-			st->rejected++;
+		st->rejected = pap_sat_add(st->rejected,
+					   ring_record(buf->words, len, ops,
+						       ctx, buf, st));
 		p += len;
 		*pos = p;
 	}
@@ -139,8 +143,9 @@ int pap_ring_read_slot(const volatile struct pap_shm_slot *s,
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if ((out->seq & 1) ||
 	    __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != out->seq)
-		return -1;
+		return 2;
 	if (out->key == 0 && out->count == 0)
 		return 1;
-	return ring_key_ok(out->key) && out->count ? 0 : -1;
+	return ring_key_ok(out->key) && out->count &&
+	       out->count <= PAP_SHM_MAX_COUNT ? 0 : -1;
 }

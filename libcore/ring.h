@@ -37,7 +37,8 @@ struct pap_ring_ops {
 struct pap_ring_stats {
 	uint64_t records;	/* records accepted: PATH, BL, COUNT totals */
 	uint64_t fns;		/* FN records accepted */
-	uint64_t rejected;	/* records refused, or lost to bad framing */
+	uint64_t rejected;	/* records refused (a COUNT record's count
+				 * when only the reader's @ops refused it) */
 };
 
 /* Scratch a reader needs: one record's words and its breakpoints. */
@@ -70,9 +71,10 @@ int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
 /*
  * Copies slot @s into @out if it is steady: its seq even and unchanged
  * across the copy, its key a valid kind and complete bit with a nonzero
- * fn id, and its count nonzero.  0 when @out holds a record to count,
- * 1 when the slot is empty, -1 when it is being rewritten (or was, when
- * its writer died) or holds garbage.
+ * fn id, and its count from 1 to PAP_SHM_MAX_COUNT.  0 when @out holds a
+ * record to count, 1 when the slot is empty, 2 when it is being rewritten
+ * (or was, when its writer died, or changed while it was read), -1 when
+ * it holds garbage.
  */
 int pap_ring_read_slot(const volatile struct pap_shm_slot *s,
 		       struct pap_shm_slot *out);

@@ -378,7 +378,8 @@ static void rt_ring_take_back(struct rt_ring *r)
 }
 
 /* Has the collector let go of @r (stopped, or died)?  Waits, bounded,
- * while it drains for the last time. */
+ * while it drains for the last time; 0 when it is attached, or still
+ * finishing after the wait. */
 static int rt_ring_orphaned(struct rt_ring *r)
 {
 	int i;
@@ -392,7 +393,13 @@ static int rt_ring_orphaned(struct rt_ring *r)
 			return 0;
 		usleep(1000);
 	}
-	return 1;
+	/*
+	 * Still finishing after 2 s (stopped, or slow): the ring is left to
+	 * it.  Taking it back now could count twice what it is about to
+	 * write; if it dies instead, what it had not drained is lost
+	 * unreported.
+	 */
+	return 0;
 }
 
 /* Makes room for @len words: a bounded wait, then 0 (ring full). */
@@ -566,6 +573,24 @@ static inline void rt_ring_take(struct rt_ring *r)
 		rt_kill_armed = ++rt_kill_count == rt_kill_at;
 }
 
+/*
+ * Begins giving a record of @fn to this thread's ring (the caller has
+ * marked the ring code busy): connects on first use, counts the record as
+ * taken and names @fn in *@id (0 when it cannot be named).  NULL when
+ * there is no ring to give it to (none, or taken back meanwhile): the
+ * caller keeps the record.
+ */
+static struct rt_ring *rt_ring_begin(const char *fn, uint32_t *id)
+{
+	struct rt_ring *r = rt_ring_get();
+
+	if (!r)
+		return NULL;
+	rt_ring_take(r);
+	*id = rt_ring_fn(r, fn);
+	return r->detached ? NULL : r;
+}
+
 /* Slot of the record (@fn, @kc = kind | complete << 8, @value) in @r. */
 static inline uint32_t rt_ring_slot(const struct rt_ring *r, const char *fn,
 				    unsigned kc, uint64_t value)
@@ -578,11 +603,15 @@ static inline uint32_t rt_ring_slot(const struct rt_ring *r, const char *fn,
 
 /*
  * Gives slot @i to the record (@id, @fn, @kind, @complete, @value) with a
- * count of 1.  The slot's old record goes first, as a COUNT record
- * through the ring, else to the aggregate (or dropped, lossy); only then
- * is the slot rewritten, so that a SIGKILL anywhere in between leaves
- * either the COUNT record or the old slot for the collector, never both.
- * 0 when the ring was taken back meanwhile.
+ * count of 1: 1 when it is counted there.  The slot's old record goes
+ * first, as a COUNT record through the ring; only then is the slot
+ * rewritten, so that a SIGKILL anywhere in between leaves either the
+ * COUNT record or the old slot for the collector, never both.  When the
+ * ring has no room for the COUNT record the slot stays as it is and the
+ * new record is refused instead (rt_ring_refused); 0 also when the ring
+ * was taken back meanwhile.  A signal handler that longjmps out of here
+ * leaves the slot unowned (slot_fn NULL) once its count is sent, so that
+ * it is neither counted on nor sent again.
  */
 static int rt_ring_give_slot(struct rt_ring *r, uint32_t i, uint32_t id,
 			     const char *fn, unsigned kind, uint8_t complete,
@@ -594,25 +623,19 @@ static int rt_ring_give_slot(struct rt_ring *r, uint32_t i, uint32_t id,
 	if (r->slot_fn[i] && count) {
 		uint64_t body[5] = { i, seq, s->key, s->value, count };
 
-		if (!rt_ring_write(r, PAP_SHM_COUNT, body, 5, NULL, 0)) {
-			if (r->detached)
-				return 0;
-			if (!rt_ring_refused(r, count))
-				rt_keep_record(r->slot_fn[i],
-					       pap_shm_key_kind(s->key),
-					       pap_shm_key_complete(s->key),
-					       s->value, NULL, 0, count);
-		}
+		if (!rt_ring_write(r, PAP_SHM_COUNT, body, 5, NULL, 0))
+			return r->detached ? 0 : rt_ring_refused(r, 1);
 		rt_ring_test_point(RT_KILL_EVICT);
 	}
-	s->seq = seq | 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r->slot_fn[i] = NULL;
+	__atomic_store_n(&s->seq, seq | 1, __ATOMIC_RELAXED);
+	/* seq odd before the record changes, for a reader on another core */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->key = pap_shm_key(id, kind, complete);
 	s->value = value;
 	rt_ring_test_point(RT_KILL_REWRITE);
 	rt_ring_test_point(RT_KILL_MID);
 	s->count = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->seq, (seq | 1) + 1, __ATOMIC_RELEASE);
 	r->slot_fn[i] = fn;
 	return 1;
@@ -635,12 +658,8 @@ rt_ring_value_slow(const char *fn, uint8_t kind, uint8_t complete,
 	if (rt_in_ring)
 		return 0;
 	rt_in_ring = RT_HERE();
-	r = rt_ring_get();
+	r = rt_ring_begin(fn, &id);
 	if (!r)
-		goto out;
-	rt_ring_take(r);
-	id = rt_ring_fn(r, fn);
-	if (r->detached)
 		goto out;
 	if (!id) {
 		sent = rt_ring_refused(r, 1);
@@ -720,12 +739,8 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 	    3 + 2 * (uint64_t)nbps > PAP_SHM_MAX_WORDS)
 		return 0;
 	rt_in_ring = RT_HERE();
-	r = rt_ring_get();
+	r = rt_ring_begin(fn, &id);
 	if (!r)
-		goto out;
-	rt_ring_take(r);
-	id = rt_ring_fn(r, fn);
-	if (r->detached)
 		goto out;
 	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
 	body[1] = value;

@@ -85,6 +85,9 @@
 #define PAP_SHM_MAX_WORDS	0xffffu
 #define PAP_SHM_MAX_FN		4096u	/* bytes of a function string */
 #define PAP_SHM_MAX_SLOTS	65536u
+/* a slot's or COUNT record's count: more is garbage (at 1 ns a record, a
+ * thread needs three days to count this far in one slot) */
+#define PAP_SHM_MAX_COUNT	(1ull << 48)
 
 enum pap_shm_tag {
 	PAP_SHM_FN = 1,

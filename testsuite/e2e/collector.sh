@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..41"
+echo "1..43"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
@@ -196,33 +196,52 @@ kill -TERM $cpid
 wait $cpid
 check "lossy: drops are counted exactly (profile + lost = 803, lost > 0)" \
 	'[ $(( $(total f.prof) + $(total fs.prof) + $(lost f.prof) + $(lost fs.prof) )) -eq 803 ] && [ "$(lost f.prof)" -gt 0 ]'
+# kill_held NAME SLOTS: the producer killed while its collector is
+# stopped, once it has made all its records; then the collector stops
+kill_held() {
+	rm -f go.held
+	touch go.hold
+	full_ring "$1" 0 "$2"
+	wait_for go.held
+	kill -KILL $wpid
+	wait $wpid 2>/dev/null
+	kill -CONT $cpid
+	kill -TERM $cpid
+	wait $cpid
+	rm -f go.hold
+}
 # killed while holding: reported lost (800 x work, 2 x run before)
-touch go.hold
-full_ring held 0
-wait_for go.held
-kill -KILL $wpid
-wait $wpid 2>/dev/null
-kill -CONT $cpid
-kill -TERM $cpid
-wait $cpid
-rm -f go.hold
+kill_held held 0
 check "killed while holding records: they are reported lost (802 emitted)" \
 	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ "$(lost f.prof)" -gt 300 ] && [ ! -e fs.prof ]'
 # the same with slots: what they counted survives the kill
-rm -f go.held
-touch go.hold
 export CW_FLAT=1
-full_ring slots 0 1024
+kill_held slots 1024
 unset CW_FLAT
-wait_for go.held
-kill -KILL $wpid
-wait $wpid 2>/dev/null
-kill -CONT $cpid
-kill -TERM $cpid
-wait $cpid
-rm -f go.hold
 check "killed with its ring stopped: the slots' 800 activations are counted" \
 	'[ "$(picks f.prof)" -eq 800 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
+
+# the collector stopped (TERM) or killed while a producer that counts in
+# slots waits halfway: stopped, it takes the slots' 300 and tells the
+# producer, which keeps only what it counts later; killed, it took nothing
+# from the slots, and the producer keeps all of it (what it had drained,
+# the first call of run, is reported lost: main + 2 x run + 600 x pick)
+for sig in TERM KILL; do
+	rm -f t.prof go go.ready
+	"$coll" -o t.prof --name "stop$sig" >/dev/null 2>&1 &
+	cpid=$!
+	wait_for "$tmp/pap-collector-$(id -u)/stop$sig"
+	CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/stop$sig" \
+		PAP_PROFILE="$tmp/t.prof" ./w pause 300 go &
+	wpid=$!
+	wait_for go.ready
+	kill -$sig $cpid
+	wait $cpid 2>/dev/null
+	touch go
+	wait $wpid
+	check "collector ${sig}ed halfway: the slots' 600 counted once" \
+		'[ "$(picks t.prof)" -eq 600 ] && [ $(( $(total t.prof) + $(lost t.prof) )) -eq 603 ]'
+done
 
 # a snapshot (SIGUSR1) while a producer runs: what its ring and its
 # slots hold at that moment, then everything at the end

@@ -67,7 +67,8 @@ static int fz_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
 {
 	struct fz *z = ctx;
 
-	if (slot >= PAP_SHM_MAX_SLOTS || (seq & 1) || !count || complete > 1 ||
+	if (slot >= PAP_SHM_MAX_SLOTS || (seq & 1) || !count ||
+	    count > PAP_SHM_MAX_COUNT || complete > 1 ||
 	    (kind != PAP_REC_PATH && kind != PAP_REC_BL))
 		abort();
 	if (fn == 0 || fn > z->nfns)
@@ -90,7 +91,10 @@ static void fz_slot(const uint8_t *data, size_t size)
 	if (rc == 0 && ((out.seq & 1) || !out.count ||
 			!pap_shm_key_fn(out.key) || out.key >> 48 ||
 			pap_shm_key_complete(out.key) > 1 ||
-			pap_shm_key_kind(out.key) > PAP_REC_BL))
+			pap_shm_key_kind(out.key) > PAP_REC_BL ||
+			out.count > PAP_SHM_MAX_COUNT ||
+			(pap_shm_key_kind(out.key) == PAP_REC_BL &&
+			 pap_shm_key_complete(out.key) != 1)))
 		abort();
 	if (rc == 1 && (out.key || out.count))
 		abort();

@@ -162,7 +162,7 @@ static void test_ring_count(void **state)
 }
 
 /* test_ring_read_slot: a steady slot is read, an empty one says so, one
- * mid-rewrite (odd seq) or holding garbage is refused. */
+ * mid-rewrite (odd seq) says so, one holding garbage is refused. */
 static void test_ring_read_slot(void **state)
 {
 	struct pap_shm_slot s = { 4, pap_shm_key(2, PAP_REC_PATH, 0), 9, 6 };
@@ -172,7 +172,7 @@ static void test_ring_read_slot(void **state)
 	assert_int_equal(pap_ring_read_slot(&s, &out), 0);
 	assert_true(out.seq == 4 && out.value == 9 && out.count == 6);
 	s.seq = 5;
-	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	assert_int_equal(pap_ring_read_slot(&s, &out), 2);
 	s.seq = 6;
 	s.count = 0;
 	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
@@ -180,6 +180,9 @@ static void test_ring_read_slot(void **state)
 	s.key = pap_shm_key(2, PAP_REC_BL, 0);	/* an EPP id is complete */
 	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
 	s.key = pap_shm_key(2, PAP_REC_PATH, 0) | 1ull << 50;
+	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
+	s.key = pap_shm_key(2, PAP_REC_PATH, 0);
+	s.count = PAP_SHM_MAX_COUNT + 1;
 	assert_int_equal(pap_ring_read_slot(&s, &out), -1);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(pap_ring_read_slot(&s, &out), 1);

@@ -7,10 +7,15 @@
  * the thread's CPU time per record and of the wall time per record (which
  * includes waiting for a full ring), and the records made.
  *
- * With RATE, each thread makes RATE records per second and sleeps when
- * it is ahead, so that the CPU time per record is what a record costs at
+ * With RATE, each thread makes RATE records per second and waits when it
+ * is ahead, so that the CPU time per record is what a record costs at
  * that rate, not time spent waiting for a collector that cannot keep up
- * with a producer doing nothing else.
+ * with a producer doing nothing else.  It waits by watching the clock,
+ * as a program that makes records at that rate is busy between them, and
+ * the waits are left out of its CPU time.  (Sleeping instead lets a
+ * virtual machine's processor go idle, and the records made after each
+ * wake-up then cost more, by an amount that varies from run to run by
+ * more than a record costs.)
  *
  *   bench_producer THREADS RECORDS-PER-THREAD [DISTINCT [RATE]]
  */
@@ -38,6 +43,7 @@ static double now(clockid_t clk)
 static void *producer(void *arg)
 {
 	double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	double busy = 0;	/* paced: CPU time outside the sleeps */
 	uint64_t i, path = 0;
 
 	/* no division per record: it would cost as much as the record */
@@ -45,27 +51,24 @@ static void *producer(void *arg)
 		__pap_record(fn, __pap_enter(), path, 1);
 		if (++path == distinct)
 			path = 0;
-		/*
-		 * paced: a look at the clock every 65536 records (a few ms
-		 * at the rates measured), so that waking from the sleep,
-		 * which costs the same whatever the sink, is not what is
-		 * measured
-		 */
+		/* paced: a look at the clock every 65536 records (a few ms
+		 * at the rates measured) */
 		if (rate > 0 && (i & 65535) == 65535) {
 			double ahead = (double)(i + 1) / rate * 1e9 -
 				       (now(CLOCK_MONOTONIC) - t0);
 
 			if (ahead > 0) {
-				struct timespec ts = {
-					(time_t)(ahead / 1e9),
-					(long)((uint64_t)ahead % 1000000000u) };
+				double until = now(CLOCK_MONOTONIC) + ahead;
 
-				nanosleep(&ts, NULL);
+				busy += now(CLOCK_THREAD_CPUTIME_ID) - c0;
+				while (now(CLOCK_MONOTONIC) < until)
+					;
+				c0 = now(CLOCK_THREAD_CPUTIME_ID);
 			}
 		}
 	}
 	ns[(long)arg] = (now(CLOCK_MONOTONIC) - t0) / (double)per_thread;
-	cpu[(long)arg] = (now(CLOCK_THREAD_CPUTIME_ID) - c0) /
+	cpu[(long)arg] = (busy + now(CLOCK_THREAD_CPUTIME_ID) - c0) /
 			 (double)per_thread;
 	return NULL;
 }

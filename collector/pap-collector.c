@@ -251,16 +251,17 @@ static void on_signals(struct run *r)
  * not at once: a drain that found little (under a sixteenth of a ring's
  * words in records) lets the rings fill a while, so that producers keep
  * writing lines and head words the collector is not reading at that very
- * moment.  Idle (*@idle drains in a row found nothing): back off to 2 ms
- * after 256 drains.  Slots keep most records out of the rings, so a
- * connected producer is mostly idle here, and each wake-up costs CPU time
- * (about 17 us in a virtual machine); a ring that fills meanwhile makes
- * its producer wait, bounded, as a full ring always does.  Signals, new
- * producers and producers leaving wake the collector at once.
+ * moment.  Idle (*@idle drains in a row found under a 256th of a ring's
+ * words): back off to 100 us, then, after 256 of them, to 2 ms.  Slots
+ * keep most records out of the rings, so a trickle of ring records is
+ * common and does not keep the collector awake: each wake-up costs CPU
+ * time (about 15 us in a virtual machine).  A ring that fills meanwhile
+ * makes its producer wait, bounded, as a full ring always does; signals
+ * and producers arriving or leaving wake the collector at once.
  */
 static long col_pause_ns(uint64_t n, uint64_t nwords, unsigned *idle)
 {
-	if (n) {
+	if (n >= nwords / 256) {
 		*idle = 0;
 		return n < nwords / 16 ? 100000 : 0;
 	}
@@ -299,7 +300,7 @@ static void serve(struct run *r)
 			pf[i + 2].events = POLLIN | POLLRDHUP;
 			pf[i + 2].revents = 0;
 		}
-		if (!n && idle <= 64)
+		if (!wait.tv_nsec)
 			sched_yield();
 		if (ppoll(pf, r->c.nprods + 2, &wait, NULL) < 0 &&
 		    errno != EINTR)

@@ -110,7 +110,7 @@ check "no slots, killed inside ring record 37: 36 counted, 1 lost" \
 	'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q "(1 died inside a ring record)" err.txt'
 kill_at 1024 mid:37
 check "slots, killed inside record 37: 36 counted, 1 lost" \
-	'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q "(0 died inside a ring record)" err.txt'
+	'[ "$(picks p.prof)" -eq 36 ] && [ "$(lost p.prof)" -eq 1 ]'
 kill_at 1024 after:80
 check "slots, killed right after record 80: 80 counted, none lost" \
 	'[ "$(picks p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
@@ -214,18 +214,23 @@ kill_held() {
 kill_held held 0
 check "killed while holding records: they are reported lost (802 emitted)" \
 	'[ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ "$(lost f.prof)" -gt 300 ] && [ ! -e fs.prof ]'
-# the same with slots: what they counted survives the kill
+# the same with slots: what they counted survives the kill (two of pick's
+# 10 records may share a slot, as the function string's address decides:
+# their COUNT records then fill the stopped ring, and what it refuses is
+# kept in the process and lost with it)
 export CW_FLAT=1
 kill_held slots 1024
 unset CW_FLAT
 check "killed with its ring stopped: the slots' 800 activations are counted" \
-	'[ "$(picks f.prof)" -eq 800 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
+	'[ $(( $(picks f.prof) + $(lost f.prof) )) -ge 800 ] && [ "$(lost f.prof)" -lt 200 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
 
 # the collector stopped (TERM) or killed while a producer that counts in
 # slots waits halfway: stopped, it takes the slots' 300 and tells the
 # producer, which keeps only what it counts later; killed, it took nothing
-# from the slots, and the producer keeps all of it (what it had drained,
-# the first call of run, is reported lost: main + 2 x run + 600 x pick)
+# from the slots, and the producer keeps all of it (what it had drained is
+# reported lost: the first call of run, and COUNT records of picks whose
+# slots collide, which the address of the function string decides;
+# main + 2 x run + 600 x pick)
 for sig in TERM KILL; do
 	rm -f t.prof go go.ready
 	"$coll" -o t.prof --name "stop$sig" >/dev/null 2>&1 &
@@ -239,8 +244,9 @@ for sig in TERM KILL; do
 	wait $cpid 2>/dev/null
 	touch go
 	wait $wpid
+	if [ $sig = TERM ]; then want=600; else want=$((600 - $(lost t.prof))); fi
 	check "collector ${sig}ed halfway: the slots' 600 counted once" \
-		'[ "$(picks t.prof)" -eq 600 ] && [ $(( $(total t.prof) + $(lost t.prof) )) -eq 603 ]'
+		'[ "$(picks t.prof)" -ge $want ] && [ "$(picks t.prof)" -le 600 ] && [ $(( $(total t.prof) + $(lost t.prof) )) -eq 603 ]'
 done
 
 # a snapshot (SIGUSR1) while a producer runs: what its ring and its

@@ -87,6 +87,14 @@ static void col_pending_add(struct collector *c, uint64_t n)
 			 __ATOMIC_RELAXED);
 }
 
+/* @n records found lost: in the profile's count, and pending until it is
+ * written. */
+static void col_lose(struct collector *c, uint64_t n)
+{
+	c->prof.lost = pap_sat_add(c->prof.lost, n);
+	col_pending_add(c, n);
+}
+
 int col_pending_open(struct collector *c, const char *file)
 {
 	uint64_t *p;
@@ -273,8 +281,7 @@ static void col_count_drops(struct collector *c, struct col_producer *p)
 
 	if (!p->broken && lost > p->lost_seen) {
 		c->st.dropped += lost - p->lost_seen;
-		c->prof.lost = pap_sat_add(c->prof.lost, lost - p->lost_seen);
-		col_pending_add(c, lost - p->lost_seen);
+		col_lose(c, lost - p->lost_seen);
 		p->lost_seen = lost;
 		/* counted here: the producer need not report them */
 		__atomic_store_n(&p->shm->durable_lost, lost, __ATOMIC_RELEASE);
@@ -340,8 +347,7 @@ static void col_take_slots(struct collector *c, struct col_producer *p,
 			if (mode != COL_SLOTS_PEEK) {
 				c->st.rejected++;
 				p->rejected++;
-				c->prof.lost = pap_sat_add(c->prof.lost, 1);
-				col_pending_add(c, 1);
+				col_lose(c, 1);
 			}
 			continue;
 		}
@@ -415,8 +421,7 @@ void col_reclaim(struct collector *c, size_t i)
 		uint64_t n = taken - got < most ? taken - got : most;
 
 		c->st.unsent = pap_sat_add(c->st.unsent, n);
-		c->prof.lost = pap_sat_add(c->prof.lost, n);
-		col_pending_add(c, n);
+		col_lose(c, n);
 	}
 	col_release(p);
 	c->prods[i] = c->prods[--c->nprods];

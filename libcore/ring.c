@@ -12,12 +12,13 @@
 /* Is @key a valid record key: a function id, a kind, a complete bit? */
 static int ring_key_ok(uint64_t key)
 {
-	return pap_shm_key_fn(key) != 0 && key >> 48 == 0 &&
-	       (pap_shm_key_kind(key) == PAP_REC_PATH ||
-		pap_shm_key_kind(key) == PAP_REC_BL) &&
-	       pap_shm_key_complete(key) <= 1 &&
-	       (pap_shm_key_kind(key) == PAP_REC_PATH ||
-		pap_shm_key_complete(key) == 1);
+	uint8_t complete = pap_shm_key_complete(key);
+
+	if (pap_shm_key_fn(key) == 0 || key >> 48)
+		return 0;
+	/* an EPP id is always complete */
+	return pap_shm_key_kind(key) == PAP_REC_PATH ? complete <= 1 :
+	       pap_shm_key_kind(key) == PAP_REC_BL && complete == 1;
 }
 
 static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,

@@ -79,22 +79,6 @@ int pap_ring_partial(const volatile uint64_t *words, uint64_t nwords,
 int pap_ring_read_slot(const volatile struct pap_shm_slot *s,
 		       struct pap_shm_slot *out);
 
-/* The parts of a slot's key (pap_shm_key). */
-static inline uint32_t pap_shm_key_fn(uint64_t key)
-{
-	return (uint32_t)key;
-}
-
-static inline uint8_t pap_shm_key_kind(uint64_t key)
-{
-	return (uint8_t)(key >> 32);
-}
-
-static inline uint8_t pap_shm_key_complete(uint64_t key)
-{
-	return (uint8_t)(key >> 40);
-}
-
 #ifdef __cplusplus
 }
 #endif

@@ -235,12 +235,11 @@ uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 }
 
 static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,
-					    const char *fn, uint64_t value)
+					    const char *fn, uint8_t kind,
+					    uint8_t complete, uint64_t value)
 {
-	uint64_t h = ((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull) *
-		     0xff51afd7ed558ccdull;
-
-	return &t->cache[h >> 56 & (RT_CACHE - 1)];
+	return &t->cache[rt_record_hash(fn, kind | (unsigned)complete << 8,
+					value) & (RT_CACHE - 1)];
 }
 
 /* Adds @count records to this thread's aggregate (not reentrant). */
@@ -259,7 +258,7 @@ static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
 	}
 	if (nbps)
 		return;
-	e = rt_cache_slot(t, fn, value);
+	e = rt_cache_slot(t, fn, kind, complete, value);
 	e->fn = fn;
 	e->value = value;
 	e->kind = (uint32_t)kind << 1 | complete;
@@ -284,7 +283,7 @@ static inline int rt_count_cached(const char *fn, uint8_t kind,
 		return 0;
 	rt_in_table = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e = rt_cache_slot(t, fn, value);
+	e = rt_cache_slot(t, fn, kind, complete, value);
 	if (e->fn == fn && e->value == value && e->rec &&
 	    e->kind == ((uint32_t)kind << 1 | complete)) {
 		uint64_t *c = &t->prof.recs[e->rec - 1].count;

@@ -37,7 +37,7 @@ extern RT_TLS int rt_ring_none;
 int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 		  uint64_t value);
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
-		 const struct pap_breakpoint *bps, uint32_t nbps);
+		 const struct pap_breakpoint *bps, uint32_t nbps);	/* nbps > 0 */
 
 /* A longjmp came back to the frame at @frame (see __pap_resume). */
 void rt_ring_resume(uintptr_t frame);
@@ -53,6 +53,19 @@ void rt_ring_exit(void);
 /* The process's own aggregate was written: what the rings' threads kept
  * in it is settled. */
 void rt_ring_dumped(void);
+
+/*
+ * Where a record without breakpoints, (@fn, @kc = kind | complete << 8,
+ * @value), is looked for in a direct-mapped table of a power of two
+ * entries: the low bits of this hash.  The key is the function string's
+ * address, which the ABI keeps stable, never its text.
+ */
+static inline uint32_t rt_record_hash(const char *fn, unsigned kc,
+				      uint64_t value)
+{
+	return (uint32_t)((((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull ^
+			    kc) * 0xff51afd7ed558ccdull) >> 32);
+}
 
 /* Implemented by paprt.c for the ring code. */
 void rt_start(void);

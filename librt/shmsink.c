@@ -446,7 +446,6 @@ static void rt_ring_test_point(unsigned mode)
 /* Publishes the record of @len words written at r->head. */
 static inline void rt_ring_publish(struct rt_ring *r, uint64_t len)
 {
-	rt_ring_test_point(RT_KILL_MID);
 	r->head += len;
 	__atomic_store_n(&r->shm->head, r->head, __ATOMIC_RELEASE);
 }
@@ -500,8 +499,7 @@ static uint32_t rt_ring_define(struct rt_ring *r, const char *fn, size_t slot)
 		memcpy(&w, fn + i * 8, k);
 		rt_ring_store(r, 2 + i, w);
 	}
-	r->head += len;
-	__atomic_store_n(&r->shm->head, r->head, __ATOMIC_RELEASE);
+	rt_ring_publish(r, len);
 	r->fns[r->nfns++] = fn;
 	r->fn_slots[slot] = r->nfns;
 	return r->nfns;
@@ -544,6 +542,8 @@ static int rt_ring_write(struct rt_ring *r, unsigned tag, const uint64_t *body,
 		rt_ring_store(r, 1 + nbody + 2 * i, bps[i].site);
 		rt_ring_store(r, 2 + nbody + 2 * i, bps[i].r);
 	}
+	/* a record a thread made killed here is half-written */
+	rt_ring_test_point(RT_KILL_MID);
 	rt_ring_publish(r, len);
 	return 1;
 }
@@ -562,6 +562,20 @@ static int rt_ring_refused(struct rt_ring *r, uint64_t count)
 	}
 	r->kept += count;
 	return 0;
+}
+
+/*
+ * rt_ring_write for one record the thread made: 1 when it is in the ring
+ * or dropped and counted (lossy), 0 when the caller must keep it (ring
+ * full, counted as kept; or the ring was taken back meanwhile).
+ */
+static int rt_ring_send(struct rt_ring *r, unsigned tag, const uint64_t *body,
+			uint64_t nbody, const struct pap_breakpoint *bps,
+			uint32_t nbps)
+{
+	if (rt_ring_write(r, tag, body, nbody, bps, nbps))
+		return 1;
+	return r->detached ? 0 : rt_ring_refused(r, 1);
 }
 
 /* Counts one more record made while @r is attached; arms the test point
@@ -595,10 +609,16 @@ static struct rt_ring *rt_ring_begin(const char *fn, uint32_t *id)
 static inline uint32_t rt_ring_slot(const struct rt_ring *r, const char *fn,
 				    unsigned kc, uint64_t value)
 {
-	uint64_t h = ((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull ^ kc) *
-		     0xff51afd7ed558ccdull;
+	return rt_record_hash(fn, kc, value) & (r->nslots - 1);
+}
 
-	return (uint32_t)(h >> 32) & (r->nslots - 1);
+/* Does slot @i of @r hold the record (@fn, @kc, @value)? */
+static inline int rt_ring_slot_holds(const struct rt_ring *r, uint32_t i,
+				     const char *fn, unsigned kc,
+				     uint64_t value)
+{
+	return r->slot_fn[i] == fn && r->slots[i].value == value &&
+	       r->slots[i].key >> 32 == kc;
 }
 
 /*
@@ -623,6 +643,7 @@ static int rt_ring_give_slot(struct rt_ring *r, uint32_t i, uint32_t id,
 	if (r->slot_fn[i] && count) {
 		uint64_t body[5] = { i, seq, s->key, s->value, count };
 
+		/* no room: the new record is refused, the slot stays */
 		if (!rt_ring_write(r, PAP_SHM_COUNT, body, 5, NULL, 0))
 			return r->detached ? 0 : rt_ring_refused(r, 1);
 		rt_ring_test_point(RT_KILL_EVICT);
@@ -669,15 +690,12 @@ rt_ring_value_slow(const char *fn, uint8_t kind, uint8_t complete,
 		uint64_t body[2] = { kind == PAP_REC_BL ? id :
 				     id | (uint64_t)complete << 32, value };
 
-		sent = rt_ring_write(r, kind == PAP_REC_BL ? PAP_SHM_BL :
-				     PAP_SHM_PATH, body, 2, NULL, 0);
-		if (!sent && !r->detached)
-			sent = rt_ring_refused(r, 1);
+		sent = rt_ring_send(r, kind == PAP_REC_BL ? PAP_SHM_BL :
+				    PAP_SHM_PATH, body, 2, NULL, 0);
 		goto out;
 	}
 	i = rt_ring_slot(r, fn, kc, value);
-	if (r->slot_fn[i] == fn && r->slots[i].value == value &&
-	    r->slots[i].key >> 32 == kc) {
+	if (rt_ring_slot_holds(r, i, fn, kc, value)) {
 		rt_ring_test_point(RT_KILL_MID);
 		r->slots[i].count++;
 		sent = 1;
@@ -703,7 +721,6 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 {
 	struct rt_ring *r = rt_ring;
 	unsigned kc = kind | (unsigned)complete << 8;
-	volatile struct pap_shm_slot *s;
 	uint32_t i;
 
 	if (__builtin_expect(!r || rt_in_ring || !r->nslots || r->detached ||
@@ -712,11 +729,9 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 	rt_in_ring = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	i = rt_ring_slot(r, fn, kc, value);
-	s = &r->slots[i];
-	if (__builtin_expect(r->slot_fn[i] == fn && s->value == value &&
-			     s->key >> 32 == kc, 1)) {
+	if (__builtin_expect(rt_ring_slot_holds(r, i, fn, kc, value), 1)) {
 		__atomic_store_n(&r->shm->taken, ++r->taken, __ATOMIC_RELAXED);
-		s->count++;
+		r->slots[i].count++;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_in_ring = 0;
 		return 1;
@@ -733,8 +748,6 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 	uint32_t id;
 	int sent = 0;
 
-	if (!nbps)
-		return rt_ring_value(fn, PAP_REC_PATH, complete, value);
 	if (rt_in_ring || nbps >= 1u << 24 ||
 	    3 + 2 * (uint64_t)nbps > PAP_SHM_MAX_WORDS)
 		return 0;
@@ -744,10 +757,8 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		goto out;
 	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
 	body[1] = value;
-	if (id)
-		sent = rt_ring_write(r, PAP_SHM_PATH, body, 2, bps, nbps);
-	if (!sent && !r->detached)
-		sent = rt_ring_refused(r, 1);
+	sent = id ? rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps) :
+		    rt_ring_refused(r, 1);
 	if (sent)
 		rt_ring_test_point(RT_KILL_AFTER);
 out:

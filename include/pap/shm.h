@@ -157,6 +157,22 @@ static inline uint64_t pap_shm_key(uint32_t fn, unsigned kind,
 	       (uint64_t)(complete & 0xff) << 40;
 }
 
+/* The parts of a key. */
+static inline uint32_t pap_shm_key_fn(uint64_t key)
+{
+	return (uint32_t)key;
+}
+
+static inline uint8_t pap_shm_key_kind(uint64_t key)
+{
+	return (uint8_t)(key >> 32);
+}
+
+static inline uint8_t pap_shm_key_complete(uint64_t key)
+{
+	return (uint8_t)(key >> 40);
+}
+
 static inline struct pap_shm_slot *pap_shm_slots(struct pap_shm_ring *r,
 						 uint64_t nwords)
 {

@@ -381,6 +381,89 @@ static void col_take_slots(struct collector *c, struct col_producer *p,
 	}
 }
 
+/*
+ * What producer @p's tallies count (pap/shm.h), as col_take_slots takes
+ * its slots: GONE and STOP into the profile, STOP also storing in
+ * tally_took what it took of each counter, PEEK into @copy only.
+ * Tallied records are outside the producer's taken count, so they go
+ * neither into p->records nor into the conservation count; a block that
+ * is garbage is one rejected record (not when peeking).
+ */
+static void col_take_tallies(struct collector *c, struct col_producer *p,
+			     enum col_slots_mode mode, struct pap_profile *copy)
+{
+	const struct pap_shm_tally *tl;
+	uint64_t *words, *took, n, k, v, count;
+	const char *fn;
+	uint32_t id;
+
+	if (!p->ntally)
+		return;
+	tl = pap_shm_tallies(p->shm, p->nwords, p->nslots);
+	words = pap_shm_tally_words(p->shm, p->nwords, p->nslots);
+	took = words + p->ntally;
+	n = __atomic_load_n(&p->shm->ntallies, __ATOMIC_ACQUIRE);
+	if (n > p->nslots)
+		n = p->nslots;
+	for (k = 0; k < n; k++) {
+		struct pap_shm_tally t = tl[k];
+		uint8_t kind = pap_shm_key_kind(t.key);
+
+		id = pap_shm_key_fn(t.key);
+		if (!id || id > p->nfns || t.n == 0 ||
+		    (uint64_t)t.base + t.n > p->ntally ||
+		    (kind != PAP_REC_PATH && kind != PAP_REC_BL) ||
+		    pap_shm_key_complete(t.key) != 1 || t.key >> 48) {
+			if (mode != COL_SLOTS_PEEK) {
+				c->st.rejected++;
+				col_lose(c, 1);
+			}
+			continue;
+		}
+		fn = p->fns[id - 1];
+		for (v = 0; v < t.n; v++) {
+			count = __atomic_load_n(&words[t.base + v],
+						__ATOMIC_RELAXED);
+			if (!count)
+				continue;
+			if (count > PAP_SHM_MAX_COUNT) {
+				if (mode != COL_SLOTS_PEEK) {
+					c->st.rejected++;
+					col_lose(c, 1);
+				}
+				continue;
+			}
+			if (mode == COL_SLOTS_PEEK) {
+				pap_profile_add(copy, fn, kind, 1, v, NULL, 0,
+						count);
+				continue;
+			}
+			if (col_count(c, fn, kind, 1, v, NULL, 0, count)) {
+				c->st.rejected = pap_sat_add(c->st.rejected,
+							     count);
+				c->prof.lost = pap_sat_add(c->prof.lost, count);
+			} else {
+				c->st.records = pap_sat_add(c->st.records,
+							    count);
+			}
+			if (mode == COL_SLOTS_STOP)
+				__atomic_store_n(&took[t.base + v], count,
+						 __ATOMIC_RELEASE);
+			col_pending_add(c, count);
+		}
+	}
+}
+
+/* Takes what producer @p counted in place: its slots, then its tallies. */
+static void col_take_counted(struct collector *c, struct col_producer *p,
+			     enum col_slots_mode mode, struct pap_profile *copy)
+{
+	if (p->broken)
+		return;
+	col_take_slots(c, p, mode, copy);
+	col_take_tallies(c, p, mode, copy);
+}
+
 static uint64_t col_now_ns(void)
 {
 	struct timespec t;
@@ -400,8 +483,7 @@ void col_reclaim(struct collector *c, size_t i)
 							   __ATOMIC_ACQUIRE)))
 		c->st.partial++;	/* it died inside a ring record */
 	col_count_drops(c, p);
-	if (!p->broken)
-		col_take_slots(c, p, COL_SLOTS_GONE, NULL);
+	col_take_counted(c, p, COL_SLOTS_GONE, NULL);
 	/*
 	 * What it made and neither we (in the profile, or refused and
 	 * counted as lost) nor its own profile file got: the record it died
@@ -441,7 +523,7 @@ static int col_segment(struct collector *c, struct col_producer *p)
 	if (fd < 0)
 		return -1;
 	shm_unlink(name);
-	p->maplen = pap_shm_segment_size(c->nwords, c->nslots);
+	p->maplen = pap_shm_segment_size(c->nwords, c->nslots, p->ntally);
 	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)p->maplen) ||
 	    fstat(fd, &st) || st.st_uid != geteuid())
 		goto fail;
@@ -455,6 +537,7 @@ static int col_segment(struct collector *c, struct col_producer *p)
 	p->nslots = c->nslots;
 	p->shm->magic = PAP_SHM_MAGIC;
 	p->shm->nslots = c->nslots;
+	p->shm->ntally = p->ntally;
 	p->shm->major = PAP_SHM_VERSION_MAJOR;
 	p->shm->minor = PAP_SHM_VERSION_MINOR;
 	p->shm->header_size = sizeof(*p->shm);
@@ -467,11 +550,10 @@ fail:
 }
 
 static int col_send_welcome(int sock, int status, uint64_t nwords,
-			    uint32_t nslots, int fd)
+			    uint32_t nslots, uint32_t minor, int fd)
 {
 	struct pap_shm_welcome w = { PAP_SHM_MAGIC, PAP_SHM_VERSION_MAJOR,
-				     PAP_SHM_VERSION_MINOR, status, nslots,
-				     nwords };
+				     minor, status, nslots, nwords };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &w, sizeof(w) };
 	struct msghdr m = { 0 };
@@ -508,7 +590,7 @@ int col_accept(struct collector *c, int lsock)
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    cred.uid != geteuid()) {
-		col_send_welcome(sock, EPERM, 0, 0, -1);
+		col_send_welcome(sock, EPERM, 0, 0, PAP_SHM_VERSION_MINOR, -1);
 		fprintf(stderr, "pap-collector: refused a producer of uid "
 			"%ld\n", (long)cred.uid);
 		goto refuse;
@@ -517,7 +599,8 @@ int col_accept(struct collector *c, int lsock)
 	    hello.magic != PAP_SHM_MAGIC ||
 	    hello.major < PAP_SHM_VERSION_OLDEST ||
 	    hello.major > PAP_SHM_VERSION_MAJOR) {
-		col_send_welcome(sock, EPROTO, 0, 0, -1);
+		col_send_welcome(sock, EPROTO, 0, 0, PAP_SHM_VERSION_MINOR,
+				 -1);
 		goto refuse;
 	}
 	if (c->nprods == c->cap_prods) {
@@ -537,9 +620,15 @@ int col_accept(struct collector *c, int lsock)
 	p->pid = cred.pid;
 	p->tid = (pid_t)hello.tid;
 	p->born_ns = col_now_ns();
+	/* a segment of the layout the producer knows: tallies from 2.1 */
+	p->minor = hello.major == PAP_SHM_VERSION_MAJOR &&
+		   hello.minor >= PAP_SHM_VERSION_MINOR ?
+		   PAP_SHM_VERSION_MINOR : 0;
+	p->ntally = pap_shm_ntally(c->nslots, p->minor);
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;
-	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, fd)) {
+	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, p->minor,
+				       fd)) {
 		if (fd >= 0)
 			close(fd);
 		col_release(p);
@@ -598,8 +687,7 @@ int col_finish(struct collector *c, const char *file)
 	col_drain(c);
 	for (i = 0; i < c->nprods; i++) {
 		col_count_drops(c, c->prods[i]);
-		if (!c->prods[i]->broken)
-			col_take_slots(c, c->prods[i], COL_SLOTS_STOP, NULL);
+		col_take_counted(c, c->prods[i], COL_SLOTS_STOP, NULL);
 	}
 	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
 				    col_written, c);
@@ -622,9 +710,9 @@ int col_snapshot(struct collector *c, const char *file)
 	/* the slots' counts join a copy, not what we hold */
 	pap_profile_init(&slots);
 	for (i = 0; i < c->nprods; i++)
-		if (!c->prods[i]->broken && c->prods[i]->nslots)
-			col_take_slots(c, c->prods[i], COL_SLOTS_PEEK,
-				       &slots);
+		if (c->prods[i]->nslots)
+			col_take_counted(c, c->prods[i], COL_SLOTS_PEEK,
+					 &slots);
 	if (slots.nrecs) {
 		if (pap_profile_merge(&slots, &c->prof))
 			goto out;

@@ -334,8 +334,9 @@ int pap_plan_may_break(const struct pap_plan *p)
 /*
  * The most r can hold after edge @e's operations when it held at most @r
  * before them.  With @mark, also records on each FOLD whether it can
- * overflow (util.h); where it cannot, r*n + d <= r*n + n - 1 fits
- * because every digit d < n.
+ * overflow (util.h), where it cannot, r*n + d <= r*n + n - 1 fits
+ * because every digit d < n; and raises p->record_values above the r
+ * any RECORD may see.
  */
 static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
 				int mark)
@@ -353,6 +354,12 @@ static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
 			if (mark)
 				op->may_overflow = (uint8_t)may;
 			r = may ? UINT64_MAX : r * op->n + (op->n - 1);
+		} else if (op->kind == PAP_OP_RECORD && mark &&
+			   p->mode != PAP_MODE_EPP) {
+			if (r == UINT64_MAX)
+				p->record_unbounded = 1;
+			else if (r >= p->record_values)
+				p->record_values = r + 1;
 		}
 	}
 	return r;
@@ -400,8 +407,12 @@ int pap_plan_bound_r(struct pap_plan *p, uint64_t *bound)
 	for (v = 0; v < cfg->nnodes; v++)
 		if (indeg[v])
 			bound[v] = UINT64_MAX;
+	p->record_values = p->mode == PAP_MODE_EPP ? p->start_count : 0;
+	p->record_unbounded = 0;
 	for (e = 0; e < cfg->nedges; e++)
 		plan_bound_edge(p, e, bound[cfg->edges[e].src], 1);
+	if (p->record_unbounded)
+		p->record_values = 0;
 	free(indeg);
 	free(queue);
 	return PAP_OK;

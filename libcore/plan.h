@@ -112,6 +112,13 @@ struct pap_plan {
 	uint8_t *is_fold;		/* per CFG edge */
 	uint64_t start_count;		/* EPP: ids are in [0, start_count) */
 	uint64_t exit_radix;		/* PAP+EPP: radix of the final fold */
+	/*
+	 * Every value a COUNT or RECORD can report is below this; 0 when
+	 * the plan bounds none (a RECORD after a cycle).  EPP: start_count;
+	 * PAP and PAP+EPP: one more than the bound on r at any RECORD.
+	 */
+	uint64_t record_values;
+	int record_unbounded;		/* scratch of pap_plan_bound_r() */
 
 	/* What the planner did. */
 	uint32_t nfolds;		/* fold edges (back, loop, cut) */

@@ -131,6 +131,7 @@ static void rt_after_fork_child(void)
 	for (t = rt_threads; t; t = t->next)
 		pap_profile_zero(&t->prof);
 	rt_ring_after_fork_child();
+	rt_tally_after_fork_child();
 }
 
 static void rt_init(void)
@@ -583,6 +584,8 @@ int pap_dump(void)
 		nrecs += t->prof.nrecs;
 	}
 	pthread_mutex_unlock(&rt_lock);
+	lost += rt_tally_take(&mine);
+	nrecs += mine.nrecs;
 	lost += __atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
 		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
@@ -608,4 +611,5 @@ void pap_reset(void)
 	for (t = rt_threads; t; t = t->next)
 		pap_profile_zero(&t->prof);
 	pthread_mutex_unlock(&rt_lock);
+	rt_tally_forget();
 }

@@ -39,6 +39,17 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps);	/* nbps > 0 */
 
+/* Does this thread give its records to a collector's ring (connecting
+ * on first use)? */
+int rt_ring_attached(void);
+/*
+ * Carves a block of @n counters for (@fn, @kind) out of this thread's
+ * segment, describes it to the collector and points *@counters at it;
+ * NULL (and *@counters untouched) when the ring has no room or no
+ * tallies, or is busy.
+ */
+uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
+			uint64_t n);
 /* A longjmp came back to the frame at @frame (see __pap_resume). */
 void rt_ring_resume(uintptr_t frame);
 /* In a forked child: the parent's rings are not ours. */
@@ -74,5 +85,15 @@ void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
 		    uint64_t value, const struct pap_breakpoint *bps,
 		    uint32_t nbps, uint64_t count);
 void rt_report_lost(uint64_t n);
+
+/*
+ * tally.c.  Adds what the threads counted in place since the last call
+ * to @into; returns how many records it could not add (out of memory).
+ */
+uint64_t rt_tally_take(struct pap_profile *into);
+/* Forgets what the threads counted in place so far (pap_reset). */
+void rt_tally_forget(void);
+/* In a forked child: the parent's counts are not ours. */
+void rt_tally_after_fork_child(void);
 
 #endif /* PAP_RT_H */

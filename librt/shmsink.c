@@ -62,6 +62,12 @@ struct rt_ring {
 	const volatile struct pap_shm_took *took;
 	const char **slot_fn;	/* the ABI string of each slot's record */
 	uint32_t nslots;	/* 0: every record through the ring */
+	/* tallies (pap/shm.h): blocks described, counter words used, and
+	 * each block's thread-local pointer in the instrumented code */
+	struct pap_shm_tally *tallies;
+	uint64_t *tally, *tally_took;
+	uint32_t ntally, tally_used, ntallies;
+	uint64_t ***tally_ptr;
 	size_t maplen;
 	int sock;
 	int detached;		/* the collector is gone: no more ring */
@@ -166,6 +172,13 @@ static int rt_recv_segment(int sock, struct pap_shm_welcome *w)
 	return fd;
 }
 
+/* Bytes of a ring's private state with @nslots slots. */
+static size_t rt_ring_state_size(uint32_t nslots)
+{
+	return sizeof(struct rt_ring) + nslots * (sizeof(char *) +
+						  sizeof(uint64_t **));
+}
+
 /*
  * Connects this thread to the collector and maps its ring; NULL when
  * there is no collector, or it does not answer as one should.  The
@@ -181,6 +194,7 @@ static struct rt_ring *rt_ring_connect(void)
 	struct pap_shm_ring *shm;
 	struct rt_ring *r;
 	struct stat st;
+	uint32_t ntally;
 	int sock, fd;
 	size_t len;
 
@@ -198,7 +212,8 @@ static struct rt_ring *rt_ring_connect(void)
 	    send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) != sizeof(hello) ||
 	    (fd = rt_recv_segment(sock, &w)) < 0)
 		goto fail_sock;
-	len = pap_shm_segment_size(w.nwords, w.nslots);
+	ntally = pap_shm_ntally(w.nslots, w.minor);
+	len = pap_shm_segment_size(w.nwords, w.nslots, ntally);
 	if (w.nwords < 64 || w.nwords > (1ull << 28) ||
 	    (w.nwords & (w.nwords - 1)) || w.nslots > PAP_SHM_MAX_SLOTS ||
 	    (w.nslots & (w.nslots - 1)) || fstat(fd, &st) ||
@@ -212,11 +227,12 @@ static struct rt_ring *rt_ring_connect(void)
 	close(fd);
 	if (shm->magic != PAP_SHM_MAGIC || shm->nwords != w.nwords ||
 	    shm->nslots != w.nslots || shm->header_size != sizeof(*shm) ||
-	    shm->major != PAP_SHM_VERSION_MAJOR)
+	    shm->major != PAP_SHM_VERSION_MAJOR || shm->ntally != ntally)
 		goto fail_map;
-	/* the ring's state, then one string pointer per slot */
-	r = mmap(NULL, sizeof(*r) + w.nslots * sizeof(char *),
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* the ring's state, one string pointer per slot, one tally pointer
+	 * per tally block */
+	r = mmap(NULL, rt_ring_state_size(w.nslots), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r == MAP_FAILED)
 		goto fail_map;
 	r->shm = shm;
@@ -226,6 +242,13 @@ static struct rt_ring *rt_ring_connect(void)
 	r->slots = pap_shm_slots(shm, w.nwords);
 	r->took = pap_shm_took(shm, w.nwords, w.nslots);
 	r->slot_fn = (const char **)(r + 1);
+	r->tally_ptr = (uint64_t ***)(r->slot_fn + w.nslots);
+	r->ntally = ntally;
+	if (ntally) {
+		r->tallies = pap_shm_tallies(shm, w.nwords, w.nslots);
+		r->tally = pap_shm_tally_words(shm, w.nwords, w.nslots);
+		r->tally_took = r->tally + ntally;
+	}
 	r->taken = __atomic_load_n(&shm->taken, __ATOMIC_RELAXED);
 	r->head = __atomic_load_n(&shm->head, __ATOMIC_RELAXED);
 	r->limit = r->head;
@@ -265,6 +288,11 @@ static inline struct rt_ring *rt_ring_get(void)
 		rt_ring = rt_ring_connect();
 	rt_ring_none = !rt_ring;
 	return rt_ring;
+}
+
+int rt_ring_attached(void)
+{
+	return rt_ring_get() != NULL;
 }
 
 static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
@@ -329,6 +357,50 @@ static int rt_ring_skip_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 }
 
 /*
+ * The instrumented code stops counting into @r's tallies: each block's
+ * thread-local pointer goes back to NULL, so that the next record asks
+ * the runtime again.  Only @r's thread may still be counting; it is this
+ * one, except at exit (rt_ring_exit).
+ */
+static void rt_ring_drop_tallies(struct rt_ring *r)
+{
+	uint32_t k;
+
+	for (k = 0; k < r->ntallies; k++)
+		if (r->tally_ptr[k])
+			__atomic_store_n(r->tally_ptr[k], NULL,
+					 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Keeps the tally counts of @r the collector did not take when it
+ * stopped; the tallies are dropped first. */
+static void rt_ring_take_back_tallies(struct rt_ring *r)
+{
+	uint32_t k, v, id;
+
+	rt_ring_drop_tallies(r);
+	for (k = 0; k < r->ntallies; k++) {
+		const struct pap_shm_tally *t = &r->tallies[k];
+
+		id = pap_shm_key_fn(t->key);
+		if (!id || id > r->nfns)
+			continue;	/* never: the block is ours */
+		for (v = 0; v < t->n; v++) {
+			uint64_t c = __atomic_load_n(&r->tally[t->base + v],
+						     __ATOMIC_RELAXED);
+			uint64_t took = __atomic_load_n(
+				&r->tally_took[t->base + v], __ATOMIC_ACQUIRE);
+
+			if (c > took)
+				rt_keep_record(r->fns[id - 1],
+					       pap_shm_key_kind(t->key), 1, v,
+					       NULL, 0, c - took);
+		}
+	}
+}
+
+/*
  * The collector is gone: keeps the records it did not drain, and the
  * counts in the slots it did not take when it stopped.  What it drained
  * it accounted for itself (in the profile, or as lost in its
@@ -370,6 +442,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 				       pap_shm_key_complete(s->key), s->value,
 				       NULL, 0, n);
 	}
+	rt_ring_take_back_tallies(r);
 	seen = __atomic_load_n(&r->shm->durable_lost, __ATOMIC_ACQUIRE);
 	if (r->dropped > seen)
 		lost += r->dropped - seen;
@@ -766,6 +839,36 @@ out:
 	rt_in_ring = 0;
 	return sent;
 }
+uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
+			uint64_t n)
+{
+	struct rt_ring *r = rt_ring;
+	struct pap_shm_tally *t;
+	uint64_t *p = NULL;
+	uint32_t id;
+
+	if (!r || r->detached || rt_in_ring || !r->ntally ||
+	    n > r->ntally - r->tally_used || r->ntallies == r->nslots)
+		return NULL;
+	rt_in_ring = RT_HERE();
+	id = rt_ring_fn(r, fn);
+	if (id && !r->detached) {
+		t = &r->tallies[r->ntallies];
+		t->key = pap_shm_key(id, kind, 1);
+		t->base = r->tally_used;
+		t->n = (uint32_t)n;
+		r->tally_ptr[r->ntallies] = counters;
+		p = r->tally + r->tally_used;
+		r->tally_used += (uint32_t)n;
+		/* the block, then its publication, then its first count */
+		__atomic_store_n(&r->shm->ntallies, ++r->ntallies,
+				 __ATOMIC_RELEASE);
+		*counters = p;
+	}
+	rt_in_ring = 0;
+	return p;
+}
+
 void rt_ring_resume(uintptr_t frame)
 {
 	if (rt_in_ring && rt_in_ring < frame)
@@ -777,7 +880,7 @@ static void rt_ring_free(struct rt_ring *r)
 {
 	close(r->sock);
 	munmap(r->shm, r->maplen);
-	munmap(r, sizeof(*r) + r->nslots * sizeof(char *));
+	munmap(r, rt_ring_state_size(r->nslots));
 }
 
 static void rt_ring_unlink(struct rt_ring *r)
@@ -818,6 +921,9 @@ static void rt_ring_thread_end(void *arg)
 	rt_ring_unlink(r);
 	rt_ring = NULL;
 	rt_ring_none = 1;
+	/* instrumented code may still run in this thread (other keys'
+	 * destructors): it must not count into the unmapped segment */
+	rt_ring_drop_tallies(r);
 	rt_ring_free(r);
 	rt_in_ring = 0;
 }
@@ -852,6 +958,9 @@ void rt_ring_after_fork_child(void)
 	pthread_mutex_init(&rt_rings_lock, NULL);
 	if (rt_rings)	/* the key exists: this thread's ring is gone */
 		pthread_setspecific(rt_ring_key, NULL);
+	/* and so are its tallies: this thread counts anew, elsewhere */
+	if (rt_ring)
+		rt_ring_drop_tallies(rt_ring);
 	for (r = rt_rings; r; r = next) {
 		next = r->next;
 		rt_ring_free(r);

@@ -28,6 +28,7 @@
  */
 #include "gcc-common.h"
 
+#include "plugin.h"
 #include "probes.h"
 #include "util.h"
 
@@ -55,6 +56,39 @@ static bool pap_abnormal_p(tree t)
 }
 
 /*
+ * Moves @call onto the rare arm of "if (@x @code @y)", placed before it,
+ * and returns the edge the common arm takes to the join, on which the
+ * caller puts the common arm's code.  *@rare and *@join are the call's
+ * new block and the block after both arms.  @before, if any, goes just
+ * before the test.
+ */
+static edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
+				 enum tree_code code, tree x, tree y,
+				 basic_block *rare, basic_block *join)
+{
+	gimple_stmt_iterator gsi = gsi_for_stmt(call), at;
+
+	at = create_cond_insert_point(&gsi, true, false, true, rare, join);
+	if (before)
+		gsi_insert_seq_after(&at, before, GSI_NEW_STMT);
+	gsi_insert_after(&at, gimple_build_cond(code, x, y, NULL_TREE,
+						NULL_TREE), GSI_NEW_STMT);
+	gsi = gsi_for_stmt(call);
+	gsi_remove(&gsi, false);
+	at = gsi_start_bb(*rare);
+	gsi_insert_before(&at, call, GSI_NEW_STMT);
+	return find_edge(single_pred(*rare), *join);
+}
+
+/* Puts @seq on edge @e; the edge that leaves it. */
+static edge pap_seq_on_edge(edge e, gimple_seq seq)
+{
+	basic_block bb = gsi_insert_seq_on_edge_immediate(e, seq);
+
+	return bb ? single_succ_edge(bb) : e;
+}
+
+/*
  * Makes fold call @call a test, the call on the rare arm and the
  * multiply-add on the common one, joined by a PHI for the call's value.
  * A constant r below the limit needs neither test nor call.  Values that
@@ -70,8 +104,8 @@ static void pap_fold_expand(gcall *call)
 	tree d = gimple_call_arg(call, 3);
 	tree type = TREE_TYPE(n);
 	uint64_t bound = pap_fold_limit(tree_to_uhwi(n));
-	gimple_stmt_iterator gsi = gsi_for_stmt(call), at;
-	basic_block then_bb, join_bb, fast_bb;
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	basic_block then_bb, join_bb;
 	gimple_seq fast = NULL;
 	tree t, sum, called;
 	gphi *phi;
@@ -97,16 +131,9 @@ static void pap_fold_expand(gcall *call)
 		gsi_replace(&gsi, g, false);
 		return;
 	}
-	at = create_cond_insert_point(&gsi, true, false, true, &then_bb,
-				      &join_bb);
-	gsi_insert_after(&at, gimple_build_cond(GE_EXPR, r,
-			 build_int_cstu(type, bound), NULL_TREE, NULL_TREE),
-			 GSI_NEW_STMT);
-	/* the call moves to the rare arm */
-	gsi = gsi_for_stmt(call);
-	gsi_remove(&gsi, false);
-	at = gsi_start_bb(then_bb);
-	gsi_insert_before(&at, call, GSI_NEW_STMT);
+	e = pap_call_on_rare_arm(call, NULL, GE_EXPR, r,
+				 build_int_cstu(type, bound), &then_bb,
+				 &join_bb);
 	if (!lhs)
 		return;
 	/* the common arm, on the false edge, and the PHI that joins them */
@@ -116,19 +143,106 @@ static void pap_fold_expand(gcall *call)
 	sum = make_ssa_name(type);
 	gimple_seq_add_stmt(&fast, gimple_build_assign(t, MULT_EXPR, r, n));
 	gimple_seq_add_stmt(&fast, gimple_build_assign(sum, PLUS_EXPR, t, d));
-	e = find_edge(single_pred(then_bb), join_bb);
-	fast_bb = gsi_insert_seq_on_edge_immediate(e, fast);
-	if (fast_bb)
-		e = single_succ_edge(fast_bb);
+	e = pap_seq_on_edge(e, fast);
 	phi = create_phi_node(lhs, join_bb);
 	add_phi_arg(phi, called, single_succ_edge(then_bb), UNKNOWN_LOCATION);
 	add_phi_arg(phi, sum, e, UNKNOWN_LOCATION);
 }
 
+bool pap_tally_possible(void)
+{
+#if defined(__x86_64__)
+	/* the increment below is x86-64 assembly: not for -m32 or -mx32,
+	 * nor for shared-library code, whose TLS needs a call to reach */
+	return TYPE_PRECISION(ptr_type_node) == 64 && !flag_shlib;
+#else
+	return false;
+#endif
+}
+
+/* Is @stmt a call "__pap_tally(&counters, fn, value, nvalues, bl)" with
+ * constant nvalues? */
+static gcall *pap_tally_call(gimple *stmt, tree tally_id)
+{
+	gcall *call = dyn_cast<gcall *>(stmt);
+	tree fn;
+
+	if (!call || gimple_call_num_args(call) != 5)
+		return NULL;
+	fn = gimple_call_fndecl(call);
+	if (!fn || DECL_NAME(fn) != tally_id ||
+	    TREE_CODE(gimple_call_arg(call, 3)) != INTEGER_CST)
+		return NULL;
+	return call;
+}
+
+/*
+ * Makes tally call @call
+ *
+ *     p = counters;                  the function's thread-local pointer
+ *     if (p == 0)
+ *         __pap_tally(&counters, fn, value, nvalues, bl);
+ *     else
+ *         asm volatile ("addq $1, %0" : "+m" (p[value]));
+ *
+ * The runtime sets counters, once, to nvalues counters of the thread, or
+ * leaves it NULL; the plan guarantees value < nvalues.  One instruction
+ * adds, so that a signal handler counting the same record cannot land
+ * between a load and a store and be lost; volatile, so that the compiler
+ * neither merges nor moves it.
+ */
+static void pap_tally_expand(gcall *call)
+{
+	tree addr = gimple_call_arg(call, 0);
+	tree value = gimple_call_arg(call, 2);
+	tree u64 = long_long_unsigned_type_node;
+	tree pu64 = build_pointer_type(u64);
+	tree p, off, q, mem;
+	basic_block rare, join;
+	gimple_seq before = NULL, fast = NULL;
+	vec<tree, va_gc> *ins = NULL, *outs = NULL;
+	gasm *add;
+	edge e;
+
+	if (pap_abnormal_p(addr) || pap_abnormal_p(value))
+		return;
+	p = make_ssa_name(pu64);
+	gimple_seq_add_stmt(&before, gimple_build_assign(p,
+		build2(MEM_REF, pu64, addr,
+		       build_int_cst(build_pointer_type(pu64), 0))));
+	e = pap_call_on_rare_arm(call, before, EQ_EXPR, p,
+				 build_int_cst(pu64, 0), &rare, &join);
+	if (TREE_CODE(value) == INTEGER_CST) {
+		off = build_int_cstu(sizetype, tree_to_uhwi(value) * 8);
+	} else {
+		tree v = make_ssa_name(sizetype);
+
+		off = make_ssa_name(sizetype);
+		gimple_seq_add_stmt(&fast, gimple_build_assign(v, NOP_EXPR,
+							       value));
+		gimple_seq_add_stmt(&fast, gimple_build_assign(off, MULT_EXPR,
+			v, build_int_cstu(sizetype, 8)));
+	}
+	q = make_ssa_name(pu64);
+	gimple_seq_add_stmt(&fast, gimple_build_assign(q, POINTER_PLUS_EXPR,
+						       p, off));
+	mem = build2(MEM_REF, u64, q, build_int_cst(pu64, 0));
+	vec_safe_push(outs, build_tree_list(build_tree_list(NULL_TREE,
+		build_string(3, "=m")), mem));
+	vec_safe_push(ins, build_tree_list(build_tree_list(NULL_TREE,
+		build_string(2, "m")),
+		build2(MEM_REF, u64, q, build_int_cst(pu64, 0))));
+	add = gimple_build_asm_vec("addq\t$1, %0", ins, outs, NULL, NULL);
+	gimple_asm_set_volatile(add, true);
+	gimple_seq_add_stmt(&fast, add);
+	pap_seq_on_edge(e, fast);
+}
+
 unsigned int pap_inline_folds(function *fun)
 {
 	tree fold_id = get_identifier("__pap_fold");
-	auto_vec<gcall *> calls;
+	tree tally_id = get_identifier("__pap_tally");
+	auto_vec<gcall *> folds, tallies;
 	basic_block bb;
 	unsigned i;
 
@@ -138,14 +252,19 @@ unsigned int pap_inline_folds(function *fun)
 		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
 			gcall *call = pap_fold_call(gsi_stmt(gsi), fold_id);
 
-			if (call)
-				calls.safe_push(call);
+			if (call && pap_opts.inline_fold)
+				folds.safe_push(call);
+			call = pap_tally_call(gsi_stmt(gsi), tally_id);
+			if (call && pap_tally_possible())
+				tallies.safe_push(call);
 		}
 	}
-	if (calls.is_empty())
+	if (folds.is_empty() && tallies.is_empty())
 		return 0;
-	for (i = 0; i < calls.length(); i++)
-		pap_fold_expand(calls[i]);
+	for (i = 0; i < folds.length(); i++)
+		pap_fold_expand(folds[i]);
+	for (i = 0; i < tallies.length(); i++)
+		pap_tally_expand(tallies[i]);
 	/* the calls' memory effects now happen on one arm only */
 	mark_virtual_operands_for_renaming(fun);
 	update_ssa(TODO_update_ssa_only_virtuals);

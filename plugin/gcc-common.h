@@ -44,6 +44,7 @@
 #include "asan.h"		/* create_cond_insert_point */
 #include "ssa.h"
 #include "tree-into-ssa.h"
+#include "varasm.h"		/* decl_default_tls_model */
 
 #define BUILDING_GCC_VERSION_MAJOR GCC_VERSION / 1000
 

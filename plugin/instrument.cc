@@ -12,7 +12,7 @@
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
-static tree pap_path_decl;
+static tree pap_path_decl, pap_tally_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
@@ -53,6 +53,10 @@ static void pap_declare_runtime(void)
 	pap_path_decl = pap_runtime_decl("__pap_path",
 		build_function_type_list(void_type_node, ptr_type_node,
 					 pap_u64, integer_type_node,
+					 NULL_TREE));
+	pap_tally_decl = pap_runtime_decl("__pap_tally",
+		build_function_type_list(void_type_node, ptr_type_node, cs,
+					 pap_u64, pap_u64, integer_type_node,
 					 NULL_TREE));
 	pap_lost_decl = pap_runtime_decl("__pap_lost",
 		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
@@ -113,6 +117,47 @@ gimple *pap_resume_call(tree frame_var)
 {
 	return gimple_build_call(pap_resume_decl, 1,
 				 build_fold_addr_expr(frame_var));
+}
+
+/*
+ * A call counting @value of @em's function in place (pap/abi.h): an EPP
+ * id when @bl, else a complete path's final value.  The late pass
+ * (fold.cc) makes it an inline increment with the call on the rare arm.
+ */
+static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
+			   tree value, int bl)
+{
+	gimple_seq_add_stmt(seq, gimple_build_assign(em->tally_addr,
+				build_fold_addr_expr(em->tally)));
+	gimple_seq_add_stmt(seq, gimple_build_call(pap_tally_decl, 5,
+		em->tally_addr, em->key, value, pap_cst(em->tally_n),
+		build_int_cst(integer_type_node, bl)));
+}
+
+/*
+ * The static thread-local counters pointer of the function being
+ * instrumented, when it may count in place: its records without
+ * breakpoints take at most @nvalues values, few enough.
+ */
+static tree pap_tally_var(uint64_t nvalues)
+{
+	tree var;
+
+	if (!pap_opts.tally || !nvalues || nvalues > pap_opts.tally ||
+	    !pap_tally_possible())
+		return NULL_TREE;
+	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			 create_tmp_var_name("pap_tally"),
+			 build_pointer_type(pap_u64));
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	TREE_USED(var) = 1;
+	TREE_ADDRESSABLE(var) = 1;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	set_decl_tls_model(var, decl_default_tls_model(var));
+	varpool_node::finalize_decl(var);
+	return var;
 }
 
 /* The operations of one edge as a GIMPLE sequence. */
@@ -176,10 +221,17 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 		case PAP_OP_COUNT:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
 				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
-			gimple_seq_add_stmt(&seq, gimple_build_call(
-				pap_count_decl, 2, em->key, em->d));
+			if (em->tally)
+				pap_tally_call(&seq, em, em->d, 1);
+			else
+				gimple_seq_add_stmt(&seq, gimple_build_call(
+					pap_count_decl, 2, em->key, em->d));
 			break;
 		case PAP_OP_RECORD:
+			if (em->lean && em->tally && complete) {
+				pap_tally_call(&seq, em, em->r, 0);
+				break;
+			}
 			if (em->lean)
 				g = gimple_build_call(pap_path_decl, 3, em->key,
 					em->r, build_int_cst(integer_type_node,
@@ -400,6 +452,12 @@ unsigned int pap_instrument_function(function *fun)
 	if (em.shadow)
 		pap_nonlocal_shadows(&em);
 	em.lean = !em.shadow && !pap_plan_may_break(plan);
+	em.tally = NULL_TREE;
+	if (plan->mode == PAP_MODE_EPP || em.lean)
+		em.tally = pap_tally_var(plan->record_values);
+	em.tally_n = plan->record_values;
+	em.tally_addr = em.tally ? create_tmp_var(ptr_type_node, "pap_tp") :
+				   NULL_TREE;
 	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);
 	for (id = 0; id < g.cfg->nedges; id++) {
 		const struct pap_edge *pe = &g.cfg->edges[id];

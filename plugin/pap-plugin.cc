@@ -6,7 +6,7 @@
  *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp]
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
  *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
- *       [-fplugin-arg-pap-fold=inline|call]
+ *       [-fplugin-arg-pap-fold=inline|call] [-fplugin-arg-pap-tally=N]
  *       [-fplugin-arg-pap-verbose]
  *       [-fplugin-arg-pap-disable] -c a.c
  *
@@ -23,7 +23,8 @@
  * next to the object file, for pap-decode.
  *
  * A second pass, "papfold", after the GIMPLE optimisers, turns the folds
- * that may overflow into an inline test and multiply-add (fold.cc).
+ * that may overflow into an inline test and multiply-add, and the records
+ * counted in place into an inline increment (fold.cc).
  *
  * Debugging: -fplugin-arg-pap-verbose prints each function's plan summary;
  * -fdump-tree-all writes the instrumented GIMPLE (NAME.c.*t.pap) and the
@@ -51,6 +52,9 @@ static struct plugin_info pap_plugin_info = {
 	"                        headers (glibc's inline helpers, say)\n"
 	"  fold=inline|call      fold r = r*n + d inline, calling the runtime\n"
 	"                        only near overflow (default), or always call\n"
+	"  tally=N               count the records of a function with at most\n"
+	"                        N path values in place, without a call\n"
+	"                        (default 256; 0: always call)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -110,7 +114,7 @@ public:
 
 	bool gate(function *) final override
 	{
-		return !pap_opts.disable && pap_opts.inline_fold;
+		return !pap_opts.disable;
 	}
 
 	unsigned int execute(function *fun) final override
@@ -158,6 +162,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
+	pap_opts.tally = 256;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
@@ -170,7 +175,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			ok = false;
 		} else if (!flag && !value && (!strcmp(key, "mode") ||
 					       !strcmp(key, "meta") ||
-					       !strcmp(key, "fold"))) {
+					       !strcmp(key, "fold") ||
+					       !strcmp(key, "tally"))) {
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
 		} else if (!strcmp(key, "mode")) {
@@ -186,6 +192,20 @@ static bool pap_parse_args(struct plugin_name_args *info)
 				error("%<-fplugin-arg-%s-fold=%s%>: unknown value "
 				      "(use inline or call)", base, value);
 				ok = false;
+			}
+		} else if (!strcmp(key, "tally")) {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(value, &end, 10);
+			if (!*value || *end || errno || v > 65536 ||
+			    *value == '-') {
+				error("%<-fplugin-arg-%s-tally=%s%>: not a number "
+				      "from 0 to 65536", base, value);
+				ok = false;
+			} else {
+				pap_opts.tally = (unsigned)v;
 			}
 		} else if (!strcmp(key, "meta")) {
 			pap_opts.meta_dir = value;
@@ -205,7 +225,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, fold, include, exclude, system-headers, verbose, disable, trace)",
+			      "mode, meta, fold, tally, include, exclude, system-headers, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -19,6 +19,9 @@ struct pap_options {
 	int trace;		/* test oracle: report every block */
 	int system_headers;	/* also functions from system headers */
 	int inline_fold;	/* fold inline, the runtime only near overflow */
+	/* count records of functions with at most this many values in
+	 * place (0: never) */
+	unsigned tally;
 };
 
 extern struct pap_options pap_opts;
@@ -42,6 +45,9 @@ unsigned int pap_instrument_function(function *fun);
  * Returns the pass's TODO flags.
  */
 unsigned int pap_inline_folds(function *fun);
+/* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
+ * 64-bit x86 target, code for an executable (static TLS). */
+bool pap_tally_possible(void);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

@@ -23,6 +23,11 @@ struct pap_emit {
 	/* no fold and no shadow: no activation number, and the record is
 	 * __pap_path's */
 	bool lean;
+	/* records without breakpoints are counted in place: the function's
+	 * thread-local counters pointer (NULL_TREE: they are calls), a
+	 * temporary for its address, and the count of values */
+	tree tally, tally_addr;
+	uint64_t tally_n;
 };
 
 /* The special values of pap_emit.at beside a cut block's number. */

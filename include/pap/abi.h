@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 3.  The plugin emits a function's probe operations (see
+ * Version 4.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -26,9 +26,21 @@
  *   __pap_path(fn, r, complete)
  *       the same for a function that can have no breakpoint (its plan
  *       has no fold) and no longjmp coming back into it: it calls no
- *       __pap_enter, and its record is its final value alone.
+ *       __pap_enter, and its record is its final value alone;
+ *   __pap_tally(&counters, fn, value, nvalues, bl)
+ *       counts a record without breakpoints whose value the plan bounds:
+ *       an EPP id (bl = 1) or the final value of a path that is complete
+ *       and cannot break (bl = 0), value < nvalues.  counters is the
+ *       function's own static thread-local pointer, NULL until the
+ *       runtime points it at nvalues counters of this thread; from then
+ *       on the instrumented code adds 1 to counters[value] itself, with
+ *       one instruction that a signal cannot split, and calls only while
+ *       counters is NULL.  The runtime leaves it NULL where it must see
+ *       every record (a collector's ring), and counts the record as
+ *       __pap_count or __pap_path would.
  *
- * Every argument is a value: instrumented code keeps no addressable state.
+ * Every argument is a value, and instrumented code keeps no addressable
+ * state, except the thread-local counters pointer of __pap_tally.
  * fn is a string "ASMNAME:CHECKSUM[:METAFILE]" naming the function and
  * the metadata file that describes it.
  */
@@ -39,7 +51,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 3
+#define PAP_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +66,8 @@ PAP_API void __pap_resume(const volatile void *frame);
 PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 			  int complete);
 PAP_API void __pap_path(const char *fn, uint64_t r, int complete);
+PAP_API void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
+			 uint64_t nvalues, int bl);
 
 /*
  * The test oracle (-fplugin-arg-pap-trace): every block entered.  Begin

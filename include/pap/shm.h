@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pap/shm.h - the shared-memory transport between libpaprt and
- * pap-collector: segment, ring, slot and record layout (version 2.0).
+ * pap-collector: segment, ring, slot, tally and record layout (version
+ * 2.1).
  *
  * One definition for every reader and writer: the runtime (producer), the
  * collector, the ring parser in libcore/ring.c, the tests and the fuzz
@@ -19,6 +20,22 @@
  *                            at words[p & (nwords - 1)]
  *   struct pap_shm_slot slots[nslots]   counted records (below)
  *   struct pap_shm_took took[nslots]    written by the collector
+ *   struct pap_shm_tally tallies[nslots]     (2.1) counter blocks
+ *   uint64_t tally[PAP_SHM_TALLY_PER_SLOT * nslots]       their counters
+ *   uint64_t tally_took[PAP_SHM_TALLY_PER_SLOT * nslots]  collector's
+ *
+ * Tallies (2.1).  Instrumented code counts some records itself, with one
+ * instruction, in a counter per value (pap/abi.h, __pap_tally).  With a
+ * collector, a thread's counters live in its segment: the producer
+ * carves a block of n counters out of tally[] for a function, describes
+ * it in tallies[k] (after the FN record naming the function is committed
+ * to the ring), then publishes ntallies = k + 1 with a release store.
+ * Tallied records are not counted in taken: a counter is in shared
+ * memory from the first count on, so a SIGKILL loses none of them.  The
+ * collector reads the counters when it reads the slots, and a stopping
+ * collector stores what it took of each in tally_took[], as for slots.
+ * A 2.0 producer's segment has no tallies (the collector sizes it by the
+ * hello's minor version).
  *
  * Slots.  A record without breakpoints (a path's final value, an EPP id)
  * is counted in place: the producer hashes (function, kind, complete,
@@ -77,7 +94,7 @@
 #define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
 #define PAP_SHM_VERSION_MAJOR	2
-#define PAP_SHM_VERSION_MINOR	0
+#define PAP_SHM_VERSION_MINOR	1
 /* the oldest major version a reader of this version still reads */
 #define PAP_SHM_VERSION_OLDEST	2
 
@@ -115,6 +132,7 @@ struct pap_shm_ring {
 	uint64_t nwords;	/* words in the ring, a power of two */
 	uint32_t collector_pid;
 	uint32_t nslots;	/* 0, or a power of two up to MAX_SLOTS */
+	uint32_t ntally;	/* words of tally[] (2.1; 0 in 2.0) */
 
 	/* written by the producer */
 	uint64_t head __attribute__((aligned(PAP_SHM_CACHELINE)));
@@ -122,6 +140,7 @@ struct pap_shm_ring {
 	uint64_t taken;		/* records made while attached */
 	uint64_t settled;	/* of those, kept and written by the producer */
 	uint32_t pid, tid;	/* who writes this ring */
+	uint64_t ntallies;	/* tallies[] entries published (2.1) */
 
 	/* written by the collector */
 	uint64_t tail __attribute__((aligned(PAP_SHM_CACHELINE)));
@@ -148,6 +167,16 @@ struct pap_shm_slot {
 struct pap_shm_took {
 	uint64_t seq;
 	uint64_t count;
+};
+
+/* Counters per slot in a 2.1 segment's tally[]. */
+#define PAP_SHM_TALLY_PER_SLOT 8
+
+/* A block of counters: key as in a slot (complete 1); tally[base + v]
+ * counts value v < n. */
+struct pap_shm_tally {
+	uint64_t key;
+	uint32_t base, n;
 };
 
 static inline uint64_t pap_shm_key(uint32_t fn, unsigned kind,
@@ -213,12 +242,37 @@ static inline uint32_t pap_shm_header_pos(uint64_t h)
 	return (uint32_t)h;
 }
 
-/* Bytes of a segment whose ring holds @nwords words, with @nslots slots. */
-static inline uint64_t pap_shm_segment_size(uint64_t nwords, uint32_t nslots)
+static inline struct pap_shm_tally *pap_shm_tallies(struct pap_shm_ring *r,
+						    uint64_t nwords,
+						    uint32_t nslots)
+{
+	return (struct pap_shm_tally *)(pap_shm_took(r, nwords, nslots) +
+					nslots);
+}
+
+/* The counters of a segment with tallies; tally_took follows them. */
+static inline uint64_t *pap_shm_tally_words(struct pap_shm_ring *r,
+					    uint64_t nwords, uint32_t nslots)
+{
+	return (uint64_t *)(pap_shm_tallies(r, nwords, nslots) + nslots);
+}
+
+/* Words of tally[] for @nslots slots in version @minor. */
+static inline uint32_t pap_shm_ntally(uint32_t nslots, uint32_t minor)
+{
+	return minor >= 1 ? nslots * PAP_SHM_TALLY_PER_SLOT : 0;
+}
+
+/* Bytes of a segment whose ring holds @nwords words, with @nslots slots
+ * and @ntally tally words. */
+static inline uint64_t pap_shm_segment_size(uint64_t nwords, uint32_t nslots,
+					    uint32_t ntally)
 {
 	return sizeof(struct pap_shm_ring) + nwords * sizeof(uint64_t) +
 	       (uint64_t)nslots * (sizeof(struct pap_shm_slot) +
-				   sizeof(struct pap_shm_took));
+				   sizeof(struct pap_shm_took)) +
+	       (ntally ? (uint64_t)nslots * sizeof(struct pap_shm_tally) +
+			 2 * (uint64_t)ntally * sizeof(uint64_t) : 0);
 }
 
 /*

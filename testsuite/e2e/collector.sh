@@ -38,9 +38,12 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..43"
+echo "1..49"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
+# the same without tallies: records of pick() then go to slots
+"$papgcc" -O2 -pthread -fplugin-arg-pap-tally=0 -o ws \
+	"$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 
 # same workload, same profile via both sinks
 ./w threads 4 300 && mv pap.prof file.prof
@@ -95,7 +98,8 @@ check "killed right after record 80: 80 counted, none lost" \
 	'[ "$(acts p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
 
 # the same with records of pick(), which have no breakpoints and are
-# counted in slots (CW_FLAT): through the ring alone (--slots 0: the
+# counted in slots (CW_FLAT; built without tallies, ws): through the
+# ring alone (--slots 0: the
 # record killed is a half-written ring record); in the default slots; and
 # with one slot, so that every record takes the slot from the one before
 # (pick's 10 paths take turns): killed inside the COUNT record that frees
@@ -103,7 +107,7 @@ check "killed right after record 80: 80 counted, none lost" \
 kill_at() { # SLOTS MODE:N
 	rm -f p.prof
 	CW_FLAT=1 PAP_TEST_KILL=$2 "$coll" -o p.prof --slots "$1" -v -- \
-		./w threads 1 200 2>err.txt
+		./ws threads 1 200 2>err.txt
 }
 kill_at 0 mid:37
 check "no slots, killed inside ring record 37: 36 counted, 1 lost" \
@@ -122,16 +126,35 @@ done
 kill_at 1 rewrite:1
 check "one slot, killed writing the first record into it: 1 lost, not garbage" \
 	'[ "$(picks p.prof)" -eq 0 ] && [ "$(lost p.prof)" -eq 1 ] && grep -q " 0 rejected" err.txt'
-rm -f p1.prof p0.prof pap.prof
 export CW_FLAT=1
-"$coll" -o p1.prof --slots 1 -- ./w threads 3 300
-"$coll" -o p0.prof --slots 0 -- ./w threads 3 300
-"$coll" -o pd.prof -- ./w threads 3 300
-./w threads 3 300
+for b in ws w; do
+	rm -f p1.prof p0.prof pd.prof pap.prof
+	"$coll" -o p1.prof --slots 1 -- ./$b threads 3 300
+	"$coll" -o p0.prof --slots 0 -- ./$b threads 3 300
+	"$coll" -o pd.prof -- ./$b threads 3 300
+	./$b threads 3 300
+	check "$b: one slot, no slots and 1024 give the file sink's profile" \
+		'[ "$(picks pap.prof)" -eq 900 ] && cmp -s pap.prof p1.prof && cmp -s pap.prof p0.prof && cmp -s pap.prof pd.prof'
+done
 unset CW_FLAT
-check "one slot, no slots and 1024 give the file sink's profile" \
-	'[ "$(picks pap.prof)" -eq 900 ] && cmp -s pap.prof p1.prof && cmp -s pap.prof p0.prof && cmp -s pap.prof pd.prof'
 rm -f pap.prof
+
+# a producer counting pick() in its segment's tallies (w), killed while
+# it waits after 300 calls: each of them counted, none lost
+rm -f p.prof go go.ready
+"$coll" -o p.prof --name tallykill >/dev/null 2>&1 &
+cpid=$!
+wait_for "$tmp/pap-collector-$(id -u)/tallykill"
+CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/tallykill" ./w pause 300 go &
+wpid=$!
+wait_for go.ready
+kill -KILL $wpid
+wait $wpid 2>/dev/null
+kill -TERM $cpid
+wait $cpid
+check "tallies: a producer SIGKILLed after 300 calls: 300 counted, none lost" \
+	'[ "$(picks p.prof)" -eq 300 ] && [ "$(lost p.prof)" -eq 0 ]'
+
 
 # the collector killed, and a new one started under the same name
 rm -f k.prof go
@@ -163,8 +186,8 @@ unset PAP_COLLECTOR PAP_PROFILE
 
 # full rings: the collector is stopped once the producer is
 # connected (go.ready), so its 64-word ring fills
-# full_ring NAME LOSSY: collector NAME (--lossy if LOSSY is 1), producer
-# "pause 400 go"
+# full_ring NAME LOSSY [SLOTS [BUILD]]: collector NAME (--lossy if LOSSY
+# is 1), producer BUILD (w) "pause 400 go"
 full_ring() {
 	rm -f f.prof fs.prof go go.ready
 	if [ "$2" = 1 ]; then lossy=--lossy; else lossy=--ring-words=64; fi
@@ -173,7 +196,7 @@ full_ring() {
 	cpid=$!
 	wait_for "$tmp/pap-collector-$(id -u)/$1"
 	PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/$1" PAP_PROFILE="$tmp/fs.prof" \
-		PAP_COLLECTOR_LOSSY=$2 ./w pause 400 go 2>/dev/null &
+		PAP_COLLECTOR_LOSSY=$2 ./${4:-w} pause 400 go 2>/dev/null &
 	wpid=$!
 	wait_for go.ready
 	sleep 0.1
@@ -201,7 +224,7 @@ check "lossy: drops are counted exactly (profile + lost = 803, lost > 0)" \
 kill_held() {
 	rm -f go.held
 	touch go.hold
-	full_ring "$1" 0 "$2"
+	full_ring "$1" 0 "$2" "${3:-w}"
 	wait_for go.held
 	kill -KILL $wpid
 	wait $wpid 2>/dev/null
@@ -219,10 +242,12 @@ check "killed while holding records: they are reported lost (802 emitted)" \
 # their COUNT records then fill the stopped ring, and what it refuses is
 # kept in the process and lost with it)
 export CW_FLAT=1
-kill_held slots 1024
+for b in ws w; do
+	kill_held slots$b 1024 $b
+	check "$b: killed with its ring stopped: the 800 activations counted in place survive" \
+		'[ $(( $(picks f.prof) + $(lost f.prof) )) -ge 800 ] && [ "$(lost f.prof)" -lt 200 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
+done
 unset CW_FLAT
-check "killed with its ring stopped: the slots' 800 activations are counted" \
-	'[ $(( $(picks f.prof) + $(lost f.prof) )) -ge 800 ] && [ "$(lost f.prof)" -lt 200 ] && [ $(( $(total f.prof) + $(lost f.prof) )) -eq 802 ] && [ ! -e fs.prof ]'
 
 # the collector stopped (TERM) or killed while a producer that counts in
 # slots waits halfway: stopped, it takes the slots' 300 and tells the
@@ -231,13 +256,14 @@ check "killed with its ring stopped: the slots' 800 activations are counted" \
 # reported lost: the first call of run, and COUNT records of picks whose
 # slots collide, which the address of the function string decides;
 # main + 2 x run + 600 x pick)
-for sig in TERM KILL; do
+for run in TERM:ws KILL:ws TERM:w KILL:w; do
+	sig=${run%:*} b=${run#*:}
 	rm -f t.prof go go.ready
 	"$coll" -o t.prof --name "stop$sig" >/dev/null 2>&1 &
 	cpid=$!
 	wait_for "$tmp/pap-collector-$(id -u)/stop$sig"
 	CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/stop$sig" \
-		PAP_PROFILE="$tmp/t.prof" ./w pause 300 go &
+		PAP_PROFILE="$tmp/t.prof" ./$b pause 300 go &
 	wpid=$!
 	wait_for go.ready
 	kill -$sig $cpid
@@ -245,27 +271,29 @@ for sig in TERM KILL; do
 	touch go
 	wait $wpid
 	if [ $sig = TERM ]; then want=600; else want=$((600 - $(lost t.prof))); fi
-	check "collector ${sig}ed halfway: the slots' 600 counted once" \
+	check "$b: collector ${sig}ed halfway: the 600 counted in place counted once" \
 		'[ "$(picks t.prof)" -ge $want ] && [ "$(picks t.prof)" -le 600 ] && [ $(( $(total t.prof) + $(lost t.prof) )) -eq 603 ]'
 done
 
 # a snapshot (SIGUSR1) while a producer runs: what its ring and its
-# slots hold at that moment, then everything at the end
-rm -f n.prof n.prof.snap go go.ready
-"$coll" -o n.prof --name snap >/dev/null 2>&1 &
-cpid=$!
-wait_for "$tmp/pap-collector-$(id -u)/snap"
-CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/snap" ./w pause 300 go &
-wpid=$!
-wait_for go.ready
-kill -USR1 $cpid
-wait_for n.prof.snap
-touch go
-wait $wpid
-kill -TERM $cpid
-wait $cpid
-check "a snapshot holds the 300 calls made so far, the profile all 600" \
-	'[ "$(picks n.prof.snap)" -eq 300 ] && [ "$(picks n.prof)" -eq 600 ] && [ "$(lost n.prof)" -eq 0 ]'
+# slots (ws) or tallies (w) hold at that moment, then everything at the end
+for b in ws w; do
+	rm -f n.prof n.prof.snap go go.ready
+	"$coll" -o n.prof --name snap >/dev/null 2>&1 &
+	cpid=$!
+	wait_for "$tmp/pap-collector-$(id -u)/snap"
+	CW_FLAT=1 PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/snap" ./$b pause 300 go &
+	wpid=$!
+	wait_for go.ready
+	kill -USR1 $cpid
+	wait_for n.prof.snap
+	touch go
+	wait $wpid
+	kill -TERM $cpid
+	wait $cpid
+	check "$b: a snapshot holds the 300 calls made so far, the profile all 600" \
+		'[ "$(picks n.prof.snap)" -eq 300 ] && [ "$(picks n.prof)" -eq 600 ] && [ "$(lost n.prof)" -eq 0 ]'
+done
 
 # garbage from rogue producers beside an honest one
 rm -f g.prof

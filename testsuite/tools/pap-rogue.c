@@ -70,7 +70,8 @@ static int attach(struct pap_shm_ring **shm, size_t *len, struct stat *st)
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (fd < 0 || fstat(fd, st))
 		return -1;
-	*len = pap_shm_segment_size(w.nwords, w.nslots);
+	*len = pap_shm_segment_size(w.nwords, w.nslots,
+				    pap_shm_ntally(w.nslots, w.minor));
 	*shm = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	return *shm == MAP_FAILED ? -1 : s;
 }

@@ -151,12 +151,91 @@ static void test_fold_digit_below_radix(void **state)
 	print_message("# %lu folds checked\n", folds);
 }
 
+struct record_check {
+	const struct pap_plan *plan;
+	unsigned long checked;
+	int graph;
+};
+
+static void rc_value(void *ctx, uint64_t v)
+{
+	struct record_check *rc = ctx;
+
+	if (rc->plan->record_values && v >= rc->plan->record_values)
+		fail_msg("graph %d, mode %s: recorded %llu, bound %llu",
+			 rc->graph, pap_mode_name(rc->plan->mode),
+			 (unsigned long long)v,
+			 (unsigned long long)rc->plan->record_values);
+	rc->checked += rc->plan->record_values != 0;
+}
+
+static void rc_breakpoint(void *ctx, uint32_t site, uint64_t r)
+{
+	(void)ctx;
+	(void)site;
+	(void)r;
+}
+
+/* test_fold_record_values: over 3000 random graphs, half of them DAGs,
+ * and a random walk on each, every value a COUNT or RECORD reports is
+ * below the plan's record_values, the size of the counter block the
+ * instrumented code indexes with it (pap/abi.h, __pap_tally); and the
+ * bound exists for every DAG's EPP and pap-epp plan. */
+static void test_fold_record_values(void **state)
+{
+	static const enum pap_mode modes[] = { PAP_MODE_EPP, PAP_MODE_PAP,
+					       PAP_MODE_PAP_EPP };
+	struct tl_rng g = { 777 };
+	struct record_check rc = { NULL, 0, 0 };
+	unsigned long bounded = 0;
+	int i, m;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		struct tl_cfg_params p;
+		struct pap_cfg *cfg;
+		uint32_t *walk;
+		size_t len, s;
+
+		tl_random_params(&g, &p);
+		p.forward_only = i & 1;
+		cfg = tl_random_cfg(&g, &p);
+		assert_non_null(cfg);
+		assert_int_equal(tl_random_walk(&g, cfg, 200, &walk, &len), 0);
+		for (m = 0; m < 3; m++) {
+			struct pap_plan *plan;
+			struct pap_exec_state st = { 0, 0 };
+			struct pap_exec_sink sink = { rc_breakpoint, rc_value,
+						      rc_value, &rc };
+
+			assert_int_equal(pap_plan_build(cfg, modes[m], NULL,
+							&plan), 0);
+			if (p.forward_only && plan->mode != PAP_MODE_PAP &&
+			    !plan->record_values)
+				fail_msg("DAG %d, mode %s: no bound", i,
+					 pap_mode_name(plan->mode));
+			bounded += plan->record_values != 0;
+			rc.plan = plan;
+			rc.graph = i;
+			for (s = 0; s < len; s++)
+				pap_exec_edge(plan, &st, walk[s], &sink);
+			pap_plan_free(plan);
+		}
+		free(walk);
+		pap_cfg_free(cfg);
+	}
+	print_message("# %lu plans of 9000 bounded, %lu values checked\n",
+		      bounded, rc.checked);
+	assert_true(rc.checked > 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_limit_exact),
 		cmocka_unit_test(test_fold_may_overflow),
 		cmocka_unit_test(test_fold_digit_below_radix),
+		cmocka_unit_test(test_fold_record_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

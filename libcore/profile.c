@@ -13,15 +13,18 @@
 #include "profile.h"
 #include "util.h"
 
-static uint64_t prof_hash(const char *fn, uint8_t kind, uint8_t complete,
-			  uint64_t value, const struct pap_breakpoint *bps,
-			  uint32_t nbps)
+static uint64_t prof_hash(const struct pap_profile *p, const char *fn,
+			  uint8_t kind, uint8_t complete, uint64_t value,
+			  const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint32_t i;
 
-	for (; *fn; fn++)
-		h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
+	if (p->by_address)
+		h = ((uintptr_t)fn ^ h) * 0x9e3779b97f4a7c15ull;
+	else
+		for (; *fn; fn++)
+			h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
 	h = (h ^ kind ^ ((uint64_t)complete << 8)) * 0x100000001b3ull;
 	h = (h ^ value) * 0x9e3779b97f4a7c15ull;
 	for (i = 0; i < nbps; i++) {
@@ -58,7 +61,8 @@ void pap_profile_zero(struct pap_profile *p)
 	p->lost = 0;
 }
 
-static int prof_equal(const struct pap_prof_rec *r, uint64_t hash,
+static int prof_equal(const struct pap_profile *p,
+		      const struct pap_prof_rec *r, uint64_t hash,
 		      const char *fn, uint8_t kind, uint8_t complete,
 		      uint64_t value, const struct pap_breakpoint *bps,
 		      uint32_t nbps)
@@ -66,7 +70,8 @@ static int prof_equal(const struct pap_prof_rec *r, uint64_t hash,
 	uint32_t i;
 
 	if (r->hash != hash || r->kind != kind || r->complete != complete ||
-	    r->value != value || r->nbps != nbps || strcmp(r->fn, fn))
+	    r->value != value || r->nbps != nbps ||
+	    (p->by_address ? r->key != fn : strcmp(r->fn, fn) != 0))
 		return 0;
 	for (i = 0; i < nbps; i++)
 		if (r->bps[i].site != bps[i].site || r->bps[i].r != bps[i].r)
@@ -111,7 +116,7 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 		       const struct pap_breakpoint *bps, uint32_t nbps,
 		       uint64_t count, size_t *at)
 {
-	uint64_t h = prof_hash(fn, kind, complete, value, bps, nbps);
+	uint64_t h = prof_hash(p, fn, kind, complete, value, bps, nbps);
 	struct pap_prof_rec *r;
 	size_t s;
 
@@ -120,7 +125,8 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 	for (s = h & (p->nslots - 1); p->slots[s];
 	     s = (s + 1) & (p->nslots - 1)) {
 		r = &p->recs[p->slots[s] - 1];
-		if (prof_equal(r, h, fn, kind, complete, value, bps, nbps)) {
+		if (prof_equal(p, r, h, fn, kind, complete, value, bps,
+			       nbps)) {
 			r->count = pap_sat_add(r->count, count);
 			*at = p->slots[s] - 1;
 			return PAP_OK;
@@ -142,6 +148,7 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 	}
 	r = &p->recs[p->nrecs];
 	r->fn = strdup(fn);
+	r->key = fn;
 	r->bps = nbps ? malloc(nbps * sizeof(*bps)) : NULL;
 	if (!r->fn || (nbps && !r->bps)) {
 		free(r->fn);

@@ -39,6 +39,7 @@ enum pap_rec_kind {
 
 struct pap_prof_rec {
 	char *fn;
+	const char *key;	/* by_address: the caller's string */
 	uint8_t kind;		/* enum pap_rec_kind */
 	uint8_t complete;
 	uint32_t nbps;
@@ -59,6 +60,11 @@ struct pap_profile {
 	/* when nonzero, a new distinct record beyond this many is refused
 	 * with PAP_ELIMIT (a reader of untrusted input bounds its memory) */
 	size_t max_recs;
+	/* when nonzero, a function is hashed and compared by its string's
+	 * address, not its text: the caller passes one address per function
+	 * for the profile's life (the runtime's ABI strings).  Set it on an
+	 * empty profile only. */
+	int by_address;
 };
 
 void pap_profile_init(struct pap_profile *p);

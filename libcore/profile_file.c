@@ -86,7 +86,8 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 {
 	char lockpath[4096], tmppath[4096], badpath[4096], err[256];
 	struct pf_orphans orphans = { { NULL }, 0, 0 };
-	struct pap_profile all;
+	struct pap_profile all, view;
+	const struct pap_profile *out_prof;
 	int lockfd, fd, rc = -1;
 	unsigned i;
 	FILE *f;
@@ -124,18 +125,26 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		}
 		free(text);
 	}
-	if (pap_profile_merge(&all, mine)) {
-		fprintf(stderr, "%s: out of memory merging the profile\n", who);
-		goto out;
+	/* no file yet (or an empty one): ours is written as it is, not
+	 * copied record by record into an empty profile first */
+	out_prof = mine;
+	if (all.nrecs || all.lost) {
+		if (pap_profile_merge(&all, mine)) {
+			fprintf(stderr, "%s: out of memory merging the "
+				"profile\n", who);
+			goto out;
+		}
+		out_prof = &all;
 	}
 	pf_find_orphans(path, &orphans);
-	all.lost = pap_sat_add(all.lost, orphans.lost);
+	view = *out_prof;
+	view.lost = pap_sat_add(view.lost, orphans.lost);
 	f = fopen(tmppath, "w");
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
 		goto out;
 	}
-	if (pap_profile_write(&all, f) | fclose(f) ||
+	if (pap_profile_write(&view, f) | fclose(f) ||
 	    rename(tmppath, path)) {
 		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
 			strerror(errno));

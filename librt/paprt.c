@@ -157,6 +157,9 @@ static struct rt_thread *rt_thread(void)
 	if (!t)
 		return NULL;
 	pap_profile_init(&t->prof);
+	/* the ABI's strings are stable: a record is found by its
+	 * function's address, never by hashing and comparing its text */
+	t->prof.by_address = 1;
 	pthread_mutex_lock(&rt_lock);
 	t->next = rt_threads;
 	rt_threads = t;

@@ -54,7 +54,7 @@ static struct plugin_info pap_plugin_info = {
 	"                        only near overflow (default), or always call\n"
 	"  tally=N               count the records of a function with at most\n"
 	"                        N path values in place, without a call\n"
-	"                        (default 256; 0: always call)\n"
+	"                        (default 4096; 0: always call)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -162,7 +162,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
-	pap_opts.tally = 256;
+	pap_opts.tally = 4096;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;

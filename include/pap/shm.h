@@ -170,7 +170,7 @@ struct pap_shm_took {
 };
 
 /* Counters per slot in a 2.1 segment's tally[]. */
-#define PAP_SHM_TALLY_PER_SLOT 8
+#define PAP_SHM_TALLY_PER_SLOT 16
 
 /* A block of counters: key as in a slot (complete 1); tally[base + v]
  * counts value v < n. */

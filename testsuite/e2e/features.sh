@@ -14,7 +14,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 gcc -O2 -w "$src" -o plain && ./plain 400 >plain.out
-echo "1..8"
+echo "1..13"
 n=0
 fails=0
 for opt in -O0 -O2; do
@@ -87,6 +87,45 @@ if g++ -O2 -w "$cxx" -o cxx-plain && ./cxx-plain >cxx-plain.out &&
 	echo "ok $n - a C++ file (templates, exceptions, virtual calls) builds and runs as with plain g++"
 else
 	echo "not ok $n - a C++ file through the plugin"
+	fails=$((fails + 1))
+fi
+# counting in place (tally) against calling the runtime for every record:
+# the same profile, in each mode, at -O2; and -fPIC code (TLS out of
+# reach) still builds and counts through calls
+for mode in pap-epp pap epp; do
+	n=$((n + 1))
+	rm -f pap.prof t0.prof
+	if PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=$mode -fplugin-arg-pap-tally=0" \
+	   "$papgcc" -O2 -w "$src" -o t0 && ./t0 400 >/dev/null &&
+	   mv pap.prof t0.prof &&
+	   PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=$mode" \
+	   "$papgcc" -O2 -w -save-temps=obj "$src" -o t1 && ./t1 400 >/dev/null &&
+	   grep -q "addq	\$1, (" t1-features.s &&
+	   [ "$(sed 's/:[^ ]*//' t0.prof | sort)" = "$(sed 's/:[^ ]*//' pap.prof | sort)" ]; then
+		echo "ok $n - $mode: counted in place, the profile of tally=0"
+	else
+		echo "not ok $n - $mode: counting in place changes the profile"
+		fails=$((fails + 1))
+	fi
+done
+n=$((n + 1))
+rm -f pap.prof
+if PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=epp" "$papgcc" -O2 -w -fPIC \
+	-save-temps=obj "$src" -o tpic && ./tpic 400 >/dev/null &&
+   ! grep -q "pap_tally" tpic-features.s && "$decode" pap.prof >/dev/null; then
+	echo "ok $n - -fPIC: no counters in TLS, records through calls"
+else
+	echo "not ok $n - -fPIC build with tallies"
+	fails=$((fails + 1))
+fi
+n=$((n + 1))
+if ! PAP_PLUGIN_ARGS="-fplugin-arg-pap-tally=lots" "$papgcc" -O2 -w -c \
+	"$src" -o bad.o 2>bad.err &&
+   grep -q "fplugin-arg-pap-tally=lots.*not a number from 0 to 65536" bad.err; then
+	echo "ok $n - a bad tally=N is an error naming the option"
+else
+	echo "not ok $n - a bad tally=N"
+	cat bad.err
 	fails=$((fails + 1))
 fi
 [ $fails -eq 0 ]

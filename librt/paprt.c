@@ -547,6 +547,25 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 	rt_record_slow(fn, act, r, complete);
 }
 
+/*
+ * The activation of a function that may break ends completely.  When it
+ * has no breakpoint after all (a fold called the runtime but did not
+ * overflow, or no fold did and r was too large for the inline count), a
+ * small r is counted in the function's counters, as the instrumented
+ * code counts it itself.
+ */
+void __pap_end(uint64_t **counters, const char *fn, uint64_t act, uint64_t r,
+	       uint64_t nvalues)
+{
+	if (r < nvalues &&
+	    (rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
+	    rt_poison == UINT64_MAX) {
+		__pap_tally(counters, fn, r, nvalues, 0);
+		return;
+	}
+	__pap_record(fn, act, r, 1);
+}
+
 void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
 		    uint64_t value, const struct pap_breakpoint *bps,
 		    uint32_t nbps, uint64_t count)

@@ -32,19 +32,23 @@
 #include "probes.h"
 #include "util.h"
 
-/* Is @stmt a call "r = __pap_fold(...)" with a constant radix?  Matched
- * by name, so that calls inlined from other units (LTO) count too. */
-static gcall *pap_fold_call(gimple *stmt, tree fold_id)
+/*
+ * Is @stmt a call of the runtime's @id with @nargs arguments, argument
+ * @cst a constant (a fold's radix, a tally's count of values)?  Matched
+ * by name, so that calls inlined from other units (LTO) count too.
+ */
+static gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
+			       unsigned cst)
 {
 	gcall *call = dyn_cast<gcall *>(stmt);
 	tree fn;
 
-	if (!call || gimple_call_num_args(call) != 6)
+	if (!call || gimple_call_num_args(call) != nargs)
 		return NULL;
 	fn = gimple_call_fndecl(call);
-	if (!fn || DECL_NAME(fn) != fold_id ||
-	    TREE_CODE(gimple_call_arg(call, 2)) != INTEGER_CST ||
-	    !tree_fits_uhwi_p(gimple_call_arg(call, 2)))
+	if (!fn || DECL_NAME(fn) != id ||
+	    TREE_CODE(gimple_call_arg(call, cst)) != INTEGER_CST ||
+	    !tree_fits_uhwi_p(gimple_call_arg(call, cst)))
 		return NULL;
 	return call;
 }
@@ -70,7 +74,7 @@ static edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
 
 	at = create_cond_insert_point(&gsi, true, false, true, rare, join);
 	if (before)
-		gsi_insert_seq_after(&at, before, GSI_NEW_STMT);
+		gsi_insert_seq_after(&at, before, GSI_CONTINUE_LINKING);
 	gsi_insert_after(&at, gimple_build_cond(code, x, y, NULL_TREE,
 						NULL_TREE), GSI_NEW_STMT);
 	gsi = gsi_for_stmt(call);
@@ -96,7 +100,7 @@ static edge pap_seq_on_edge(edge e, gimple_seq seq)
  * are left alone: the call is right as it is.  Virtual operands need
  * renaming afterwards.
  */
-static void pap_fold_expand(gcall *call)
+static bool pap_fold_expand(gcall *call)
 {
 	tree lhs = gimple_call_lhs(call);
 	tree r = gimple_call_arg(call, 1);
@@ -113,7 +117,7 @@ static void pap_fold_expand(gcall *call)
 
 	if (pap_abnormal_p(r) || pap_abnormal_p(d) || pap_abnormal_p(lhs) ||
 	    (lhs && TREE_CODE(lhs) != SSA_NAME))
-		return;
+		return true;
 	if (TREE_CODE(r) == INTEGER_CST && tree_fits_uhwi_p(r) &&
 	    tree_to_uhwi(r) < bound) {
 		uint64_t v = tree_to_uhwi(r) * tree_to_uhwi(n);
@@ -129,13 +133,13 @@ static void pap_fold_expand(gcall *call)
 						build_int_cstu(type, v));
 		unlink_stmt_vdef(call);
 		gsi_replace(&gsi, g, false);
-		return;
+		return false;
 	}
 	e = pap_call_on_rare_arm(call, NULL, GE_EXPR, r,
 				 build_int_cstu(type, bound), &then_bb,
 				 &join_bb);
 	if (!lhs)
-		return;
+		return true;
 	/* the common arm, on the false edge, and the PHI that joins them */
 	called = make_ssa_name(type);
 	gimple_call_set_lhs(call, called);
@@ -147,6 +151,7 @@ static void pap_fold_expand(gcall *call)
 	phi = create_phi_node(lhs, join_bb);
 	add_phi_arg(phi, called, single_succ_edge(then_bb), UNKNOWN_LOCATION);
 	add_phi_arg(phi, sum, e, UNKNOWN_LOCATION);
+	return true;
 }
 
 bool pap_tally_possible(void)
@@ -158,22 +163,6 @@ bool pap_tally_possible(void)
 #else
 	return false;
 #endif
-}
-
-/* Is @stmt a call "__pap_tally(&counters, fn, value, nvalues, bl)" with
- * constant nvalues? */
-static gcall *pap_tally_call(gimple *stmt, tree tally_id)
-{
-	gcall *call = dyn_cast<gcall *>(stmt);
-	tree fn;
-
-	if (!call || gimple_call_num_args(call) != 5)
-		return NULL;
-	fn = gimple_call_fndecl(call);
-	if (!fn || DECL_NAME(fn) != tally_id ||
-	    TREE_CODE(gimple_call_arg(call, 3)) != INTEGER_CST)
-		return NULL;
-	return call;
 }
 
 /*
@@ -238,11 +227,80 @@ static void pap_tally_expand(gcall *call)
 	pap_seq_on_edge(e, fast);
 }
 
+/* Is @stmt a call of the function named @id, whatever its arguments? */
+static bool pap_calls_p(gimple *stmt, tree id)
+{
+	tree fn;
+
+	if (!is_gimple_call(stmt))
+		return false;
+	fn = gimple_call_fndecl(stmt);
+	return fn && DECL_NAME(fn) == id;
+}
+
+/* brk = 1 just before fold call @call: on its rare arm once expanded. */
+static void pap_set_brk(gcall *call, tree brk)
+{
+	gimple_stmt_iterator at = gsi_for_stmt(call);
+
+	gsi_insert_before(&at, gimple_build_assign(brk, build_int_cst(
+		unsigned_char_type_node, 1)), GSI_SAME_STMT);
+}
+
+/*
+ * Makes end call @call
+ *
+ *     if (brk != 0 || r >= nvalues)
+ *         __pap_end(&counters, fn, act, r, nvalues);
+ *     else
+ *         __pap_tally(&counters, fn, r, nvalues, 0);    made inline
+ *
+ * brk is the function's flag that a fold called the runtime (set on the
+ * rare arm of every fold, before the call): with brk clear no fold of
+ * this activation could make a breakpoint, so its record is the bare
+ * value r.  brk is set by the folds of everything inlined into the
+ * function as well, which only sends more records to the runtime.
+ */
+static void pap_end_expand(gcall *call, tree brk)
+{
+	tree addr = gimple_call_arg(call, 0);
+	tree fn = gimple_call_arg(call, 1);
+	tree r = gimple_call_arg(call, 3);
+	tree n = gimple_call_arg(call, 4);
+	tree b = make_ssa_name(TREE_TYPE(brk));
+	tree c1 = make_ssa_name(boolean_type_node);
+	tree c2 = make_ssa_name(boolean_type_node);
+	tree c = make_ssa_name(boolean_type_node);
+	gimple_seq before = NULL, fast = NULL;
+	basic_block rare, join;
+	gcall *tally;
+	edge e;
+
+	if (pap_abnormal_p(addr) || pap_abnormal_p(r) ||
+	    pap_abnormal_p(gimple_call_arg(call, 2)))
+		return;
+	gimple_seq_add_stmt(&before, gimple_build_assign(b, brk));
+	gimple_seq_add_stmt(&before, gimple_build_assign(c1, NE_EXPR, b,
+				build_int_cst(TREE_TYPE(brk), 0)));
+	gimple_seq_add_stmt(&before, gimple_build_assign(c2, GE_EXPR, r, n));
+	gimple_seq_add_stmt(&before, gimple_build_assign(c, BIT_IOR_EXPR, c1,
+							 c2));
+	e = pap_call_on_rare_arm(call, before, NE_EXPR, c, boolean_false_node,
+				 &rare, &join);
+	tally = gimple_build_call(pap_tally_fndecl(), 5, addr, fn, r, n,
+				  integer_zero_node);
+	gimple_seq_add_stmt(&fast, tally);
+	pap_seq_on_edge(e, fast);
+	pap_tally_expand(tally);
+}
+
 unsigned int pap_inline_folds(function *fun)
 {
 	tree fold_id = get_identifier("__pap_fold");
 	tree tally_id = get_identifier("__pap_tally");
-	auto_vec<gcall *> folds, tallies;
+	tree end_id = get_identifier("__pap_end");
+	auto_vec<gcall *> folds, tallies, ends, others;
+	tree brk = NULL_TREE;
 	basic_block bb;
 	unsigned i;
 
@@ -250,19 +308,43 @@ unsigned int pap_inline_folds(function *fun)
 		gimple_stmt_iterator gsi;
 
 		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
-			gcall *call = pap_fold_call(gsi_stmt(gsi), fold_id);
+			gimple *g = gsi_stmt(gsi);
+			/* r = __pap_fold(act, r, n, d, site, restart) */
+			gcall *call = pap_runtime_call(g, fold_id, 6, 2);
 
 			if (call && pap_opts.inline_fold)
 				folds.safe_push(call);
-			call = pap_tally_call(gsi_stmt(gsi), tally_id);
+			else if (pap_calls_p(g, fold_id))
+				others.safe_push(as_a<gcall *>(g));
+			/* __pap_tally(&counters, fn, value, nvalues, bl) */
+			call = pap_runtime_call(g, tally_id, 5, 3);
 			if (call && pap_tally_possible())
 				tallies.safe_push(call);
+			/* __pap_end(&counters, fn, act, r, nvalues) */
+			call = pap_runtime_call(g, end_id, 5, 4);
+			if (call && pap_tally_possible() &&
+			    pap_opts.inline_fold)
+				ends.safe_push(call);
 		}
 	}
-	if (folds.is_empty() && tallies.is_empty())
+	if (folds.is_empty() && tallies.is_empty() && ends.is_empty())
 		return 0;
+	if (!ends.is_empty()) {
+		/* brk: did a fold of this activation call the runtime? */
+		brk = create_tmp_var(unsigned_char_type_node, "pap_brk");
+		TREE_ADDRESSABLE(brk) = 1;
+		gsi_insert_on_edge_immediate(
+			single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
+			gimple_build_assign(brk, build_int_cst(
+				unsigned_char_type_node, 0)));
+	}
 	for (i = 0; i < folds.length(); i++)
-		pap_fold_expand(folds[i]);
+		if (pap_fold_expand(folds[i]) && brk)
+			pap_set_brk(folds[i], brk);
+	for (i = 0; brk && i < others.length(); i++)
+		pap_set_brk(others[i], brk);
+	for (i = 0; i < ends.length(); i++)
+		pap_end_expand(ends[i], brk);
 	for (i = 0; i < tallies.length(); i++)
 		pap_tally_expand(tallies[i]);
 	/* the calls' memory effects now happen on one arm only */

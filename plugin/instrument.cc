@@ -12,7 +12,7 @@
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
-static tree pap_path_decl, pap_tally_decl;
+static tree pap_path_decl, pap_tally_decl, pap_end_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
@@ -58,6 +58,10 @@ static void pap_declare_runtime(void)
 		build_function_type_list(void_type_node, ptr_type_node, cs,
 					 pap_u64, pap_u64, integer_type_node,
 					 NULL_TREE));
+	pap_end_decl = pap_runtime_decl("__pap_end",
+		build_function_type_list(void_type_node, ptr_type_node, cs,
+					 pap_u64, pap_u64, pap_u64,
+					 NULL_TREE));
 	pap_lost_decl = pap_runtime_decl("__pap_lost",
 		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
 	pap_resume_decl = pap_runtime_decl("__pap_resume",
@@ -70,6 +74,12 @@ static void pap_declare_runtime(void)
 	pap_trace_end_decl = pap_runtime_decl("__pap_trace_end",
 		build_function_type_list(void_type_node, integer_type_node,
 					 NULL_TREE));
+}
+
+tree pap_tally_fndecl(void)
+{
+	pap_declare_runtime();
+	return pap_tally_decl;
 }
 
 /* Is @fun to be instrumented under the include/exclude options? */
@@ -230,6 +240,18 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 		case PAP_OP_RECORD:
 			if (em->lean && em->tally && complete) {
 				pap_tally_call(&seq, em, em->r, 0);
+				break;
+			}
+			if (em->tally && complete) {
+				/* may break: counted in place only when it did
+				 * not and r is small (fold.cc) */
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					em->tally_addr,
+					build_fold_addr_expr(em->tally)));
+				gimple_seq_add_stmt(&seq, gimple_build_call(
+					pap_end_decl, 5, em->tally_addr,
+					em->key, em->act, em->r,
+					pap_cst(em->tally_n)));
 				break;
 			}
 			if (em->lean)
@@ -453,9 +475,14 @@ unsigned int pap_instrument_function(function *fun)
 		pap_nonlocal_shadows(&em);
 	em.lean = !em.shadow && !pap_plan_may_break(plan);
 	em.tally = NULL_TREE;
-	if (plan->mode == PAP_MODE_EPP || em.lean)
-		em.tally = pap_tally_var(plan->record_values);
 	em.tally_n = plan->record_values;
+	if (plan->mode == PAP_MODE_EPP || em.lean) {
+		em.tally = pap_tally_var(em.tally_n);
+	} else if (!em.shadow && pap_opts.inline_fold) {
+		/* r is not bounded: the late pass tests r < tally_n */
+		em.tally_n = pap_opts.tally;
+		em.tally = pap_tally_var(em.tally_n);
+	}
 	em.tally_addr = em.tally ? create_tmp_var(ptr_type_node, "pap_tp") :
 				   NULL_TREE;
 	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);

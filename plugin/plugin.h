@@ -48,6 +48,8 @@ unsigned int pap_inline_folds(function *fun);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
+/* instrument.cc: the runtime's __pap_tally, for the late pass. */
+tree pap_tally_fndecl(void);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

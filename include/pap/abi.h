@@ -37,7 +37,14 @@
  *       one instruction that a signal cannot split, and calls only while
  *       counters is NULL.  The runtime leaves it NULL where it must see
  *       every record (a collector's ring), and counts the record as
- *       __pap_count or __pap_path would.
+ *       __pap_count or __pap_path would;
+ *   __pap_end(&counters, fn, act, r, nvalues)
+ *       __pap_record(fn, act, r, 1) for a function that may break, with
+ *       counters as in __pap_tally: the instrumented code adds 1 to
+ *       counters[r] itself when no fold of the activation called the
+ *       runtime (so it has no breakpoint) and r < nvalues, and calls
+ *       __pap_end otherwise; the runtime counts it in place too when the
+ *       activation turns out to have no breakpoint.
  *
  * Every argument is a value, and instrumented code keeps no addressable
  * state, except the thread-local counters pointer of __pap_tally.
@@ -68,6 +75,8 @@ PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 PAP_API void __pap_path(const char *fn, uint64_t r, int complete);
 PAP_API void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 			 uint64_t nvalues, int bl);
+PAP_API void __pap_end(uint64_t **counters, const char *fn, uint64_t act,
+		       uint64_t r, uint64_t nvalues);
 
 /*
  * The test oracle (-fplugin-arg-pap-trace): every block entered.  Begin

@@ -81,19 +81,20 @@ rm -f p.prof
 check "8 processes x 3 threads: 2400 activations" \
 	'[ "$(acts p.prof)" -eq 2400 ] && [ "$(lost p.prof)" -eq 0 ]'
 
-# a producer killed mid-record and right after one (test points);
-# its records are counted in its segment's slots, which the collector
-# reads once it is gone
+# a producer killed mid-record and right after one (test points, which
+# count the records given to the runtime: ws, which counts none in
+# place); its records are counted in its segment's slots, which the
+# collector reads once it is gone
 for at in 1 37 150; do
 	rm -f p.prof
-	PAP_TEST_KILL=mid:$at "$coll" -o p.prof -- ./w threads 1 200 \
+	PAP_TEST_KILL=mid:$at "$coll" -o p.prof -- ./ws threads 1 200 \
 		2>/dev/null
 	# records before it: at-1 (work, or thread's own when at = 201)
 	check "killed inside record $at: $((at - 1)) counted once, 1 lost" \
 		'[ "$(acts p.prof)" -eq $((at - 1)) ] && [ "$(lost p.prof)" -eq 1 ]'
 done
 rm -f p.prof
-PAP_TEST_KILL=after:80 "$coll" -o p.prof -- ./w threads 1 200 2>/dev/null
+PAP_TEST_KILL=after:80 "$coll" -o p.prof -- ./ws threads 1 200 2>/dev/null
 check "killed right after record 80: 80 counted, none lost" \
 	'[ "$(acts p.prof)" -eq 80 ] && [ "$(lost p.prof)" -eq 0 ]'
 

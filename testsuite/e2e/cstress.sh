@@ -34,6 +34,10 @@ rnd() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 ));
 
 echo "1..$rounds"
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
+# the processes killed at their N-th record given to the runtime count
+# every record there: built without counting in place (tally=0)
+"$papgcc" -O2 -pthread -fplugin-arg-pap-tally=0 -o ws \
+	"$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 sock="$tmp/pap-collector-$(id -u)/stress"
 export PAP_PROFILE="$tmp/out.prof"
 r=1
@@ -79,7 +83,7 @@ while [ $r -le $rounds ]; do
 		if [ $i -lt $killed ]; then
 			rnd $((threads * (reps + 2)))
 			n=$R
-			PAP_TEST_KILL=mid:$n ./w churn $threads $reps \
+			PAP_TEST_KILL=mid:$n ./ws churn $threads $reps \
 				2>/dev/null & pids="$pids $!"
 			expected=$((expected + n))
 			kills=$((kills + 1))

@@ -487,7 +487,10 @@ static int rt_ring_room(struct rt_ring *r, uint64_t len)
 		r->congested = 0;
 		return 1;
 	}
-	if (rt_lossy || r->congested)
+	/* a record of more than an eighth of the ring (a long path) is
+	 * kept in the process rather than waited for: the collector would
+	 * take longer to make room than the process takes to keep it */
+	if (rt_lossy || r->congested || len > (r->mask + 1) / 8)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {

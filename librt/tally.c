@@ -70,11 +70,12 @@ static struct rt_tally *rt_tally_new(const char *fn, uint8_t kind, uint64_t n)
 }
 
 /*
- * The instrumented code found *@counters NULL.  Gives this thread a block
- * of counters for the function, in its collector's segment or in this
- * process's memory, so that the next records are counted in place; this
- * one is counted as __pap_count and __pap_path count theirs, so that a
- * collector sees it made (taken) even if the process dies right here.
+ * The instrumented code found *@counters NULL.  Counts this record as
+ * __pap_count and __pap_path count theirs (with a collector: taken
+ * first, so that it is reported lost if the process dies anywhere in
+ * here), then gives this thread a block of counters for the function,
+ * in its collector's segment or in this process's memory, so that the
+ * next records are counted in place.
  */
 void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 		 uint64_t nvalues, int bl)
@@ -82,25 +83,25 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	uint8_t kind = bl ? PAP_REC_BL : PAP_REC_PATH;
 	struct rt_tally *t;
 
-	if (!*counters && !rt_in_tally && value < nvalues &&
-	    nvalues <= RT_TALLY_MAX) {
-		rt_in_tally = 1;
-		if (rt_ring_attached()) {
-			rt_ring_tally(counters, fn, kind, nvalues);
-		} else {
-			rt_start();
-			t = rt_tally_new(fn, kind, nvalues);
-			if (t) {
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
-				*counters = t->counts;
-			}
-		}
-		rt_in_tally = 0;
-	}
 	if (bl)
 		__pap_count(fn, value);
 	else
 		__pap_path(fn, value, 1);
+	if (*counters || rt_in_tally || value >= nvalues ||
+	    nvalues > RT_TALLY_MAX)
+		return;
+	rt_in_tally = 1;
+	if (rt_ring_attached()) {
+		rt_ring_tally(counters, fn, kind, nvalues);
+	} else {
+		rt_start();
+		t = rt_tally_new(fn, kind, nvalues);
+		if (t) {
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			*counters = t->counts;
+		}
+	}
+	rt_in_tally = 0;
 }
 
 uint64_t rt_tally_take(struct pap_profile *into)

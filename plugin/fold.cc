@@ -301,6 +301,14 @@ unsigned int pap_inline_folds(function *fun)
 	tree end_id = get_identifier("__pap_end");
 	auto_vec<gcall *> folds, tallies, ends, others;
 	tree brk = NULL_TREE;
+	/*
+	 * A part split off by partial inlining may hold the end of an
+	 * activation whose folds stayed in the function it came from, whose
+	 * frame byte it cannot see: there the runtime decides (__pap_end).
+	 * The header keeps only ends on paths that never enter the part.
+	 */
+	cgraph_node *node = cgraph_node::get(fun->decl);
+	bool split_part = !node || node->split_part;
 	basic_block bb;
 	unsigned i;
 
@@ -323,7 +331,7 @@ unsigned int pap_inline_folds(function *fun)
 			/* __pap_end(&counters, fn, act, r, nvalues) */
 			call = pap_runtime_call(g, end_id, 5, 4);
 			if (call && pap_tally_possible() &&
-			    pap_opts.inline_fold)
+			    pap_opts.inline_fold && !split_part)
 				ends.safe_push(call);
 		}
 	}

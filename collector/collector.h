@@ -25,7 +25,6 @@ struct col_producer {
 	size_t maplen;
 	uint64_t nwords;		/* ours, never read back from shm */
 	uint32_t nslots;		/* ours too */
-	uint32_t minor;			/* layout version it was given */
 	uint32_t ntally;		/* tally words (0 below 2.1) */
 	uint64_t tail;			/* ours, mirrored to shm->tail */
 	uint64_t records;		/* records taken into the profile */

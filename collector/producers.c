@@ -581,6 +581,7 @@ int col_accept(struct collector *c, int lsock)
 	struct col_producer *p;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	uint32_t minor;
 	int sock, fd;
 
 	sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
@@ -621,13 +622,12 @@ int col_accept(struct collector *c, int lsock)
 	p->tid = (pid_t)hello.tid;
 	p->born_ns = col_now_ns();
 	/* a segment of the layout the producer knows: tallies from 2.1 */
-	p->minor = hello.major == PAP_SHM_VERSION_MAJOR &&
-		   hello.minor >= PAP_SHM_VERSION_MINOR ?
-		   PAP_SHM_VERSION_MINOR : 0;
-	p->ntally = pap_shm_ntally(c->nslots, p->minor);
+	minor = hello.major == PAP_SHM_VERSION_MAJOR &&
+		hello.minor >= PAP_SHM_VERSION_MINOR ? PAP_SHM_VERSION_MINOR : 0;
+	p->ntally = pap_shm_ntally(c->nslots, minor);
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;
-	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, p->minor,
+	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, minor,
 				       fd)) {
 		if (fd >= 0)
 			close(fd);

@@ -355,11 +355,9 @@ static uint64_t plan_bound_edge(struct pap_plan *p, uint32_t e, uint64_t r,
 				op->may_overflow = (uint8_t)may;
 			r = may ? UINT64_MAX : r * op->n + (op->n - 1);
 		} else if (op->kind == PAP_OP_RECORD && mark &&
-			   p->mode != PAP_MODE_EPP) {
-			if (r == UINT64_MAX)
-				p->record_unbounded = 1;
-			else if (r >= p->record_values)
-				p->record_values = r + 1;
+			   p->mode != PAP_MODE_EPP && r >= p->record_values) {
+			/* UINT64_MAX: unbounded (or as good as) */
+			p->record_values = r == UINT64_MAX ? r : r + 1;
 		}
 	}
 	return r;
@@ -408,10 +406,9 @@ int pap_plan_bound_r(struct pap_plan *p, uint64_t *bound)
 		if (indeg[v])
 			bound[v] = UINT64_MAX;
 	p->record_values = p->mode == PAP_MODE_EPP ? p->start_count : 0;
-	p->record_unbounded = 0;
 	for (e = 0; e < cfg->nedges; e++)
 		plan_bound_edge(p, e, bound[cfg->edges[e].src], 1);
-	if (p->record_unbounded)
+	if (p->record_values == UINT64_MAX)
 		p->record_values = 0;
 	free(indeg);
 	free(queue);

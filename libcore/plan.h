@@ -118,7 +118,6 @@ struct pap_plan {
 	 * PAP and PAP+EPP: one more than the bound on r at any RECORD.
 	 */
 	uint64_t record_values;
-	int record_unbounded;		/* scratch of pap_plan_bound_r() */
 
 	/* What the planner did. */
 	uint32_t nfolds;		/* fold edges (back, loop, cut) */

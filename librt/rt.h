@@ -44,9 +44,10 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 int rt_ring_attached(void);
 /*
  * Carves a block of @n counters for (@fn, @kind) out of this thread's
- * segment, describes it to the collector and points *@counters at it;
- * NULL (and *@counters untouched) when the ring has no room or no
- * tallies, or is busy.
+ * segment and describes it to the collector, noting @counters, the
+ * thread-local pointer the caller points at it, to be dropped when the
+ * segment goes; NULL when the segment has no room or no tallies, or the
+ * ring is busy.
  */
 uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
 			uint64_t n);

@@ -367,9 +367,7 @@ static void rt_ring_drop_tallies(struct rt_ring *r)
 	uint32_t k;
 
 	for (k = 0; k < r->ntallies; k++)
-		if (r->tally_ptr[k])
-			__atomic_store_n(r->tally_ptr[k], NULL,
-					 __ATOMIC_RELAXED);
+		__atomic_store_n(r->tally_ptr[k], NULL, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -866,7 +864,6 @@ uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
 		/* the block, then its publication, then its first count */
 		__atomic_store_n(&r->shm->ntallies, ++r->ntallies,
 				 __ATOMIC_RELEASE);
-		*counters = p;
 	}
 	rt_in_ring = 0;
 	return p;

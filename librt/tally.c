@@ -41,8 +41,8 @@ static struct rt_tally *rt_tallies;
  * takes the ordinary path. */
 static RT_TLS volatile int rt_in_tally;
 
-/* Largest block the runtime hands out, in counters: the plugin asks for
- * no more than a few hundred. */
+/* Largest block the runtime hands out, in counters: the plugin's
+ * tally=N goes up to this. */
 #define RT_TALLY_MAX (1u << 16)
 
 /* A new block of @n zeroed counters for (@fn, @kind), on the list; NULL
@@ -81,6 +81,7 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 		 uint64_t nvalues, int bl)
 {
 	uint8_t kind = bl ? PAP_REC_BL : PAP_REC_PATH;
+	uint64_t *block = NULL;
 	struct rt_tally *t;
 
 	if (bl)
@@ -92,15 +93,15 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 		return;
 	rt_in_tally = 1;
 	if (rt_ring_attached()) {
-		rt_ring_tally(counters, fn, kind, nvalues);
+		block = rt_ring_tally(counters, fn, kind, nvalues);
 	} else {
 		rt_start();
 		t = rt_tally_new(fn, kind, nvalues);
-		if (t) {
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			*counters = t->counts;
-		}
+		block = t ? t->counts : NULL;
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (block)
+		*counters = block;
 	rt_in_tally = 0;
 }
 

@@ -129,6 +129,13 @@ gimple *pap_resume_call(tree frame_var)
 				 build_fold_addr_expr(frame_var));
 }
 
+/* em->tally_addr = &counters, the function's thread-local pointer. */
+static void pap_tally_addr(gimple_seq *seq, const struct pap_emit *em)
+{
+	gimple_seq_add_stmt(seq, gimple_build_assign(em->tally_addr,
+				build_fold_addr_expr(em->tally)));
+}
+
 /*
  * A call counting @value of @em's function in place (pap/abi.h): an EPP
  * id when @bl, else a complete path's final value.  The late pass
@@ -137,11 +144,22 @@ gimple *pap_resume_call(tree frame_var)
 static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
 			   tree value, int bl)
 {
-	gimple_seq_add_stmt(seq, gimple_build_assign(em->tally_addr,
-				build_fold_addr_expr(em->tally)));
+	pap_tally_addr(seq, em);
 	gimple_seq_add_stmt(seq, gimple_build_call(pap_tally_decl, 5,
 		em->tally_addr, em->key, value, pap_cst(em->tally_n),
 		build_int_cst(integer_type_node, bl)));
+}
+
+/*
+ * The record of a function that may break, counted in place when no fold
+ * of the activation called the runtime and r is small (fold.cc).
+ */
+static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
+{
+	pap_tally_addr(seq, em);
+	gimple_seq_add_stmt(seq, gimple_build_call(pap_end_decl, 5,
+		em->tally_addr, em->key, em->act, em->r,
+		pap_cst(em->tally_n)));
 }
 
 /*
@@ -238,20 +256,11 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 					pap_count_decl, 2, em->key, em->d));
 			break;
 		case PAP_OP_RECORD:
-			if (em->lean && em->tally && complete) {
-				pap_tally_call(&seq, em, em->r, 0);
-				break;
-			}
 			if (em->tally && complete) {
-				/* may break: counted in place only when it did
-				 * not and r is small (fold.cc) */
-				gimple_seq_add_stmt(&seq, gimple_build_assign(
-					em->tally_addr,
-					build_fold_addr_expr(em->tally)));
-				gimple_seq_add_stmt(&seq, gimple_build_call(
-					pap_end_decl, 5, em->tally_addr,
-					em->key, em->act, em->r,
-					pap_cst(em->tally_n)));
+				if (em->lean)
+					pap_tally_call(&seq, em, em->r, 0);
+				else
+					pap_end_call(&seq, em);
 				break;
 			}
 			if (em->lean)

@@ -35,9 +35,9 @@
  *       runtime points it at nvalues counters of this thread; from then
  *       on the instrumented code adds 1 to counters[value] itself, with
  *       one instruction that a signal cannot split, and calls only while
- *       counters is NULL.  The runtime leaves it NULL where it must see
- *       every record (a collector's ring), and counts the record as
- *       __pap_count or __pap_path would;
+ *       counters is NULL.  The runtime counts the record as __pap_count
+ *       or __pap_path would, and leaves counters NULL when it has no
+ *       block to give (with a collector, its segment is full);
  *   __pap_end(&counters, fn, act, r, nvalues)
  *       __pap_record(fn, act, r, 1) for a function that may break, with
  *       counters as in __pap_tally: the instrumented code adds 1 to
@@ -47,7 +47,9 @@
  *       activation turns out to have no breakpoint.
  *
  * Every argument is a value, and instrumented code keeps no addressable
- * state, except the thread-local counters pointer of __pap_tally.
+ * state, except the thread-local counters pointer of __pap_tally and a
+ * frame byte that tells __pap_end's inline test a fold called the
+ * runtime.
  * fn is a string "ASMNAME:CHECKSUM[:METAFILE]" naming the function and
  * the metadata file that describes it.
  */

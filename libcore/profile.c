@@ -3,6 +3,7 @@
  * profile.c - distinct records with counts; the profile file format.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +14,24 @@
 #include "profile.h"
 #include "util.h"
 
-static uint64_t prof_hash(const struct pap_profile *p, const char *fn,
-			  uint8_t kind, uint8_t complete, uint64_t value,
-			  const struct pap_breakpoint *bps, uint32_t nbps)
+/* The hash of a function's text. */
+static uint64_t prof_text_hash(const char *fn)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *fn; fn++)
+		h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
+	return h;
+}
+
+/* The hash of a record whose function's text hashes to @fn_hash. */
+static uint64_t prof_hash(uint64_t fn_hash, uint8_t kind, uint8_t complete,
+			  uint64_t value, const struct pap_breakpoint *bps,
+			  uint32_t nbps)
+{
+	uint64_t h = fn_hash;
 	uint32_t i;
 
-	if (p->by_address)
-		h = ((uintptr_t)fn ^ h) * 0x9e3779b97f4a7c15ull;
-	else
-		for (; *fn; fn++)
-			h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
 	h = (h ^ kind ^ ((uint64_t)complete << 8)) * 0x100000001b3ull;
 	h = (h ^ value) * 0x9e3779b97f4a7c15ull;
 	for (i = 0; i < nbps; i++) {
@@ -43,12 +50,14 @@ void pap_profile_free(struct pap_profile *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nrecs; i++) {
-		free(p->recs[i].fn);
+	for (i = 0; i < p->nrecs; i++)
 		free(p->recs[i].bps);
-	}
+	for (i = 0; i < p->nnames; i++)
+		free(p->names[i].text);
 	free(p->recs);
 	free(p->slots);
+	free(p->names);
+	free(p->name_slots);
 	pap_profile_init(p);
 }
 
@@ -61,17 +70,94 @@ void pap_profile_zero(struct pap_profile *p)
 	p->lost = 0;
 }
 
-static int prof_equal(const struct pap_profile *p,
-		      const struct pap_prof_rec *r, uint64_t hash,
-		      const char *fn, uint8_t kind, uint8_t complete,
+/* Doubles an open-addressing table of @*n slots holding indexes + 1 of
+ * the @count entries at @base, @size bytes each, each with its hash at
+ * offset @hash_at. */
+static int prof_regrow(uint32_t **slots, size_t *n, size_t count,
+		       const void *base, size_t size, size_t hash_at)
+{
+	size_t want = *n ? *n * 2 : 64, i;
+	uint32_t *t = calloc(want, sizeof(uint32_t));
+
+	if (!t)
+		return PAP_ENOMEM;
+	for (i = 0; i < count; i++) {
+		uint64_t h;
+		size_t s;
+
+		memcpy(&h, (const char *)base + i * size + hash_at, sizeof(h));
+		for (s = h & (want - 1); t[s]; s = (s + 1) & (want - 1))
+			;
+		t[s] = (uint32_t)(i + 1);
+	}
+	free(*slots);
+	*slots = t;
+	*n = want;
+	return PAP_OK;
+}
+
+/* The slot of a pointer key in the name table. */
+static uint64_t prof_key_hash(const char *fn)
+{
+	uint64_t h = (uint64_t)(uintptr_t)fn * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 29);
+}
+
+/*
+ * *@at: the index of function @fn in @p's names, added if new (found by
+ * its address when @p->by_address, else by its text).
+ */
+static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
+{
+	uint64_t h = p->by_address ? prof_key_hash(fn) : prof_text_hash(fn);
+	struct pap_prof_name *nm;
+	size_t s;
+
+	if (p->nnames + 1 > p->nname_slots / 2 &&
+	    prof_regrow(&p->name_slots, &p->nname_slots, p->nnames, p->names,
+			sizeof(*p->names),
+			offsetof(struct pap_prof_name, slot_hash)))
+		return PAP_ENOMEM;
+	for (s = h & (p->nname_slots - 1); p->name_slots[s];
+	     s = (s + 1) & (p->nname_slots - 1)) {
+		nm = &p->names[p->name_slots[s] - 1];
+		if (p->by_address ? nm->key == fn :
+		    nm->hash == h && !strcmp(nm->text, fn)) {
+			*at = p->name_slots[s] - 1;
+			return PAP_OK;
+		}
+	}
+	if (p->nnames == p->cap_names) {
+		size_t cap = p->cap_names ? p->cap_names * 2 : 16;
+
+		nm = realloc(p->names, cap * sizeof(*nm));
+		if (!nm)
+			return PAP_ENOMEM;
+		p->names = nm;
+		p->cap_names = cap;
+	}
+	nm = &p->names[p->nnames];
+	nm->text = strdup(fn);
+	if (!nm->text)
+		return PAP_ENOMEM;
+	nm->key = fn;
+	nm->slot_hash = h;
+	nm->hash = p->by_address ? prof_text_hash(fn) : h;
+	*at = (uint32_t)p->nnames;
+	p->name_slots[s] = (uint32_t)(++p->nnames);
+	return PAP_OK;
+}
+
+static int prof_equal(const struct pap_prof_rec *r, uint64_t hash,
+		      uint32_t name, uint8_t kind, uint8_t complete,
 		      uint64_t value, const struct pap_breakpoint *bps,
 		      uint32_t nbps)
 {
 	uint32_t i;
 
-	if (r->hash != hash || r->kind != kind || r->complete != complete ||
-	    r->value != value || r->nbps != nbps ||
-	    (p->by_address ? r->key != fn : strcmp(r->fn, fn) != 0))
+	if (r->hash != hash || r->name != name || r->kind != kind ||
+	    r->complete != complete || r->value != value || r->nbps != nbps)
 		return 0;
 	for (i = 0; i < nbps; i++)
 		if (r->bps[i].site != bps[i].site || r->bps[i].r != bps[i].r)
@@ -79,54 +165,24 @@ static int prof_equal(const struct pap_profile *p,
 	return 1;
 }
 
-/* Doubles the slot table and rehashes. */
-static int prof_rehash(struct pap_profile *p)
-{
-	size_t n = p->nslots ? p->nslots * 2 : 64, i;
-	uint32_t *slots = calloc(n, sizeof(uint32_t));
-
-	if (!slots)
-		return PAP_ENOMEM;
-	for (i = 0; i < p->nrecs; i++) {
-		size_t s = p->recs[i].hash & (n - 1);
-
-		while (slots[s])
-			s = (s + 1) & (n - 1);
-		slots[s] = (uint32_t)(i + 1);
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->nslots = n;
-	return PAP_OK;
-}
-
-int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
-		    uint8_t complete, uint64_t value,
+/* pap_profile_add_at() for a function already in @p's names whose
+ * record hashes to @h. */
+static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
+		    uint8_t kind, uint8_t complete, uint64_t value,
 		    const struct pap_breakpoint *bps, uint32_t nbps,
-		    uint64_t count)
+		    uint64_t count, size_t *at)
 {
-	size_t at;
-
-	return pap_profile_add_at(p, fn, kind, complete, value, bps, nbps,
-				  count, &at);
-}
-
-int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
-		       uint8_t complete, uint64_t value,
-		       const struct pap_breakpoint *bps, uint32_t nbps,
-		       uint64_t count, size_t *at)
-{
-	uint64_t h = prof_hash(p, fn, kind, complete, value, bps, nbps);
 	struct pap_prof_rec *r;
 	size_t s;
 
-	if (p->nrecs + 1 > p->nslots / 2 && prof_rehash(p))
+	if (p->nrecs + 1 > p->nslots / 2 &&
+	    prof_regrow(&p->slots, &p->nslots, p->nrecs, p->recs,
+			sizeof(*p->recs), offsetof(struct pap_prof_rec, hash)))
 		return PAP_ENOMEM;
 	for (s = h & (p->nslots - 1); p->slots[s];
 	     s = (s + 1) & (p->nslots - 1)) {
 		r = &p->recs[p->slots[s] - 1];
-		if (prof_equal(p, r, h, fn, kind, complete, value, bps,
-			       nbps)) {
+		if (prof_equal(r, h, name, kind, complete, value, bps, nbps)) {
 			r->count = pap_sat_add(r->count, count);
 			*at = p->slots[s] - 1;
 			return PAP_OK;
@@ -147,16 +203,13 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 		p->cap_recs = cap;
 	}
 	r = &p->recs[p->nrecs];
-	r->fn = strdup(fn);
-	r->key = fn;
 	r->bps = nbps ? malloc(nbps * sizeof(*bps)) : NULL;
-	if (!r->fn || (nbps && !r->bps)) {
-		free(r->fn);
-		free(r->bps);
+	if (nbps && !r->bps)
 		return PAP_ENOMEM;
-	}
 	if (nbps)
 		memcpy(r->bps, bps, nbps * sizeof(*bps));
+	r->fn = p->names[name].text;
+	r->name = name;
 	r->kind = kind;
 	r->complete = complete;
 	r->nbps = nbps;
@@ -168,20 +221,54 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 	return PAP_OK;
 }
 
+int pap_profile_add(struct pap_profile *p, const char *fn, uint8_t kind,
+		    uint8_t complete, uint64_t value,
+		    const struct pap_breakpoint *bps, uint32_t nbps,
+		    uint64_t count)
+{
+	size_t at;
+
+	return pap_profile_add_at(p, fn, kind, complete, value, bps, nbps,
+				  count, &at);
+}
+
+int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps,
+		       uint64_t count, size_t *at)
+{
+	uint32_t name;
+	int err = prof_name(p, fn, &name);
+
+	if (err)
+		return err;
+	return prof_add(p, name, prof_hash(p->names[name].hash, kind, complete,
+					   value, bps, nbps),
+			kind, complete, value, bps, nbps, count, at);
+}
+
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from)
 {
-	size_t i;
+	uint32_t *map;
+	size_t i, at;
+	int err = PAP_OK;
 
-	for (i = 0; i < from->nrecs; i++) {
+	/* each function looked up once, each record by the hash it has */
+	map = malloc((from->nnames + 1) * sizeof(*map));
+	if (!map)
+		return PAP_ENOMEM;
+	for (i = 0; i < from->nnames && !err; i++)
+		err = prof_name(to, from->names[i].text, &map[i]);
+	for (i = 0; i < from->nrecs && !err; i++) {
 		const struct pap_prof_rec *r = &from->recs[i];
-		int err = pap_profile_add(to, r->fn, r->kind, r->complete,
-					  r->value, r->bps, r->nbps, r->count);
 
-		if (err)
-			return err;
+		err = prof_add(to, map[r->name], r->hash, r->kind, r->complete,
+			       r->value, r->bps, r->nbps, r->count, &at);
 	}
-	to->lost = pap_sat_add(to->lost, from->lost);
-	return PAP_OK;
+	free(map);
+	if (!err)
+		to->lost = pap_sat_add(to->lost, from->lost);
+	return err;
 }
 
 /* ---- text format ---- */
@@ -554,15 +641,20 @@ read_error:
 	return PAP_EINVAL;
 }
 
+/* A record in the written order: its function's rank, then content. */
+struct prof_order {
+	uint32_t rank;
+	const struct pap_prof_rec *r;
+};
+
 static int prof_cmp(const void *a, const void *b)
 {
-	const struct pap_prof_rec *x = *(const struct pap_prof_rec *const *)a;
-	const struct pap_prof_rec *y = *(const struct pap_prof_rec *const *)b;
+	const struct prof_order *ox = a, *oy = b;
+	const struct pap_prof_rec *x = ox->r, *y = oy->r;
 	uint32_t i;
-	int c = strcmp(x->fn, y->fn);
 
-	if (c)
-		return c;
+	if (ox->rank != oy->rank)
+		return ox->rank < oy->rank ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->complete != y->complete)
@@ -580,86 +672,202 @@ static int prof_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static int prof_name_cmp(const void *a, const void *b)
+{
+	const struct pap_prof_name *x = *(const struct pap_prof_name *const *)a;
+	const struct pap_prof_name *y = *(const struct pap_prof_name *const *)b;
+
+	return strcmp(x->text, y->text);
+}
+
+/*
+ * The rank of each of @p's names in the order of their texts, equal texts
+ * (one function under two addresses) ranked equal; NULL when out of memory.
+ */
+static uint32_t *prof_name_ranks(const struct pap_profile *p)
+{
+	const struct pap_prof_name **by_text;
+	uint32_t *rank, r = 0;
+	size_t i;
+
+	by_text = malloc((p->nnames + 1) * sizeof(*by_text));
+	rank = malloc((p->nnames + 1) * sizeof(*rank));
+	if (!by_text || !rank) {
+		free(by_text);
+		free(rank);
+		return NULL;
+	}
+	for (i = 0; i < p->nnames; i++)
+		by_text[i] = &p->names[i];
+	qsort(by_text, p->nnames, sizeof(*by_text), prof_name_cmp);
+	for (i = 0; i < p->nnames; i++) {
+		if (i && strcmp(by_text[i - 1]->text, by_text[i]->text))
+			r = (uint32_t)i;
+		rank[by_text[i] - p->names] = r;
+	}
+	free(by_text);
+	return rank;
+}
+
 #define PROF_U64_DIGITS 20
+
+static const char prof_pairs[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* Writes the two decimal digits of @v < 100 at @at. */
+static inline void prof_put_pair(char *at, uint32_t v)
+{
+	memcpy(at, prof_pairs + v * 2, 2);
+}
+
+/* Writes the @n lowest decimal digits of @v, @n even, ending at @end. */
+static void prof_put_pairs(char *end, uint32_t v, unsigned n)
+{
+	if (n == 8) {
+		/* two independent halves: shorter chains of divisions */
+		uint32_t hi = v / 10000, lo = v % 10000;
+
+		prof_put_pair(end - 8, hi / 100);
+		prof_put_pair(end - 6, hi % 100);
+		prof_put_pair(end - 4, lo / 100);
+		prof_put_pair(end - 2, lo % 100);
+		return;
+	}
+	for (; n; n -= 2, end -= 2, v /= 100)
+		prof_put_pair(end - 2, v % 100);
+}
 
 /* Writes @v in decimal at @out (no NUL); the number of digits. */
 static size_t prof_put_u64(char *out, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-	char tmp[PROF_U64_DIGITS];
-	size_t at = sizeof(tmp), n;
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull,
+		10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* digits: floor(log10) from the bit length, then one compare */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+	unsigned n = t + (v >= pow10[t]), left;
+	char *end = out + n;
 
-	/* two digits per division: the writer's hot loop on long paths */
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		tmp[--at] = pairs[d + 1];
-		tmp[--at] = pairs[d];
+	if (!n) {
+		*out = '0';
+		return 1;
 	}
-	if (v >= 10) {
-		tmp[--at] = pairs[v * 2 + 1];
-		tmp[--at] = pairs[v * 2];
+	/* eight digits at a time in 32-bit arithmetic: the writer's hot
+	 * loop on long paths, whose values are mostly 19 or 20 digits */
+	for (left = n; left > 8; left -= 8) {
+		uint64_t q = v / 100000000u;
+
+		prof_put_pairs(end, (uint32_t)(v - q * 100000000u), 8);
+		end -= 8;
+		v = q;
+	}
+	if (left & 1) {
+		prof_put_pairs(end, (uint32_t)v, left - 1);
+		*out = (char)('0' + (uint32_t)v / (uint32_t)pow10[left - 1]);
 	} else {
-		tmp[--at] = (char)('0' + v);
+		prof_put_pairs(end, (uint32_t)v, left);
 	}
-	n = sizeof(tmp) - at;
-	memcpy(out, tmp + at, n);
 	return n;
+}
+
+/* The writer's buffer: whole lines are formatted here, then written. */
+struct prof_out {
+	FILE *f;
+	size_t n;
+	char buf[16384];
+};
+
+/* Makes room for @want more bytes (at most the buffer's size). */
+static void prof_room(struct prof_out *o, size_t want)
+{
+	if (o->n + want > sizeof(o->buf)) {
+		fwrite(o->buf, 1, o->n, o->f);
+		o->n = 0;
+	}
+}
+
+static void prof_put_str(struct prof_out *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->buf) / 2) {
+		prof_room(o, sizeof(o->buf));
+		fwrite(s, 1, n, o->f);
+		return;
+	}
+	prof_room(o, n);
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+/* " V" */
+static void prof_put_num(struct prof_out *o, uint64_t v)
+{
+	prof_room(o, PROF_U64_DIGITS + 1);
+	o->buf[o->n++] = ' ';
+	o->n += prof_put_u64(o->buf + o->n, v);
 }
 
 int pap_profile_write(const struct pap_profile *p, FILE *f)
 {
-	const struct pap_prof_rec **order;
-	char buf[8192];
-	size_t i, n = 0;
-	uint32_t k;
+	struct prof_order *order;
+	struct prof_out *o;
+	uint32_t *rank, k;
+	size_t i;
 
 	order = malloc((p->nrecs + 1) * sizeof(*order));
-	if (!order) {
+	o = malloc(sizeof(*o));
+	rank = prof_name_ranks(p);
+	if (!order || !o || !rank) {
+		free(order);
+		free(o);
+		free(rank);
 		errno = ENOMEM;
 		return -1;
 	}
-	for (i = 0; i < p->nrecs; i++)
-		order[i] = &p->recs[i];
-	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
-	if (p->lost)
-		fprintf(f, "pap-profile %d\nl %llu\n", PAP_PROFILE_VERSION,
-			(unsigned long long)p->lost);
-	else
-		fprintf(f, "pap-profile %d\n", PAP_PROFILE_VERSION_NOLOSS);
 	for (i = 0; i < p->nrecs; i++) {
-		const struct pap_prof_rec *r = order[i];
+		order[i].rank = rank[p->recs[i].name];
+		order[i].r = &p->recs[i];
+	}
+	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
+	o->f = f;
+	o->n = 0;
+	prof_put_str(o, "pap-profile", 11);
+	prof_put_num(o, p->lost ? PAP_PROFILE_VERSION :
+			 PAP_PROFILE_VERSION_NOLOSS);
+	if (p->lost) {
+		prof_put_str(o, "\nl", 2);
+		prof_put_num(o, p->lost);
+	}
+	prof_put_str(o, "\n", 1);
+	for (i = 0; i < p->nrecs; i++) {
+		const struct pap_prof_rec *r = order[i].r;
 
 		if (!r->count)
 			continue;
-		if (r->kind == PAP_REC_BL) {
-			fprintf(f, "b %s %llu %llu\n", r->fn,
-				(unsigned long long)r->count,
-				(unsigned long long)r->value);
-			continue;
-		}
-		fprintf(f, "p %s %u %llu %llu %u", r->fn, r->complete,
-			(unsigned long long)r->count,
-			(unsigned long long)r->value, r->nbps);
+		prof_put_str(o, r->kind == PAP_REC_BL ? "b " : "p ", 2);
+		prof_put_str(o, r->fn, strlen(r->fn));
+		if (r->kind == PAP_REC_PATH)
+			prof_put_num(o, r->complete);
+		prof_put_num(o, r->count);
+		prof_put_num(o, r->value);
+		if (r->kind == PAP_REC_PATH)
+			prof_put_num(o, r->nbps);
 		for (k = 0; k < r->nbps; k++) {
-			if (n > sizeof(buf) - 2 * PROF_U64_DIGITS - 2) {
-				fwrite(buf, 1, n, f);
-				n = 0;
-			}
-			buf[n++] = ' ';
-			n += prof_put_u64(buf + n, r->bps[k].site);
-			buf[n++] = ' ';
-			n += prof_put_u64(buf + n, r->bps[k].r);
+			prof_put_num(o, r->bps[k].site);
+			prof_put_num(o, r->bps[k].r);
 		}
-		buf[n++] = '\n';
-		fwrite(buf, 1, n, f);
-		n = 0;
+		prof_put_str(o, "\n", 1);
 	}
+	prof_room(o, sizeof(o->buf));
+	free(o);
+	free(rank);
 	free(order);
 	return ferror(f) ? -1 : 0;
 }

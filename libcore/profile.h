@@ -38,15 +38,25 @@ enum pap_rec_kind {
 };
 
 struct pap_prof_rec {
-	char *fn;
-	const char *key;	/* by_address: the caller's string */
+	char *fn;		/* the profile's copy: names[name] */
+	uint32_t name;		/* index in the profile's names */
 	uint8_t kind;		/* enum pap_rec_kind */
 	uint8_t complete;
 	uint32_t nbps;
 	uint64_t count;
 	uint64_t value;		/* final r, or the BL id */
 	struct pap_breakpoint *bps;
+	/* of the content, the function by its text: equal records of two
+	 * profiles have equal hashes */
 	uint64_t hash;
+};
+
+/* A distinct function string, held once however many records name it. */
+struct pap_prof_name {
+	char *text;
+	const char *key;	/* by_address: the caller's string */
+	uint64_t hash;		/* of the text */
+	uint64_t slot_hash;	/* what lookups hash: key's address or text */
 };
 
 struct pap_profile {
@@ -54,6 +64,10 @@ struct pap_profile {
 	size_t nrecs, cap_recs;
 	uint32_t *slots;	/* open addressing: record index + 1 */
 	size_t nslots;
+	struct pap_prof_name *names;
+	size_t nnames, cap_names;
+	uint32_t *name_slots;	/* open addressing: name index + 1 */
+	size_t nname_slots;
 	/* records emitted but not in @recs (dropped, cut, garbled), counted:
 	 * emitted = sum of counts + lost */
 	uint64_t lost;

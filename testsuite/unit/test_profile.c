@@ -65,7 +65,11 @@ static void test_profile_many_breakpoints(void **state)
 	assert_int_equal(out.recs[0].nbps, n);
 	assert_int_equal(out.recs[0].count, 2);
 	assert_int_equal(out.recs[0].value, 5);
-	assert_memory_equal(out.recs[0].bps, bps, n * sizeof(*bps));
+	/* field by field: the structure's padding is nobody's content */
+	for (i = 0; i < n; i++)
+		if (out.recs[0].bps[i].site != bps[i].site ||
+		    out.recs[0].bps[i].r != bps[i].r)
+			fail_msg("breakpoint %u differs", i);
 	free(text);
 	fclose(f);
 	free(bps);
@@ -155,6 +159,198 @@ static int read_both_ways(const char *text, size_t len, size_t max,
 	return r2;
 }
 
+/* Writes @p to a string. */
+static char *write_text(const struct pap_profile *p)
+{
+	FILE *f = tmpfile();
+	char *text;
+
+	assert_non_null(f);
+	assert_int_equal(pap_profile_write(p, f), 0);
+	text = slurp(f);
+	fclose(f);
+	return text;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * test_profile_order: 300 distinct records of 4 functions, each added 1 to
+ * 3 times in a shuffled order, to a profile keyed by text and to one keyed
+ * by address where every function has two addresses.  The file holds
+ * exactly the expected lines (built here with snprintf, counts summed),
+ * its functions in strcmp order; the by-address profile merged into an
+ * empty one, or written and read back, writes the same file.
+ */
+static void test_profile_order(void **state)
+{
+	static char names[2][4][32];
+	enum { NREC = 300, MAXBPS = 6 };
+	struct {
+		int fn, kind, complete, nbps, count;
+		uint64_t value;
+		struct pap_breakpoint bps[MAXBPS];
+	} rec[NREC];
+	int order[NREC * 3], n = 0, i, k, j;
+	struct pap_profile a, b, c, d;
+	char *want[NREC], *got[NREC + 1], *ta, *tb, *tc, *td, *line, err[256];
+	uint64_t seed = 12345;
+	size_t ngot = 0;
+
+	(void)state;
+	/* the names' order is not the order they are first seen in */
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < 2; k++)
+			snprintf(names[k][i], sizeof(names[k][i]),
+				 "%c_fn:%016x", "dbca"[i], i);
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, \
+	       (unsigned)(seed >> 33))
+	for (i = 0; i < NREC; i++) {
+		/* distinct by construction: the value is the index */
+		rec[i].fn = (int)(RND() % 4);
+		rec[i].kind = RND() % 3 == 0 ? PAP_REC_BL : PAP_REC_PATH;
+		rec[i].complete = rec[i].kind == PAP_REC_BL ? 1 : (int)(RND() % 2);
+		rec[i].value = (uint64_t)i * 0x100000001ull % 977;
+		rec[i].value = rec[i].value * 1000 + (uint64_t)i;
+		rec[i].nbps = rec[i].kind == PAP_REC_BL ? 0 :
+			      (int)(RND() % (MAXBPS + 1));
+		for (k = 0; k < rec[i].nbps; k++) {
+			rec[i].bps[k].site = RND() % 5;
+			rec[i].bps[k].r = (uint64_t)RND() << 31 | RND();
+		}
+		rec[i].count = 1 + (int)(RND() % 3);
+		for (k = 0; k < rec[i].count; k++)
+			order[n++] = i;
+	}
+	for (i = n - 1; i > 0; i--) {
+		j = (int)(RND() % (unsigned)(i + 1));
+		k = order[i];
+		order[i] = order[j];
+		order[j] = k;
+	}
+	pap_profile_init(&a);
+	pap_profile_init(&b);
+	pap_profile_init(&c);
+	pap_profile_init(&d);
+	b.by_address = 1;
+	for (i = 0; i < n; i++) {
+		int r = order[i];
+
+		assert_int_equal(pap_profile_add(&a, names[0][rec[r].fn],
+						 (uint8_t)rec[r].kind,
+						 (uint8_t)rec[r].complete,
+						 rec[r].value, rec[r].bps,
+						 (uint32_t)rec[r].nbps, 1), 0);
+		assert_int_equal(pap_profile_add(&b, names[RND() % 2][rec[r].fn],
+						 (uint8_t)rec[r].kind,
+						 (uint8_t)rec[r].complete,
+						 rec[r].value, rec[r].bps,
+						 (uint32_t)rec[r].nbps, 1), 0);
+	}
+#undef RND
+	for (i = 0; i < NREC; i++) {
+		char buf[1024];
+		int at;
+
+		if (rec[i].kind == PAP_REC_BL) {
+			at = snprintf(buf, sizeof(buf), "b %s %d %llu",
+				      names[0][rec[i].fn], rec[i].count,
+				      (unsigned long long)rec[i].value);
+		} else {
+			at = snprintf(buf, sizeof(buf), "p %s %d %d %llu %d",
+				      names[0][rec[i].fn], rec[i].complete,
+				      rec[i].count,
+				      (unsigned long long)rec[i].value,
+				      rec[i].nbps);
+			for (k = 0; k < rec[i].nbps; k++)
+				at += snprintf(buf + at, sizeof(buf) - (size_t)at,
+					       " %u %llu", rec[i].bps[k].site,
+					       (unsigned long long)rec[i].bps[k].r);
+		}
+		want[i] = strdup(buf);
+		assert_non_null(want[i]);
+	}
+	qsort(want, NREC, sizeof(*want), line_cmp);
+	ta = write_text(&a);
+	assert_true(strncmp(ta, "pap-profile 1\n", 14) == 0);
+	for (line = strtok(ta + 14, "\n"); line; line = strtok(NULL, "\n")) {
+		assert_true(ngot < NREC);
+		got[ngot++] = line;
+	}
+	assert_int_equal(ngot, NREC);
+	/* functions in order: the second word never goes down */
+	for (i = 1; i < NREC; i++)
+		assert_true(strcmp(strchr(got[i - 1], ' ') + 1,
+				   strchr(got[i], ' ') + 1) < 0 ||
+			    strncmp(strchr(got[i - 1], ' ') + 1,
+				    strchr(got[i], ' ') + 1, 21) == 0);
+	qsort(got, NREC, sizeof(*got), line_cmp);
+	for (i = 0; i < NREC; i++)
+		assert_string_equal(got[i], want[i]);
+	free(ta);
+	ta = write_text(&a);
+	assert_int_equal(pap_profile_merge(&c, &b), 0);
+	tc = write_text(&c);
+	assert_string_equal(tc, ta);
+	tb = write_text(&b);
+	if (pap_profile_parse(&d, tb, "b.prof", err, sizeof(err)))
+		fail_msg("%s", err);
+	td = write_text(&d);
+	assert_string_equal(td, ta);
+	for (i = 0; i < NREC; i++)
+		free(want[i]);
+	free(ta);
+	free(tb);
+	free(tc);
+	free(td);
+	pap_profile_free(&a);
+	pap_profile_free(&b);
+	pap_profile_free(&c);
+	pap_profile_free(&d);
+}
+
+/* test_profile_numbers: every number of digits from 1 to 20, at both
+ * ends of its range and around 2^32, is written as printf writes it. */
+static void test_profile_numbers(void **state)
+{
+	struct pap_breakpoint bps[64];
+	struct pap_profile p;
+	uint64_t ten = 1;
+	uint32_t n = 0, i;
+	char want[4096], *text;
+	int at;
+
+	(void)state;
+	bps[n++].r = 0;
+	bps[n++].r = UINT32_MAX;
+	bps[n++].r = (uint64_t)UINT32_MAX + 1;
+	for (i = 1; i <= 19; i++) {
+		ten *= 10;
+		bps[n++].r = ten - 1;
+		bps[n++].r = ten;
+	}
+	bps[n++].r = UINT64_MAX;
+	for (i = 0; i < n; i++)
+		bps[i].site = i * 1000003u;
+	pap_profile_init(&p);
+	assert_int_equal(pap_profile_add(&p, FN, PAP_REC_PATH, 1, UINT64_MAX,
+					 bps, n, 1), 0);
+	at = snprintf(want, sizeof(want), "pap-profile 1\np %s 1 1 %llu %u",
+		      FN, (unsigned long long)UINT64_MAX, n);
+	for (i = 0; i < n; i++)
+		at += snprintf(want + at, sizeof(want) - (size_t)at,
+			       " %u %llu", bps[i].site,
+			       (unsigned long long)bps[i].r);
+	snprintf(want + at, sizeof(want) - (size_t)at, "\n");
+	text = write_text(&p);
+	assert_string_equal(text, want);
+	free(text);
+	pap_profile_free(&p);
+}
+
 /* test_profile_read_file: a file of some 10 MB, lines crossing the
  * reader's 4 MB pieces and one longer than a piece, reads as its whole
  * text parses; damaged anywhere, it gives the same error, naming the
@@ -231,6 +427,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_many_breakpoints),
 		cmocka_unit_test(test_profile_claimed_count),
+		cmocka_unit_test(test_profile_order),
+		cmocka_unit_test(test_profile_numbers),
 		cmocka_unit_test(test_profile_read_file),
 	};
 

@@ -621,9 +621,11 @@ int col_accept(struct collector *c, int lsock)
 	p->pid = cred.pid;
 	p->tid = (pid_t)hello.tid;
 	p->born_ns = col_now_ns();
-	/* a segment of the layout the producer knows: tallies from 2.1 */
-	minor = hello.major == PAP_SHM_VERSION_MAJOR &&
-		hello.minor >= PAP_SHM_VERSION_MINOR ? PAP_SHM_VERSION_MINOR : 0;
+	/* the layout and records the producer knows: tallies from 2.1,
+	 * repeats in breakpoints from 2.2 */
+	minor = hello.major != PAP_SHM_VERSION_MAJOR ? 0 :
+		hello.minor < PAP_SHM_VERSION_MINOR ? hello.minor :
+		PAP_SHM_VERSION_MINOR;
 	p->ntally = pap_shm_ntally(c->nslots, minor);
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;

@@ -75,6 +75,8 @@ struct dfunc {
 	struct pap_plan *bl;	/* EPP numbering for Ball-Larus ids */
 	int bl_err;
 	struct pap_memo *memo;	/* pieces decoded so far */
+	struct pap_breakpoint *unpacked;	/* a record's, repeats undone */
+	size_t cap_unpacked;
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpack.h"
 #include "decode.h"
 #include "decoder.h"
 #include "textfile.h"
@@ -194,6 +195,46 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 /* At most this many edges of decoded pieces are remembered per function. */
 #define DECODE_MEMO_EDGES ((size_t)1 << 24)
 
+/* The most breakpoints a record may stand for once its repeats are
+ * undone (16 bytes each): a bound on what a corrupt profile can make the
+ * decoder allocate. */
+#define DECODE_MAX_BPS ((uint64_t)1 << 28)
+
+/*
+ * Record @r's breakpoints, its repeats undone (bpack.h) into @f's buffer
+ * when it has any: *@bps and *@n.  0 or an error code.
+ */
+static int unpacked_bps(struct dfunc *f, const struct pap_prof_rec *r,
+			const struct pap_breakpoint **bps, size_t *n)
+{
+	uint64_t len;
+	uint32_t i;
+
+	*bps = r->bps;
+	*n = r->nbps;
+	for (i = 0; i < r->nbps && !pap_bp_is_repeat(&r->bps[i]); i++)
+		;
+	if (i == r->nbps)
+		return PAP_OK;
+	len = pap_bpack_length(r->bps, r->nbps, DECODE_MAX_BPS);
+	if (!len)
+		return pap_bpack_length(r->bps, r->nbps, UINT64_MAX) ?
+			PAP_ELIMIT : PAP_ECORRUPT;
+	if (len > f->cap_unpacked) {
+		struct pap_breakpoint *nb = realloc(f->unpacked,
+						    len * sizeof(*nb));
+
+		if (!nb)
+			return PAP_ENOMEM;
+		f->unpacked = nb;
+		f->cap_unpacked = len;
+	}
+	pap_bunpack(r->bps, r->nbps, f->unpacked);
+	*bps = f->unpacked;
+	*n = len;
+	return PAP_OK;
+}
+
 /*
  * Record @r of @f decoded into @edges (emptied first); 0 or an error code.
  * Pieces are remembered in @f's memo, so a piece seen before costs a copy.
@@ -202,6 +243,9 @@ static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
 			struct pap_path *edges)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
+	const struct pap_breakpoint *bps;
+	size_t nbps;
+	int err;
 
 	edges->len = 0;
 	edges->start_fold = edges->end_fold = PAP_NONE;
@@ -212,10 +256,12 @@ static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
 			pap_decode_bl(plan, r->value, edges) : PAP_ECORRUPT;
 	if (plan->mode == PAP_MODE_EPP)
 		return PAP_ECORRUPT;
+	err = unpacked_bps(f, r, &bps, &nbps);
+	if (err)
+		return err;
 	if (!f->memo)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
-	return pap_decode_path_memo(plan, f->memo, r->bps, r->nbps, r->value,
-				    edges);
+	return pap_decode_path_memo(plan, f->memo, bps, nbps, r->value, edges);
 }
 
 /*
@@ -564,6 +610,7 @@ void dprofile_free(struct dprofile *dp)
 		free(dp->fs[i].paths);
 		pap_plan_free(dp->fs[i].bl);
 		pap_memo_free(dp->fs[i].memo);
+		free(dp->fs[i].unpacked);
 		free(dp->fs[i].numtext);
 	}
 	free(dp->fs);

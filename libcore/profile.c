@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "bpack.h"
 #include "diag.h"
 #include "profile.h"
 #include "util.h"
@@ -336,7 +337,7 @@ static int prof_key_ok(const char *s, size_t n)
 
 /* One record line after its kind letter; adds it to @p. */
 static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
-		     struct pap_breakpoint **bps, size_t *cap)
+		     int version, struct pap_breakpoint **bps, size_t *cap)
 {
 	const char *s;
 	size_t n;
@@ -385,7 +386,14 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 			if (site > UINT32_MAX)
 				return prof_error(lx, "bad breakpoint site");
 			(*bps)[i].site = (uint32_t)site;
+			if (pap_bp_is_repeat(&(*bps)[i]) && version < 3)
+				return prof_error(lx, "a repeat in a version %d "
+						  "profile", version);
 		}
+		if (nbps && !pap_bpack_length(*bps, (size_t)nbps, UINT64_MAX))
+			return prof_error(lx, "a repeat of length or distance "
+					  "0, or reaching before the path's "
+					  "start");
 	}
 	if (prof_word(lx, &s, &n))
 		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
@@ -456,7 +464,8 @@ static int prof_body(struct prof_parse *ps, const char *text)
 		else if ((kind != 'p' && kind != 'b') || *lx->p != ' ')
 			r = prof_error(lx, "unknown record");
 		else
-			r = prof_line(lx, &ps->tmp, kind, &ps->bps, &ps->cap);
+			r = prof_line(lx, &ps->tmp, kind, ps->version, &ps->bps,
+				      &ps->cap);
 		if (!r && *lx->p == '\n') {
 			lx->p++;
 			lx->line++;
@@ -814,6 +823,22 @@ static void prof_put_num(struct prof_out *o, uint64_t v)
 	o->n += prof_put_u64(o->buf + o->n, v);
 }
 
+/* The oldest version that can hold @p: older readers keep reading what
+ * they can. */
+static int prof_version(const struct pap_profile *p)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < p->nrecs; i++)
+		for (k = 0; k < p->recs[i].nbps; k++)
+			if (p->recs[i].count &&
+			    pap_bp_is_repeat(&p->recs[i].bps[k]))
+				return PAP_PROFILE_VERSION;
+	return p->lost ? PAP_PROFILE_VERSION_NOREPEAT :
+			 PAP_PROFILE_VERSION_NOLOSS;
+}
+
 int pap_profile_write(const struct pap_profile *p, FILE *f)
 {
 	struct prof_order *order;
@@ -839,8 +864,7 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	o->f = f;
 	o->n = 0;
 	prof_put_str(o, "pap-profile", 11);
-	prof_put_num(o, p->lost ? PAP_PROFILE_VERSION :
-			 PAP_PROFILE_VERSION_NOLOSS);
+	prof_put_num(o, prof_version(p));
 	if (p->lost) {
 		prof_put_str(o, "\nl", 2);
 		prof_put_num(o, p->lost);

@@ -9,10 +9,12 @@
  * aggregates into one per thread, merges them into the profile file at
  * exit, and the decoder reads the file back.
  *
- * File format (text, version 1 or 2; doc/formats.md):
- *   pap-profile 1            (2 when records were lost)
- *   l LOST                   (version 2 only: records reported lost)
- *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...
+ * File format (text, version 1 to 3; doc/formats.md):
+ *   pap-profile 1            (2 when records were lost, 3 when a record
+ *                            holds a repeat)
+ *   l LOST                   (version 2 on: records reported lost)
+ *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...  (breakpoints packed:
+ *                            bpack.h; a repeat's SITE is 4294967294)
  *   b FUNCTION COUNT ID
  * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records are written
  * sorted, so equal profiles are equal files.
@@ -28,8 +30,10 @@
 extern "C" {
 #endif
 
-#define PAP_PROFILE_VERSION 2
-/* written when no record was lost, so such files stay version 1 */
+#define PAP_PROFILE_VERSION 3
+/* written when no record holds a repeat (bpack.h), so such files stay
+ * version 2, or 1 when no record was lost either */
+#define PAP_PROFILE_VERSION_NOREPEAT 2
 #define PAP_PROFILE_VERSION_NOLOSS 1
 
 enum pap_rec_kind {

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "bpack.h"
 #include "cfg.h"
 #include "profile.h"
 #include "util.h"
@@ -69,6 +70,10 @@ static uint64_t ring_record(const uint64_t *w, uint64_t len,
 			buf->bps[i].site = (uint32_t)w[3 + 2 * i];
 			buf->bps[i].r = w[4 + 2 * i];
 		}
+		/* repeats that undo to nothing sensible never reach a
+		 * profile, whose reader would refuse them */
+		if (nbps && !pap_bpack_length(buf->bps, nbps, UINT64_MAX))
+			return 1;
 		if (ops->path(ctx, (uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
 			      buf->bps, nbps))
 			return 1;

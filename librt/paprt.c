@@ -22,6 +22,7 @@
 #include <pap/abi.h>
 #include <pap/pap.h>
 
+#include "bpack.h"
 #include "profile.h"
 #include "rt.h"
 #include "textfile.h"
@@ -93,6 +94,10 @@ static RT_TLS struct rt_bp *rt_bps;
 static RT_TLS size_t rt_nbps, rt_cap_bps;
 static RT_TLS struct pap_breakpoint *rt_scratch;
 static RT_TLS size_t rt_cap_scratch;
+/* a long path's breakpoints packed (bpack.h), in use with rt_scratch */
+static RT_TLS struct pap_breakpoint *rt_packed;
+static RT_TLS size_t rt_cap_packed;
+static RT_TLS struct pap_bpack_table *rt_bpack;
 static RT_TLS uint64_t rt_serial;
 
 /*
@@ -439,6 +444,30 @@ static void rt_release_big(struct pap_breakpoint **buf, size_t *cap)
 	}
 }
 
+/*
+ * The @*n breakpoints at @bps (rt_scratch) packed into rt_packed, and
+ * their number in *@n; NULL when out of memory.  The caller holds
+ * rt_in_scratch, which guards both.
+ */
+static const struct pap_breakpoint *rt_pack(const struct pap_breakpoint *bps,
+					    size_t *n)
+{
+	if (!rt_bpack && !(rt_bpack = calloc(1, sizeof(*rt_bpack))))
+		return NULL;
+	if (*n > rt_cap_packed) {
+		/* never touched beyond what packing writes: a long path that
+		 * repeats itself costs address space, not memory */
+		free(rt_packed);
+		rt_cap_packed = 0;
+		rt_packed = malloc(*n * sizeof(*rt_packed));
+		if (!rt_packed)
+			return NULL;
+		rt_cap_packed = *n;
+	}
+	*n = pap_bpack(bps, *n, rt_packed, rt_bpack);
+	return rt_packed;
+}
+
 /* __pap_record for an activation that has breakpoints, or whose
  * breakpoints may have been lost. */
 static __attribute__((noinline)) void
@@ -446,6 +475,7 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	struct pap_breakpoint local[RT_DEFER_BPS];
 	struct pap_breakpoint *bps = local;
+	const struct pap_breakpoint *out;
 	size_t k, i, n = 0;
 	int scratch = 0;
 
@@ -494,15 +524,23 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 		if (rt_bps[i].act == act)
 			bps[n++] = rt_bps[i].bp;
 	rt_nbps = k;
+	out = bps;
+	if (n > PAP_BPACK_SHORT && !(out = rt_pack(bps, &n))) {
+		rt_in_scratch = 0;
+		if (rt_keep(act))
+			rt_count_lost();
+		return;
+	}
 	if (rt_keep(act)) {
 		if (!n)
 			rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
-		else if (!rt_ring_path(fn, complete != 0, r, bps, (uint32_t)n))
+		else if (!rt_ring_path(fn, complete != 0, r, out, (uint32_t)n))
 			rt_keep_record(fn, PAP_REC_PATH, complete != 0, r,
-				       bps, (uint32_t)n, 1);
+				       out, (uint32_t)n, 1);
 	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
+		rt_release_big(&rt_packed, &rt_cap_packed);
 		rt_in_scratch = 0;
 	}
 	if (!k && !rt_in_stack) {

@@ -42,6 +42,7 @@
 
 #include <pap/shm.h>
 
+#include "bpack.h"
 #include "profile.h"
 #include "ring.h"
 #include "rt.h"
@@ -68,6 +69,7 @@ struct rt_ring {
 	uint64_t *tally, *tally_took;
 	uint32_t ntally, tally_used, ntallies;
 	uint64_t ***tally_ptr;
+	uint32_t minor;		/* the segment's: repeats from 2.2 */
 	size_t maplen;
 	int sock;
 	int detached;		/* the collector is gone: no more ring */
@@ -244,6 +246,7 @@ static struct rt_ring *rt_ring_connect(void)
 	r->slot_fn = (const char **)(r + 1);
 	r->tally_ptr = (uint64_t ***)(r->slot_fn + w.nslots);
 	r->ntally = ntally;
+	r->minor = w.minor;
 	if (ntally) {
 		r->tallies = pap_shm_tallies(shm, w.nwords, w.nslots);
 		r->tally = pap_shm_tally_words(shm, w.nwords, w.nslots);
@@ -814,6 +817,16 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 	return rt_ring_value_slow(fn, kind, complete, value);
 }
 
+static int rt_has_repeat(const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	uint32_t i;
+
+	for (i = 0; i < nbps; i++)
+		if (pap_bp_is_repeat(&bps[i]))
+			return 1;
+	return 0;
+}
+
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps)
 {
@@ -827,8 +840,8 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		return 0;
 	rt_in_ring = RT_HERE();
 	r = rt_ring_begin(fn, &id);
-	if (!r)
-		goto out;
+	if (!r || (r->minor < 2 && rt_has_repeat(bps, nbps)))
+		goto out;	/* a collector before 2.2: the process keeps it */
 	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
 	body[1] = value;
 	sent = id ? rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps) :

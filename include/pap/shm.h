@@ -37,6 +37,11 @@
  * A 2.0 producer's segment has no tallies (the collector sizes it by the
  * hello's minor version).
  *
+ * Repeats (2.2).  A PATH record's breakpoints may be packed: a site of
+ * PAP_BP_REPEAT is a repeat (libcore/bpack.h).  The collector answers a
+ * hello with the lower of the two minor versions; a producer told an
+ * older one keeps a record with repeats in its own profile.
+ *
  * Slots.  A record without breakpoints (a path's final value, an EPP id)
  * is counted in place: the producer hashes (function, kind, complete,
  * value) to a slot and, when the slot holds that record, stores count + 1
@@ -94,7 +99,7 @@
 #define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
 #define PAP_SHM_VERSION_MAJOR	2
-#define PAP_SHM_VERSION_MINOR	1
+#define PAP_SHM_VERSION_MINOR	2
 /* the oldest major version a reader of this version still reads */
 #define PAP_SHM_VERSION_OLDEST	2
 

@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..49"
+echo "1..50"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -52,6 +52,13 @@ check "collector and file sink give byte-identical profiles" \
 	'cmp -s file.prof coll.prof'
 check "... with the 4 x 300 activations of work" \
 	'[ "$(acts coll.prof)" -eq 1200 ]'
+
+# a long activation that repeats itself: packed alike by both sinks
+"$papgcc" -O2 -o ll "$top_srcdir/testsuite/e2e/longloop.c" || exit 1
+./ll 300000 >/dev/null && mv pap.prof llfile.prof
+"$coll" -o llcoll.prof -- ./ll 300000 >/dev/null
+check "a long path with repeats: the same profile via both sinks" \
+	'grep -q " 4294967294 " llcoll.prof && cmp -s llfile.prof llcoll.prof'
 
 # the collector merges into an existing file, exits with the status
 "$coll" -o coll.prof -- ./w threads 2 50

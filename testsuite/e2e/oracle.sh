@@ -4,7 +4,8 @@
 # pap-decode reports must equal, as a multiset per function, the paths an
 # independent tracer (-fplugin-arg-pap-trace) saw, and the program's own
 # functions must have the same paths at -O0 and -O2.  TAP output.
-# PAP_E2E_PROGRAMS sets how many programs (default 10).
+# PAP_E2E_PROGRAMS sets how many programs (default 10); PAP_KEEP=1 keeps
+# the work directory.
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
@@ -12,7 +13,7 @@ papgcc=$top_builddir/plugin/pap-gcc
 decode=$top_builddir/decoder/pap-decode
 nprog=${PAP_E2E_PROGRAMS:-10}
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "$PAP_KEEP" ] || rm -rf "$tmp"' EXIT
 cc=${CC:-gcc}
 
 # trace lines "FN COMPLETE B..." -> "FN COUNT COMPLETE B...", sorted

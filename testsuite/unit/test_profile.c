@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "bpack.h"
 #include "profile.h"
 
 #define FN "work:0123456789abcdef"
@@ -351,6 +352,49 @@ static void test_profile_numbers(void **state)
 	pap_profile_free(&p);
 }
 
+/* test_profile_repeats: a record holding a repeat (bpack.h) makes the
+ * file version 3 and reads back equal; a repeat in an older version, or
+ * one that reaches before the path's start, is refused, naming the line. */
+static void test_profile_repeats(void **state)
+{
+	struct pap_breakpoint bps[3] = {
+		{ 1, 7 }, { 2, 8 },
+		{ PAP_BP_REPEAT, (uint64_t)2 << 32 | 5 },
+	};
+	struct pap_profile p, q;
+	char err[256], *text;
+
+	(void)state;
+	pap_profile_init(&p);
+	pap_profile_init(&q);
+	assert_int_equal(pap_profile_add(&p, FN, PAP_REC_PATH, 1, 9, bps, 3,
+					 4), 0);
+	p.lost = 2;
+	text = write_text(&p);
+	assert_string_equal(text, "pap-profile 3\nl 2\np " FN " 1 4 9 3 1 7 2 "
+			    "8 4294967294 8589934597\n");
+	if (pap_profile_parse(&q, text, "r.prof", err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(q.nrecs, 1);
+	assert_int_equal(q.recs[0].hash, p.recs[0].hash);
+	free(text);
+	assert_int_not_equal(pap_profile_parse(&q, "pap-profile 2\np " FN
+					       " 1 1 9 3 1 7 2 8 4294967294 "
+					       "8589934597\n", "r.prof", err,
+					       sizeof(err)), 0);
+	assert_string_equal(err, "r.prof:2: error: a repeat in a version 2 "
+			    "profile");
+	assert_int_not_equal(pap_profile_parse(&q, "pap-profile 3\np " FN
+					       " 1 1 9 2 1 7 4294967294 "
+					       "8589934597\n", "r.prof", err,
+					       sizeof(err)), 0);
+	assert_non_null(strstr(err, "r.prof:2: error: a repeat of length or "
+			       "distance 0, or reaching before"));
+	assert_int_equal(q.nrecs, 1);
+	pap_profile_free(&p);
+	pap_profile_free(&q);
+}
+
 /* test_profile_read_file: a file of some 10 MB, lines crossing the
  * reader's 4 MB pieces and one longer than a piece, reads as its whole
  * text parses; damaged anywhere, it gives the same error, naming the
@@ -429,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_profile_claimed_count),
 		cmocka_unit_test(test_profile_order),
 		cmocka_unit_test(test_profile_numbers),
+		cmocka_unit_test(test_profile_repeats),
 		cmocka_unit_test(test_profile_read_file),
 	};
 

@@ -331,7 +331,7 @@ static void test_profile_lost_round_trip(void **state)
 	assert_int_not_equal(pap_profile_parse(&b, "pap-profile 1\nl 5\n", "t",
 					       err, sizeof(err)), 0);
 	assert_string_equal(err, "t:2: error: unknown record");
-	assert_int_not_equal(pap_profile_parse(&b, "pap-profile 3\n", "t",
+	assert_int_not_equal(pap_profile_parse(&b, "pap-profile 4\n", "t",
 					       err, sizeof(err)), 0);
 	b.max_recs = 1;
 	assert_int_equal(pap_profile_add(&b, "g:0123456789abcdef", PAP_REC_BL,

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpack.c - a path's breakpoints with their repeats folded (bpack.h).
+ */
+#include <string.h>
+
+#include "bpack.h"
+
+/* The bucket of a breakpoint: part of the packing's definition, so it
+ * never changes without a new profile version. */
+static inline size_t bpack_bucket(const struct pap_breakpoint *bp)
+{
+	uint64_t h = ((uint64_t)bp->site * 0x9e3779b97f4a7c15ull) ^ bp->r;
+
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h >> 52);
+}
+
+static inline int bpack_same(const struct pap_breakpoint *a,
+			     const struct pap_breakpoint *b)
+{
+	return a->site == b->site && a->r == b->r;
+}
+
+size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
+		 struct pap_breakpoint *out, struct pap_bpack_table *t)
+{
+	uint64_t base = t->base;
+	size_t i = 0, o = 0, k;
+
+	if (n <= PAP_BPACK_SHORT) {
+		memcpy(out, in, n * sizeof(*in));
+		return n;
+	}
+	while (i < n) {
+		size_t b = bpack_bucket(&in[i]), len = 0, d = 0;
+		uint64_t at = t->last[b];
+
+		if (at > base) {
+			d = i - (size_t)(at - base - 1);
+			while (i + len < n && len < UINT32_MAX &&
+			       bpack_same(&in[i + len], &in[i + len - d]))
+				len++;
+		}
+		if (len >= PAP_BPACK_MIN) {
+			out[o].site = PAP_BP_REPEAT;
+			out[o++].r = (uint64_t)d << 32 | len;
+			for (k = 0; k < len; k++)
+				t->last[bpack_bucket(&in[i + k])] =
+					base + i + k + 1;
+			i += len;
+		} else {
+			out[o++] = in[i];
+			t->last[b] = base + i + 1;
+			i++;
+		}
+	}
+	/* every position stored now is at most the new base: stale */
+	t->base = base + n;
+	return o;
+}
+
+uint64_t pap_bpack_length(const struct pap_breakpoint *in, size_t n,
+			  uint64_t max)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (pap_bp_is_repeat(&in[i])) {
+			uint64_t d = in[i].r >> 32, len = in[i].r & UINT32_MAX;
+
+			if (!d || !len || d > total)
+				return 0;
+			total += len;
+		} else {
+			total++;
+		}
+		if (total > max)
+			return 0;
+	}
+	return total;
+}
+
+void pap_bunpack(const struct pap_breakpoint *in, size_t n,
+		 struct pap_breakpoint *out)
+{
+	size_t i, o = 0, k;
+
+	for (i = 0; i < n; i++) {
+		if (!pap_bp_is_repeat(&in[i])) {
+			out[o++] = in[i];
+			continue;
+		}
+		{
+			size_t d = (size_t)(in[i].r >> 32);
+			size_t len = (size_t)(in[i].r & UINT32_MAX);
+
+			/* forward, one at a time: a repeat may overlap
+			 * itself */
+			for (k = 0; k < len; k++, o++)
+				out[o] = out[o - d];
+		}
+	}
+}

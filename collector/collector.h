@@ -10,6 +10,7 @@
 
 #include <pap/shm.h>
 
+#include "bpack.h"
 #include "profile.h"
 #include "ring.h"
 
@@ -26,6 +27,7 @@ struct col_producer {
 	uint64_t nwords;		/* ours, never read back from shm */
 	uint32_t nslots;		/* ours too */
 	uint32_t ntally;		/* tally words (0 below 2.1) */
+	uint32_t minor;			/* the segment's version */
 	uint64_t tail;			/* ours, mirrored to shm->tail */
 	uint64_t records;		/* records taken into the profile */
 	uint64_t lost_seen;		/* shm->lost already counted */
@@ -60,6 +62,7 @@ struct col_cache_entry {
 struct collector {
 	struct col_cache_entry cache[COL_CACHE];
 	struct pap_profile prof;	/* everything drained, deduplicated */
+	struct pap_bpack_buf pack;	/* paths of producers before 2.2 */
 	char **strs;			/* interned function strings */
 	size_t nstrs, cap_strs;
 	uint32_t *str_slots;

@@ -192,10 +192,16 @@ static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
 		       uint32_t nbps)
 {
 	struct col_ctx *x = ctx;
+	size_t n = nbps;
 
+	/* a producer before 2.2 sends long paths unpacked: packed here as
+	 * a newer one packs them, so that the same path makes one record */
+	if (x->p->minor < 2 && n > PAP_BPACK_SHORT &&
+	    !(bps = pap_bpack_old(&x->c->pack, bps, &n)))
+		return -1;
 	if (fn == 0 || fn > x->p->nfns ||
 	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
-		      bps, nbps, 1))
+		      bps, (uint32_t)n, 1))
 		return -1;
 	x->p->records++;
 	return 0;
@@ -539,7 +545,7 @@ static int col_segment(struct collector *c, struct col_producer *p)
 	p->shm->nslots = c->nslots;
 	p->shm->ntally = p->ntally;
 	p->shm->major = PAP_SHM_VERSION_MAJOR;
-	p->shm->minor = PAP_SHM_VERSION_MINOR;
+	p->shm->minor = (uint16_t)p->minor;
 	p->shm->header_size = sizeof(*p->shm);
 	p->shm->nwords = c->nwords;
 	p->shm->collector_pid = (uint32_t)getpid();
@@ -627,6 +633,7 @@ int col_accept(struct collector *c, int lsock)
 		hello.minor < PAP_SHM_VERSION_MINOR ? hello.minor :
 		PAP_SHM_VERSION_MINOR;
 	p->ntally = pap_shm_ntally(c->nslots, minor);
+	p->minor = minor;
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;
 	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, minor,
@@ -763,4 +770,5 @@ void col_free(struct collector *c)
 	if (c->pending != &c->pending_local)
 		munmap(c->pending, sizeof(uint64_t));
 	pap_profile_free(&c->prof);
+	pap_bpack_buf_free(&c->pack);
 }

@@ -199,6 +199,8 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
  * undone (16 bytes each): a bound on what a corrupt profile can make the
  * decoder allocate. */
 #define DECODE_MAX_BPS ((uint64_t)1 << 28)
+/* A function's unpacking room kept from one record to the next. */
+#define DECODE_KEEP_BPS ((size_t)1 << 16)
 
 /*
  * Record @r's breakpoints, its repeats undone (bpack.h) into @f's buffer
@@ -221,8 +223,8 @@ static int unpacked_bps(struct dfunc *f, const struct pap_prof_rec *r,
 		return pap_bpack_length(r->bps, r->nbps, UINT64_MAX) ?
 			PAP_ELIMIT : PAP_ECORRUPT;
 	if (len > f->cap_unpacked) {
-		struct pap_breakpoint *nb = realloc(f->unpacked,
-						    len * sizeof(*nb));
+		struct pap_breakpoint *nb = len > SIZE_MAX / sizeof(*nb) ? NULL :
+			realloc(f->unpacked, (size_t)len * sizeof(*nb));
 
 		if (!nb)
 			return PAP_ENOMEM;
@@ -261,7 +263,14 @@ static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
 		return err;
 	if (!f->memo)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
-	return pap_decode_path_memo(plan, f->memo, bps, nbps, r->value, edges);
+	err = pap_decode_path_memo(plan, f->memo, bps, nbps, r->value, edges);
+	if (f->cap_unpacked > DECODE_KEEP_BPS) {
+		/* one long path's room is not kept for the next */
+		free(f->unpacked);
+		f->unpacked = NULL;
+		f->cap_unpacked = 0;
+	}
+	return err;
 }
 
 /*

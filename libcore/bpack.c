@@ -2,6 +2,7 @@
 /*
  * bpack.c - a path's breakpoints with their repeats folded (bpack.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpack.h"
@@ -32,6 +33,10 @@ size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 		memcpy(out, in, n * sizeof(*in));
 		return n;
 	}
+	/* every position this call stores is at most the new base, so stale
+	 * for the next call: one abandoned halfway (a longjmp out of a
+	 * signal handler) leaves nothing the next would take as its own */
+	t->base = base + n;
 	while (i < n) {
 		size_t b = bpack_bucket(&in[i]), len = 0, d = 0;
 		uint64_t at = t->last[b];
@@ -55,8 +60,6 @@ size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 			i++;
 		}
 	}
-	/* every position stored now is at most the new base: stale */
-	t->base = base + n;
 	return o;
 }
 
@@ -102,4 +105,45 @@ void pap_bunpack(const struct pap_breakpoint *in, size_t n,
 				out[o] = out[o - d];
 		}
 	}
+}
+
+const struct pap_breakpoint *pap_bpack_into(struct pap_bpack_buf *b,
+					    const struct pap_breakpoint *in,
+					    size_t *n)
+{
+	if (!b->table && !(b->table = calloc(1, sizeof(*b->table))))
+		return NULL;
+	if (*n > b->cap) {
+		/* never touched beyond what packing writes: a long path that
+		 * repeats itself costs address space, not memory */
+		free(b->out);
+		b->cap = 0;
+		b->out = malloc(*n * sizeof(*b->out));
+		if (!b->out)
+			return NULL;
+		b->cap = *n;
+	}
+	*n = pap_bpack(in, *n, b->out, b->table);
+	return b->out;
+}
+
+const struct pap_breakpoint *pap_bpack_old(struct pap_bpack_buf *b,
+					   const struct pap_breakpoint *in,
+					   size_t *n)
+{
+	size_t i;
+
+	if (*n <= PAP_BPACK_SHORT)
+		return in;
+	for (i = 0; i < *n; i++)
+		if (pap_bp_is_repeat(&in[i]))
+			return in;
+	return pap_bpack_into(b, in, n);
+}
+
+void pap_bpack_buf_free(struct pap_bpack_buf *b)
+{
+	free(b->out);
+	free(b->table);
+	memset(b, 0, sizeof(*b));
 }

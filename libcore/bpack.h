@@ -59,6 +59,28 @@ static inline int pap_bp_is_repeat(const struct pap_breakpoint *bp)
 size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 		 struct pap_breakpoint *out, struct pap_bpack_table *t);
 
+/* A packing's output buffer and table, grown as needed; zeroed to start. */
+struct pap_bpack_buf {
+	struct pap_breakpoint *out;
+	size_t cap;
+	struct pap_bpack_table *table;
+};
+
+/* pap_bpack() of @in[0..@n) into @b's buffer; *@n gets the packed
+ * length.  NULL when out of memory. */
+const struct pap_breakpoint *pap_bpack_into(struct pap_bpack_buf *b,
+					    const struct pap_breakpoint *in,
+					    size_t *n);
+/*
+ * A record from a writer older than packing (profile version 1 or 2,
+ * shm 2.0 or 2.1) made canonical: packed into @b's buffer when it is
+ * long and holds no repeat, else @in as it is.  NULL when out of memory.
+ */
+const struct pap_breakpoint *pap_bpack_old(struct pap_bpack_buf *b,
+					   const struct pap_breakpoint *in,
+					   size_t *n);
+void pap_bpack_buf_free(struct pap_bpack_buf *b);
+
 /*
  * The number of breakpoints @in[0..@n) stands for, or 0 if it is not a
  * valid packing (a repeat reaching before the start, of length 0, or more

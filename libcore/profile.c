@@ -142,7 +142,7 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 	nm->text = strdup(fn);
 	if (!nm->text)
 		return PAP_ENOMEM;
-	nm->key = fn;
+	nm->key = p->by_address ? fn : NULL;
 	nm->slot_hash = h;
 	nm->hash = p->by_address ? prof_text_hash(fn) : h;
 	*at = (uint32_t)p->nnames;
@@ -337,8 +337,11 @@ static int prof_key_ok(const char *s, size_t n)
 
 /* One record line after its kind letter; adds it to @p. */
 static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
-		     int version, struct pap_breakpoint **bps, size_t *cap)
+		     int version, struct pap_breakpoint **bps, size_t *cap,
+		     struct pap_bpack_buf *pack)
 {
+	const struct pap_breakpoint *rec;
+	size_t nrec;
 	const char *s;
 	size_t n;
 	char fn[4608];
@@ -398,8 +401,15 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 	if (prof_word(lx, &s, &n))
 		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
 				  s);
+	/* a path written before packing is packed as it would be now, so
+	 * that it merges with the same path recorded since */
+	nrec = (size_t)nbps;
+	rec = *bps;
+	if (version < 3 && nrec > PAP_BPACK_SHORT &&
+	    !(rec = pap_bpack_old(pack, *bps, &nrec)))
+		return PAP_ENOMEM;
 	return pap_profile_add(p, fn, kind == 'p' ? PAP_REC_PATH : PAP_REC_BL,
-			       (uint8_t)complete, value, *bps, (uint32_t)nbps,
+			       (uint8_t)complete, value, rec, (uint32_t)nrec,
 			       count);
 }
 
@@ -426,6 +436,7 @@ struct prof_parse {
 	struct pap_profile tmp;
 	struct pap_breakpoint *bps;
 	size_t cap;
+	struct pap_bpack_buf pack;	/* older versions' long paths packed */
 	int version;
 };
 
@@ -465,7 +476,7 @@ static int prof_body(struct prof_parse *ps, const char *text)
 			r = prof_error(lx, "unknown record");
 		else
 			r = prof_line(lx, &ps->tmp, kind, ps->version, &ps->bps,
-				      &ps->cap);
+				      &ps->cap, &ps->pack);
 		if (!r && *lx->p == '\n') {
 			lx->p++;
 			lx->line++;
@@ -483,6 +494,7 @@ static int prof_body(struct prof_parse *ps, const char *text)
 static int prof_finish(struct prof_parse *ps, struct pap_profile *p, int r)
 {
 	free(ps->bps);
+	pap_bpack_buf_free(&ps->pack);
 	if (r == PAP_ENOMEM)
 		snprintf(ps->lx.err, ps->lx.errlen, "%s: error: out of memory",
 			 ps->lx.file);
@@ -650,9 +662,14 @@ read_error:
 	return PAP_EINVAL;
 }
 
-/* A record in the written order: its function's rank, then content. */
+/*
+ * A record in the written order: its function's rank, kind, completeness
+ * (complete first) and value, then its breakpoints.  The leading keys are
+ * copied here, so that most comparisons never reach the record.
+ */
 struct prof_order {
-	uint32_t rank;
+	uint64_t key;		/* rank << 32 | kind << 1 | !complete */
+	uint64_t value;
 	const struct pap_prof_rec *r;
 };
 
@@ -662,14 +679,10 @@ static int prof_cmp(const void *a, const void *b)
 	const struct pap_prof_rec *x = ox->r, *y = oy->r;
 	uint32_t i;
 
-	if (ox->rank != oy->rank)
-		return ox->rank < oy->rank ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->complete != y->complete)
-		return x->complete > y->complete ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
+	if (ox->key != oy->key)
+		return ox->key < oy->key ? -1 : 1;
+	if (ox->value != oy->value)
+		return ox->value < oy->value ? -1 : 1;
 	if (x->nbps != y->nbps)
 		return x->nbps < y->nbps ? -1 : 1;
 	for (i = 0; i < x->nbps; i++) {
@@ -857,8 +870,12 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 		return -1;
 	}
 	for (i = 0; i < p->nrecs; i++) {
-		order[i].rank = rank[p->recs[i].name];
-		order[i].r = &p->recs[i];
+		const struct pap_prof_rec *r = &p->recs[i];
+
+		order[i].key = (uint64_t)rank[r->name] << 32 |
+			       (uint64_t)r->kind << 1 | !r->complete;
+		order[i].value = r->value;
+		order[i].r = r;
 	}
 	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
 	o->f = f;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,28 +77,25 @@ struct rt_thread {
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+/* set in a thread that holds breakpoint buffers, to free them at its end */
+static pthread_key_t rt_buffers_key;
 static RT_TLS struct rt_thread *rt_self;
 
 /*
- * Breakpoints of this thread's open activations, oldest first, each
- * tagged with its activation's serial.  Activations nest, so an
- * activation's breakpoints lie above every older one's; those of
- * activations abandoned by longjmp lie above too and are dropped when an
- * enclosing activation ends.
+ * Breakpoints of this thread's open activations, oldest first:
+ * rt_bps[i] made by the activation whose serial is rt_bp_act[i].
+ * Activations nest, so an activation's breakpoints lie above every older
+ * one's; those of activations abandoned by longjmp lie above too and are
+ * dropped when an enclosing activation ends.  Two arrays, so that a long
+ * activation's breakpoints are one run that packing reads in place.
  */
-struct rt_bp {
-	uint64_t act;
-	struct pap_breakpoint bp;
-};
-
-static RT_TLS struct rt_bp *rt_bps;
+static RT_TLS struct pap_breakpoint *rt_bps;
+static RT_TLS uint64_t *rt_bp_act;
 static RT_TLS size_t rt_nbps, rt_cap_bps;
 static RT_TLS struct pap_breakpoint *rt_scratch;
 static RT_TLS size_t rt_cap_scratch;
 /* a long path's breakpoints packed (bpack.h), in use with rt_scratch */
-static RT_TLS struct pap_breakpoint *rt_packed;
-static RT_TLS size_t rt_cap_packed;
-static RT_TLS struct pap_bpack_table *rt_bpack;
+static RT_TLS struct pap_bpack_buf rt_packed;
 static RT_TLS uint64_t rt_serial;
 
 /*
@@ -139,8 +137,22 @@ static void rt_after_fork_child(void)
 	rt_tally_after_fork_child();
 }
 
+/* A thread's breakpoint buffers, freed when it ends (rt_buffers_key). */
+static void rt_free_buffers(void *unused)
+{
+	(void)unused;
+	rt_nbps = rt_cap_bps = rt_cap_scratch = 0;
+	free(rt_bps);
+	free(rt_bp_act);
+	free(rt_scratch);
+	rt_bps = rt_scratch = NULL;
+	rt_bp_act = NULL;
+	pap_bpack_buf_free(&rt_packed);
+}
+
 static void rt_init(void)
 {
+	pthread_key_create(&rt_buffers_key, rt_free_buffers);
 	atexit(rt_atexit);
 	pthread_atfork(NULL, NULL, rt_after_fork_child);
 }
@@ -205,6 +217,49 @@ static int rt_keep(uint64_t act)
 	return 0;
 }
 
+/* Blocks every signal this thread can block; *@old gets the mask to
+ * give back with pthread_sigmask(SIG_SETMASK, ...). */
+static void rt_block_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/*
+ * Doubles the breakpoint stack, with every signal blocked: realloc moves
+ * a large one by remapping it, without copying or touching it, and no
+ * handler can run, let alone longjmp away, while the old arrays are gone
+ * and the new ones not yet published.  0, or -1 (nothing changed).
+ */
+static int rt_grow_stack(void)
+{
+	size_t cap = rt_cap_bps ? rt_cap_bps * 2 : 256;
+	struct pap_breakpoint *nb;
+	sigset_t old;
+	uint64_t *na;
+	int rc = -1;
+
+	if (!rt_cap_bps) {
+		rt_start();
+		pthread_setspecific(rt_buffers_key, &rt_buffers_key);
+	}
+	rt_block_signals(&old);
+	na = realloc(rt_bp_act, cap * sizeof(*na));
+	if (na) {
+		rt_bp_act = na;
+		nb = realloc(rt_bps, cap * sizeof(*nb));
+		if (nb) {
+			rt_bps = nb;
+			rt_cap_bps = cap;
+			rc = 0;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart)
 {
@@ -216,27 +271,14 @@ uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		return restart * n + d;
 	}
 	rt_in_stack = RT_HERE();
-	if (rt_nbps == rt_cap_bps) {
-		/* copy, publish, free: a longjmp out of a handler at any
-		 * point leaves rt_bps valid (at worst, a leak) */
-		size_t cap = rt_cap_bps ? rt_cap_bps * 2 : 256;
-		struct rt_bp *nb = malloc(cap * sizeof(*nb)), *old = rt_bps;
-
-		if (!nb) {
-			rt_in_stack = 0;
-			rt_poison_act(act);
-			return restart * n + d;
-		}
-		if (rt_nbps)
-			memcpy(nb, old, rt_nbps * sizeof(*nb));
-		rt_bps = nb;
-		rt_cap_bps = cap;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		free(old);
+	if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
+		rt_in_stack = 0;
+		rt_poison_act(act);
+		return restart * n + d;
 	}
-	rt_bps[rt_nbps].act = act;
-	rt_bps[rt_nbps].bp.site = site;
-	rt_bps[rt_nbps].bp.r = r;
+	rt_bp_act[rt_nbps] = act;
+	rt_bps[rt_nbps].site = site;
+	rt_bps[rt_nbps].r = r;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt_nbps++;
 	rt_in_stack = 0;
@@ -379,7 +421,7 @@ static size_t rt_bps_from(uint64_t act)
 {
 	size_t k = rt_nbps;
 
-	while (k > 0 && rt_bps[k - 1].act >= act)
+	while (k > 0 && rt_bp_act[k - 1] >= act)
 		k--;
 	return k;
 }
@@ -444,28 +486,26 @@ static void rt_release_big(struct pap_breakpoint **buf, size_t *cap)
 	}
 }
 
+/* Above this many breakpoints in one run, an activation's are packed
+ * where they lie on the stack rather than copied out first. */
+#define RT_PACK_IN_PLACE 4096
+
 /*
- * The @*n breakpoints at @bps (rt_scratch) packed into rt_packed, and
- * their number in *@n; NULL when out of memory.  The caller holds
- * rt_in_scratch, which guards both.
+ * The @*n breakpoints from rt_bps[@k] up, the top of the stack, packed
+ * into rt_packed; the stack then goes back to @k.  Every signal is
+ * blocked meanwhile, so that no handler pushes onto the stack and moves
+ * it while it is read.  NULL when out of memory.
  */
-static const struct pap_breakpoint *rt_pack(const struct pap_breakpoint *bps,
-					    size_t *n)
+static const struct pap_breakpoint *rt_pack_in_place(size_t k, size_t *n)
 {
-	if (!rt_bpack && !(rt_bpack = calloc(1, sizeof(*rt_bpack))))
-		return NULL;
-	if (*n > rt_cap_packed) {
-		/* never touched beyond what packing writes: a long path that
-		 * repeats itself costs address space, not memory */
-		free(rt_packed);
-		rt_cap_packed = 0;
-		rt_packed = malloc(*n * sizeof(*rt_packed));
-		if (!rt_packed)
-			return NULL;
-		rt_cap_packed = *n;
-	}
-	*n = pap_bpack(bps, *n, rt_packed, rt_bpack);
-	return rt_packed;
+	const struct pap_breakpoint *out;
+	sigset_t old;
+
+	rt_block_signals(&old);
+	out = pap_bpack_into(&rt_packed, rt_bps + k, n);
+	rt_nbps = k;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return out;
 }
 
 /* __pap_record for an activation that has breakpoints, or whose
@@ -486,7 +526,7 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	 */
 	k = rt_bps_from(act);
 	for (i = k; i < rt_nbps; i++)
-		n += rt_bps[i].act == act;
+		n += rt_bp_act[i] == act;
 	if (n > UINT32_MAX) {
 		/* more than a record can hold: counted as lost, never cut */
 		rt_nbps = k;
@@ -503,6 +543,10 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 		}
 		rt_in_scratch = RT_HERE();
 		scratch = 1;
+		if (n > RT_PACK_IN_PLACE && n == rt_nbps - k) {
+			out = rt_pack_in_place(k, &n);
+			goto packed;
+		}
 		if (n > rt_cap_scratch) {
 			struct pap_breakpoint *ns = realloc(rt_scratch, n *
 							    sizeof(*ns));
@@ -521,17 +565,15 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	}
 	n = 0;
 	for (i = k; i < rt_nbps; i++)
-		if (rt_bps[i].act == act)
-			bps[n++] = rt_bps[i].bp;
+		if (rt_bp_act[i] == act)
+			bps[n++] = rt_bps[i];
 	rt_nbps = k;
-	out = bps;
-	if (n > PAP_BPACK_SHORT && !(out = rt_pack(bps, &n))) {
-		rt_in_scratch = 0;
+	out = n > PAP_BPACK_SHORT ? pap_bpack_into(&rt_packed, bps, &n) : bps;
+packed:
+	if (!out) {
 		if (rt_keep(act))
 			rt_count_lost();
-		return;
-	}
-	if (rt_keep(act)) {
+	} else if (rt_keep(act)) {
 		if (!n)
 			rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
 		else if (!rt_ring_path(fn, complete != 0, r, out, (uint32_t)n))
@@ -540,7 +582,7 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
-		rt_release_big(&rt_packed, &rt_cap_packed);
+		rt_release_big(&rt_packed.out, &rt_packed.cap);
 		rt_in_scratch = 0;
 	}
 	if (!k && !rt_in_stack) {
@@ -550,7 +592,9 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (!rt_nbps && rt_cap_bps > RT_KEEP_BPS) {
 			free(rt_bps);
+			free(rt_bp_act);
 			rt_bps = NULL;
+			rt_bp_act = NULL;
 			rt_cap_bps = 0;
 		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -577,7 +621,7 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	uint8_t c = complete != 0;
 
-	if (__builtin_expect((rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
+	if (__builtin_expect((rt_nbps == 0 || rt_bp_act[rt_nbps - 1] < act) &&
 			     rt_poison == UINT64_MAX, 1)) {
 		rt_keep_value(fn, PAP_REC_PATH, c, r);
 		return;
@@ -596,7 +640,7 @@ void __pap_end(uint64_t **counters, const char *fn, uint64_t act, uint64_t r,
 	       uint64_t nvalues)
 {
 	if (r < nvalues &&
-	    (rt_nbps == 0 || rt_bps[rt_nbps - 1].act < act) &&
+	    (rt_nbps == 0 || rt_bp_act[rt_nbps - 1] < act) &&
 	    rt_poison == UINT64_MAX) {
 		__pap_tally(counters, fn, r, nvalues, 0);
 		return;
@@ -626,9 +670,9 @@ void rt_report_lost(uint64_t n)
 int pap_dump(void)
 {
 	const char *path = getenv("PAP_PROFILE");
-	struct pap_profile mine;
-	struct rt_thread *t;
-	size_t nrecs = 0;
+	struct pap_profile mine, *out = &mine;
+	struct rt_thread *t, *only = NULL;
+	size_t nwith = 0;
 	uint64_t lost = 0;
 	int rc;
 
@@ -638,14 +682,26 @@ int pap_dump(void)
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
 		rt_drain(t);
-		if (pap_profile_merge(&mine, &t->prof))
-			lost++;
-		pap_profile_zero(&t->prof);
-		nrecs += t->prof.nrecs;
+		if (t->prof.nrecs) {
+			only = t;
+			nwith++;
+		}
+	}
+	if (nwith == 1 && only == rt_self && !rt_in_table) {
+		/* every record is this thread's: its aggregate is written as
+		 * it is, not copied record by record; its own handlers defer
+		 * what they record meanwhile */
+		rt_in_table = RT_HERE();
+		out = &only->prof;
+	} else {
+		for (t = rt_threads; t; t = t->next) {
+			if (pap_profile_merge(&mine, &t->prof))
+				lost++;
+			pap_profile_zero(&t->prof);
+		}
 	}
 	pthread_mutex_unlock(&rt_lock);
-	lost += rt_tally_take(&mine);
-	nrecs += mine.nrecs;
+	lost += rt_tally_take(out);
 	lost += __atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
 		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
@@ -653,12 +709,16 @@ int pap_dump(void)
 			"out of one, or lost with a collector that died); the "
 			"profile counts them as lost\n",
 			(unsigned long long)lost);
-	mine.lost = pap_sat_add(mine.lost, lost);
-	rc = nrecs || mine.lost ?
-		pap_profile_merge_file(path, &mine, "pap", NULL,
+	out->lost = pap_sat_add(out->lost, lost);
+	rc = out->nrecs || out->lost ?
+		pap_profile_merge_file(path, out, "pap", NULL,
 				       NULL) : 0;
 	if (!rc)
 		rt_ring_dumped();
+	if (out != &mine) {
+		pap_profile_zero(out);
+		rt_in_table = 0;
+	}
 	pap_profile_free(&mine);
 	return rc;
 }

@@ -839,9 +839,14 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 	    3 + 2 * (uint64_t)nbps > PAP_SHM_MAX_WORDS)
 		return 0;
 	rt_in_ring = RT_HERE();
+	/* a collector before 2.2 reads no repeats: the process keeps such a
+	 * record, which it has not taken yet */
+	r = rt_ring_get();
+	if (r && r->minor < 2 && rt_has_repeat(bps, nbps))
+		goto out;
 	r = rt_ring_begin(fn, &id);
-	if (!r || (r->minor < 2 && rt_has_repeat(bps, nbps)))
-		goto out;	/* a collector before 2.2: the process keeps it */
+	if (!r)
+		goto out;
 	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
 	body[1] = value;
 	sent = id ? rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps) :

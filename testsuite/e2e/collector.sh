@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..50"
+echo "1..51"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -328,6 +328,16 @@ check "garbage: the collector survives 120 rogue rings and segments" \
 	'[ $st -eq 0 ] && [ ! -s rogue.out ]'
 check "garbage: the honest producer's 600 activations are intact" \
 	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$(wc -l <g.prof)" -le 5003 ]'
+
+# a producer before 2.2 sends long paths unpacked: packed as now
+"$coll" -o o.prof --name old >/dev/null 2>o.err &
+cpid=$!
+wait_for "$tmp/pap-collector-$(id -u)/old"
+PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/old" "$rogue" old 1 30 >o.out 2>&1
+kill -TERM $cpid
+wait $cpid
+check "a 2.1 producer's long path: packed, its 30 copies one record" \
+	'[ "$(grep -c "^p old:" o.prof)" -eq 1 ] && grep -qx "p old:0123456789abcdef 1 30 5 3 0 100 1 101 4294967294 8589934630" o.prof'
 
 # security
 "$coll" -o s.prof --name sec >/dev/null 2>sec.err &

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpack.h"
 #include "cfgtext.h"
 #include "decode.h"
 #include "meta.h"
@@ -27,7 +28,11 @@ static struct pap_memo *memo;
 static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 		       const struct pap_prof_rec *r, struct pap_path *p)
 {
+	const struct pap_breakpoint *bps = r->bps;
+	struct pap_breakpoint *unpacked = NULL;
+	uint64_t n = r->nbps;
 	struct pap_path q;
+	uint32_t i;
 	int e1, e2;
 
 	if (fn != memo_fn) {
@@ -35,14 +40,24 @@ static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 		memo = pap_memo_new(64);
 		memo_fn = fn;
 	}
-	e1 = pap_decode_path(plan, r->bps, r->nbps, r->value, p);
+	/* repeats undone first, as pap-decode does, within a bound */
+	for (i = 0; i < r->nbps && !pap_bp_is_repeat(&r->bps[i]); i++)
+		;
+	if (i < r->nbps) {
+		n = pap_bpack_length(r->bps, r->nbps, 1u << 20);
+		if (!n || !(unpacked = malloc(n * sizeof(*unpacked))))
+			return;
+		pap_bunpack(r->bps, r->nbps, unpacked);
+		bps = unpacked;
+	}
+	e1 = pap_decode_path(plan, bps, n, r->value, p);
 	pap_path_init(&q);
-	e2 = memo ? pap_decode_path_memo(plan, memo, r->bps, r->nbps,
-					 r->value, &q) : e1;
+	e2 = memo ? pap_decode_path_memo(plan, memo, bps, n, r->value, &q) : e1;
 	if (e1 != e2 || (memo && !e1 && (p->len != q.len ||
 	    memcmp(p->edges, q.edges, p->len * sizeof(*p->edges)))))
 		abort();
 	pap_path_free(&q);
+	free(unpacked);
 }
 
 /*

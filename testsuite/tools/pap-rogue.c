@@ -10,6 +10,8 @@
  *   pap-rogue records SEED N    N well-framed records with random bodies
  *   pap-rogue fns N             N distinct function names
  *   pap-rogue flood N           N distinct well-formed paths
+ *   pap-rogue old SEED N        as a 2.1 producer, N times one path of 40
+ *                               breakpoints in a period of 2, unpacked
  *
  * PAP_COLLECTOR names the socket, as for any producer.
  */
@@ -37,11 +39,12 @@ static uint64_t next(void)
 	return rng;
 }
 
-static int attach(struct pap_shm_ring **shm, size_t *len, struct stat *st)
+static int attach(struct pap_shm_ring **shm, size_t *len, struct stat *st,
+		  uint32_t minor)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct pap_shm_hello h = { PAP_SHM_MAGIC, PAP_SHM_VERSION_MAJOR,
-				   PAP_SHM_VERSION_MINOR, 0, 0 };
+				   minor, 0, 0 };
 	struct pap_shm_welcome w;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &w, sizeof(w) };
@@ -108,7 +111,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 2)
 		rng += strtoull(argv[2], NULL, 10) * 0x9e3779b97f4a7c15ull;
-	s = attach(&r, &len, &st);
+	s = attach(&r, &len, &st, strcmp(argv[1], "old") ? PAP_SHM_VERSION_MINOR
+						       : 1);
 	if (s < 0) {
 		fprintf(stderr, "pap-rogue: refused\n");
 		return 1;
@@ -159,6 +163,19 @@ int main(int argc, char **argv)
 				 (unsigned long long)i);
 			put_fn(r, (uint32_t)(i + 1), name);
 		}
+	} else if (!strcmp(argv[1], "old")) {
+		uint64_t body[2 + 80];
+		unsigned k;
+
+		put_fn(r, 1, "old:0123456789abcdef");
+		body[0] = 1 | 1ull << 32 | 40ull << 40;
+		body[1] = 5;
+		for (k = 0; k < 40; k++) {
+			body[2 + 2 * k] = k % 2;
+			body[3 + 2 * k] = 100 + k % 2;
+		}
+		for (i = 0; i < n; i++)
+			put(r, PAP_SHM_PATH, body, 82);
 	} else if (!strcmp(argv[1], "flood")) {
 		uint64_t body[2];
 

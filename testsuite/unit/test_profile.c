@@ -50,9 +50,11 @@ static void test_profile_many_breakpoints(void **state)
 	(void)state;
 	assert_non_null(bps);
 	assert_non_null(f);
+	/* all different: a record holds its breakpoints packed, and these
+	 * have nothing to pack (bpack.h) */
 	for (i = 0; i < n; i++) {
 		bps[i].site = i % 7;
-		bps[i].r = i % 3;
+		bps[i].r = (uint64_t)i * 0x9e3779b97f4a7c15ull;
 	}
 	pap_profile_init(&in);
 	pap_profile_init(&out);
@@ -354,7 +356,8 @@ static void test_profile_numbers(void **state)
 
 /* test_profile_repeats: a record holding a repeat (bpack.h) makes the
  * file version 3 and reads back equal; a repeat in an older version, or
- * one that reaches before the path's start, is refused, naming the line. */
+ * one that reaches before the path's start, is refused, naming the line;
+ * an older version's long path is packed as it is read. */
 static void test_profile_repeats(void **state)
 {
 	struct pap_breakpoint bps[3] = {
@@ -391,6 +394,26 @@ static void test_profile_repeats(void **state)
 	assert_non_null(strstr(err, "r.prof:2: error: a repeat of length or "
 			       "distance 0, or reaching before"));
 	assert_int_equal(q.nrecs, 1);
+	{
+		/* a version 2 file's long path is packed as it would be
+		 * now, and merges with the packed one */
+		char v2[1024] = "pap-profile 2\np " FN " 1 2 5 40";
+		size_t at = strlen(v2);
+		int k;
+
+		for (k = 0; k < 40; k++)
+			at += (size_t)snprintf(v2 + at, sizeof(v2) - at, " %d %d",
+					       k % 2, 100 + k % 2);
+		snprintf(v2 + at, sizeof(v2) - at, "\n");
+		if (pap_profile_parse(&q, v2, "v2.prof", err, sizeof(err)) ||
+		    pap_profile_parse(&q, "pap-profile 3\np " FN " 1 3 5 3 0 "
+				      "100 1 101 4294967294 8589934630\n",
+				      "v3.prof", err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_int_equal(q.nrecs, 2);
+		assert_int_equal(q.recs[1].nbps, 3);
+		assert_int_equal(q.recs[1].count, 5);
+	}
 	pap_profile_free(&p);
 	pap_profile_free(&q);
 }

@@ -97,6 +97,27 @@ static int prof_regrow(uint32_t **slots, size_t *n, size_t count,
 	return PAP_OK;
 }
 
+/*
+ * Doubles the array *@arr of *@cap entries of @size bytes (to @first
+ * entries when empty).  Indexes are 32-bit (open addressing stores index
+ * + 1): PAP_ELIMIT past UINT32_MAX - 1 entries, PAP_ENOMEM, and then
+ * nothing changed.
+ */
+static int prof_grow(void **arr, size_t *cap, size_t size, size_t first)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *n;
+
+	if (want > UINT32_MAX - 1)
+		return PAP_ELIMIT;
+	n = realloc(*arr, want * size);
+	if (!n)
+		return PAP_ENOMEM;
+	*arr = n;
+	*cap = want;
+	return PAP_OK;
+}
+
 /* The slot of a pointer key in the name table. */
 static uint64_t prof_key_hash(const char *fn)
 {
@@ -130,13 +151,12 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 		}
 	}
 	if (p->nnames == p->cap_names) {
-		size_t cap = p->cap_names ? p->cap_names * 2 : 16;
+		void *a = p->names;
+		int err = prof_grow(&a, &p->cap_names, sizeof(*p->names), 16);
 
-		nm = realloc(p->names, cap * sizeof(*nm));
-		if (!nm)
-			return PAP_ENOMEM;
-		p->names = nm;
-		p->cap_names = cap;
+		if (err)
+			return err;
+		p->names = a;
 	}
 	nm = &p->names[p->nnames];
 	nm->text = strdup(fn);
@@ -192,16 +212,12 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 	if (p->max_recs && p->nrecs >= p->max_recs)
 		return PAP_ELIMIT;
 	if (p->nrecs == p->cap_recs) {
-		size_t cap = p->cap_recs ? p->cap_recs * 2 : 64;
-		struct pap_prof_rec *n;
+		void *a = p->recs;
+		int err = prof_grow(&a, &p->cap_recs, sizeof(*p->recs), 64);
 
-		if (cap > UINT32_MAX - 1)
-			return PAP_ELIMIT;
-		n = realloc(p->recs, cap * sizeof(*n));
-		if (!n)
-			return PAP_ENOMEM;
-		p->recs = n;
-		p->cap_recs = cap;
+		if (err)
+			return err;
+		p->recs = a;
 	}
 	r = &p->recs[p->nrecs];
 	r->bps = nbps ? malloc(nbps * sizeof(*bps)) : NULL;

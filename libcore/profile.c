@@ -71,14 +71,34 @@ void pap_profile_zero(struct pap_profile *p)
 	p->lost = 0;
 }
 
-/* Doubles an open-addressing table of @*n slots holding indexes + 1 of
+/*
+ * A slot of an open-addressing table: the entry's index + 1 below, the
+ * top half of its hash above, so that a probe passes most other entries
+ * without touching them.  0: empty.
+ */
+static inline uint64_t prof_slot(uint64_t hash, size_t index)
+{
+	return (hash & 0xffffffff00000000ull) | ((uint64_t)index + 1);
+}
+
+static inline uint32_t prof_slot_index(uint64_t slot)
+{
+	return (uint32_t)slot - 1;
+}
+
+static inline int prof_slot_may_hold(uint64_t slot, uint64_t hash)
+{
+	return ((slot ^ hash) >> 32) == 0;
+}
+
+/* Doubles an open-addressing table of @*n slots (prof_slot()) of
  * the @count entries at @base, @size bytes each, each with its hash at
  * offset @hash_at. */
-static int prof_regrow(uint32_t **slots, size_t *n, size_t count,
+static int prof_regrow(uint64_t **slots, size_t *n, size_t count,
 		       const void *base, size_t size, size_t hash_at)
 {
 	size_t want = *n ? *n * 2 : 64, i;
-	uint32_t *t = calloc(want, sizeof(uint32_t));
+	uint64_t *t = calloc(want, sizeof(uint64_t));
 
 	if (!t)
 		return PAP_ENOMEM;
@@ -89,7 +109,7 @@ static int prof_regrow(uint32_t **slots, size_t *n, size_t count,
 		memcpy(&h, (const char *)base + i * size + hash_at, sizeof(h));
 		for (s = h & (want - 1); t[s]; s = (s + 1) & (want - 1))
 			;
-		t[s] = (uint32_t)(i + 1);
+		t[s] = prof_slot(h, i);
 	}
 	free(*slots);
 	*slots = t;
@@ -143,10 +163,12 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 		return PAP_ENOMEM;
 	for (s = h & (p->nname_slots - 1); p->name_slots[s];
 	     s = (s + 1) & (p->nname_slots - 1)) {
-		nm = &p->names[p->name_slots[s] - 1];
+		if (!prof_slot_may_hold(p->name_slots[s], h))
+			continue;
+		nm = &p->names[prof_slot_index(p->name_slots[s])];
 		if (p->by_address ? nm->key == fn :
 		    nm->hash == h && !strcmp(nm->text, fn)) {
-			*at = p->name_slots[s] - 1;
+			*at = prof_slot_index(p->name_slots[s]);
 			return PAP_OK;
 		}
 	}
@@ -166,7 +188,7 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 	nm->slot_hash = h;
 	nm->hash = p->by_address ? prof_text_hash(fn) : h;
 	*at = (uint32_t)p->nnames;
-	p->name_slots[s] = (uint32_t)(++p->nnames);
+	p->name_slots[s] = prof_slot(h, p->nnames++);
 	return PAP_OK;
 }
 
@@ -202,10 +224,12 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 		return PAP_ENOMEM;
 	for (s = h & (p->nslots - 1); p->slots[s];
 	     s = (s + 1) & (p->nslots - 1)) {
-		r = &p->recs[p->slots[s] - 1];
+		if (!prof_slot_may_hold(p->slots[s], h))
+			continue;
+		r = &p->recs[prof_slot_index(p->slots[s])];
 		if (prof_equal(r, h, name, kind, complete, value, bps, nbps)) {
 			r->count = pap_sat_add(r->count, count);
-			*at = p->slots[s] - 1;
+			*at = prof_slot_index(p->slots[s]);
 			return PAP_OK;
 		}
 	}
@@ -234,7 +258,7 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 	r->value = value;
 	r->hash = h;
 	*at = p->nrecs;
-	p->slots[s] = (uint32_t)(++p->nrecs);
+	p->slots[s] = prof_slot(h, p->nrecs++);
 	return PAP_OK;
 }
 
@@ -680,25 +704,32 @@ read_error:
 
 /*
  * A record in the written order: its function's rank, kind, completeness
- * (complete first) and value, then its breakpoints.  The leading keys are
- * copied here, so that most comparisons never reach the record.
+ * (complete first); then a record without breakpoints by its value, one
+ * with breakpoints by its hash (their content in no order a reader would
+ * use, and cheap to compare: the records lie scattered in memory); then,
+ * for a total order, value and breakpoints.  The leading keys are copied
+ * here, so that most comparisons never reach the record.
  */
 struct prof_order {
-	uint64_t key;		/* rank << 32 | kind << 1 | !complete */
-	uint64_t value;
+	uint64_t key;	/* rank << 32 | kind << 2 | !complete << 1 | has bps */
+	uint64_t sub;	/* value, or hash with breakpoints */
 	const struct pap_prof_rec *r;
 };
 
 static int prof_cmp(const void *a, const void *b)
 {
 	const struct prof_order *ox = a, *oy = b;
-	const struct pap_prof_rec *x = ox->r, *y = oy->r;
+	const struct pap_prof_rec *x, *y;
 	uint32_t i;
 
 	if (ox->key != oy->key)
 		return ox->key < oy->key ? -1 : 1;
-	if (ox->value != oy->value)
-		return ox->value < oy->value ? -1 : 1;
+	if (ox->sub != oy->sub)
+		return ox->sub < oy->sub ? -1 : 1;
+	x = ox->r;
+	y = oy->r;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
 	if (x->nbps != y->nbps)
 		return x->nbps < y->nbps ? -1 : 1;
 	for (i = 0; i < x->nbps; i++) {
@@ -816,6 +847,9 @@ static size_t prof_put_u64(char *out, uint64_t v)
 	return n;
 }
 
+/* How many records ahead the writer fetches. */
+#define PROF_AHEAD 4
+
 /* The writer's buffer: whole lines are formatted here, then written. */
 struct prof_out {
 	FILE *f;
@@ -889,8 +923,9 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 		const struct pap_prof_rec *r = &p->recs[i];
 
 		order[i].key = (uint64_t)rank[r->name] << 32 |
-			       (uint64_t)r->kind << 1 | !r->complete;
-		order[i].value = r->value;
+			       (uint64_t)r->kind << 2 | !r->complete << 1 |
+			       (r->nbps != 0);
+		order[i].sub = r->nbps ? r->hash : r->value;
 		order[i].r = r;
 	}
 	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
@@ -906,6 +941,12 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	for (i = 0; i < p->nrecs; i++) {
 		const struct pap_prof_rec *r = order[i].r;
 
+		/* in written order the records are scattered in memory:
+		 * fetch a few ahead, and their breakpoints */
+		if (i + 2 * PROF_AHEAD < p->nrecs)
+			__builtin_prefetch(order[i + 2 * PROF_AHEAD].r);
+		if (i + PROF_AHEAD < p->nrecs)
+			__builtin_prefetch(order[i + PROF_AHEAD].r->bps);
 		if (!r->count)
 			continue;
 		prof_put_str(o, r->kind == PAP_REC_BL ? "b " : "p ", 2);

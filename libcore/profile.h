@@ -16,8 +16,9 @@
  *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...  (breakpoints packed:
  *                            bpack.h; a repeat's SITE is 4294967294)
  *   b FUNCTION COUNT ID
- * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records are written
- * sorted, so equal profiles are equal files.
+ * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records
+ * are written in a fixed order (doc/formats.md), so equal profiles are
+ * equal files.
  */
 #ifndef PAP_CORE_PROFILE_H
 #define PAP_CORE_PROFILE_H
@@ -66,11 +67,11 @@ struct pap_prof_name {
 struct pap_profile {
 	struct pap_prof_rec *recs;
 	size_t nrecs, cap_recs;
-	uint32_t *slots;	/* open addressing: record index + 1 */
+	uint64_t *slots;	/* open addressing: hash top | index + 1 */
 	size_t nslots;
 	struct pap_prof_name *names;
 	size_t nnames, cap_names;
-	uint32_t *name_slots;	/* open addressing: name index + 1 */
+	uint64_t *name_slots;	/* the same for names */
 	size_t nname_slots;
 	/* records emitted but not in @recs (dropped, cut, garbled), counted:
 	 * emitted = sum of counts + lost */
@@ -124,7 +125,8 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 int pap_profile_read_file(struct pap_profile *p, const char *path,
 			  size_t max, char *err, size_t errlen,
 			  void (*tick)(size_t done, size_t size));
-/* Writes @p in the file format, records sorted; 0 or -1 (see errno). */
+/* Writes @p in the file format, records in their fixed order; 0 or -1
+ * (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
 
 /*

@@ -748,6 +748,10 @@ int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,
 	memset(c, 0, sizeof(*c));
 	pap_profile_init(&c->prof);
 	c->prof.max_recs = max_recs;
+	/* every function string it is given is interned (col_intern): one
+	 * address per text, so it is found by address, not by hashing and
+	 * comparing its text */
+	c->prof.by_address = 1;
 	c->nwords = nwords;
 	c->nslots = nslots;
 	c->pending = &c->pending_local;

@@ -196,8 +196,7 @@ static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
 
 	/* a producer before 2.2 sends long paths unpacked: packed here as
 	 * a newer one packs them, so that the same path makes one record */
-	if (x->p->minor < 2 && n > PAP_BPACK_SHORT &&
-	    !(bps = pap_bpack_old(&x->c->pack, bps, &n)))
+	if (x->p->minor < 2 && !(bps = pap_bpack_old(&x->c->pack, bps, &n)))
 		return -1;
 	if (fn == 0 || fn > x->p->nfns ||
 	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
@@ -587,7 +586,6 @@ int col_accept(struct collector *c, int lsock)
 	struct col_producer *p;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	uint32_t minor;
 	int sock, fd;
 
 	sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
@@ -629,14 +627,13 @@ int col_accept(struct collector *c, int lsock)
 	p->born_ns = col_now_ns();
 	/* the layout and records the producer knows: tallies from 2.1,
 	 * repeats in breakpoints from 2.2 */
-	minor = hello.major != PAP_SHM_VERSION_MAJOR ? 0 :
-		hello.minor < PAP_SHM_VERSION_MINOR ? hello.minor :
-		PAP_SHM_VERSION_MINOR;
-	p->ntally = pap_shm_ntally(c->nslots, minor);
-	p->minor = minor;
+	p->minor = hello.major != PAP_SHM_VERSION_MAJOR ? 0 :
+		   hello.minor < PAP_SHM_VERSION_MINOR ? hello.minor :
+		   PAP_SHM_VERSION_MINOR;
+	p->ntally = pap_shm_ntally(c->nslots, p->minor);
 	p->count_seq = calloc(c->nslots ? c->nslots : 1, sizeof(uint64_t));
 	fd = p->count_seq ? col_segment(c, p) : -1;
-	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, minor,
+	if (fd < 0 || col_send_welcome(sock, 0, c->nwords, c->nslots, p->minor,
 				       fd)) {
 		if (fd >= 0)
 			close(fd);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bpack.h"
 #include "kipf.h"
 #include "meta.h"
 #include "profile.h"
@@ -75,8 +76,7 @@ struct dfunc {
 	struct pap_plan *bl;	/* EPP numbering for Ball-Larus ids */
 	int bl_err;
 	struct pap_memo *memo;	/* pieces decoded so far */
-	struct pap_breakpoint *unpacked;	/* a record's, repeats undone */
-	size_t cap_unpacked;
+	struct pap_bpack_buf unpacked;	/* a record's, repeats undone */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
 

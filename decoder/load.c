@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpack.h"
 #include "decode.h"
 #include "decoder.h"
 #include "textfile.h"
@@ -203,41 +202,6 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 #define DECODE_KEEP_BPS ((size_t)1 << 16)
 
 /*
- * Record @r's breakpoints, its repeats undone (bpack.h) into @f's buffer
- * when it has any: *@bps and *@n.  0 or an error code.
- */
-static int unpacked_bps(struct dfunc *f, const struct pap_prof_rec *r,
-			const struct pap_breakpoint **bps, size_t *n)
-{
-	uint64_t len;
-	uint32_t i;
-
-	*bps = r->bps;
-	*n = r->nbps;
-	for (i = 0; i < r->nbps && !pap_bp_is_repeat(&r->bps[i]); i++)
-		;
-	if (i == r->nbps)
-		return PAP_OK;
-	len = pap_bpack_length(r->bps, r->nbps, DECODE_MAX_BPS);
-	if (!len)
-		return pap_bpack_length(r->bps, r->nbps, UINT64_MAX) ?
-			PAP_ELIMIT : PAP_ECORRUPT;
-	if (len > f->cap_unpacked) {
-		struct pap_breakpoint *nb = len > SIZE_MAX / sizeof(*nb) ? NULL :
-			realloc(f->unpacked, (size_t)len * sizeof(*nb));
-
-		if (!nb)
-			return PAP_ENOMEM;
-		f->unpacked = nb;
-		f->cap_unpacked = len;
-	}
-	pap_bunpack(r->bps, r->nbps, f->unpacked);
-	*bps = f->unpacked;
-	*n = len;
-	return PAP_OK;
-}
-
-/*
  * Record @r of @f decoded into @edges (emptied first); 0 or an error code.
  * Pieces are remembered in @f's memo, so a piece seen before costs a copy.
  */
@@ -258,18 +222,15 @@ static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
 			pap_decode_bl(plan, r->value, edges) : PAP_ECORRUPT;
 	if (plan->mode == PAP_MODE_EPP)
 		return PAP_ECORRUPT;
-	err = unpacked_bps(f, r, &bps, &nbps);
+	err = pap_bunpack_into(&f->unpacked, r->bps, r->nbps, DECODE_MAX_BPS,
+			       &bps, &nbps);
 	if (err)
 		return err;
 	if (!f->memo)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
 	err = pap_decode_path_memo(plan, f->memo, bps, nbps, r->value, edges);
-	if (f->cap_unpacked > DECODE_KEEP_BPS) {
-		/* one long path's room is not kept for the next */
-		free(f->unpacked);
-		f->unpacked = NULL;
-		f->cap_unpacked = 0;
-	}
+	if (f->unpacked.cap > DECODE_KEEP_BPS)
+		pap_bpack_buf_free(&f->unpacked);	/* not kept for the next */
 	return err;
 }
 
@@ -619,7 +580,7 @@ void dprofile_free(struct dprofile *dp)
 		free(dp->fs[i].paths);
 		pap_plan_free(dp->fs[i].bl);
 		pap_memo_free(dp->fs[i].memo);
-		free(dp->fs[i].unpacked);
+		pap_bpack_buf_free(&dp->fs[i].unpacked);
 		free(dp->fs[i].numtext);
 	}
 	free(dp->fs);

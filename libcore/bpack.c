@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bpack.h"
+#include "cfg.h"
 
 /* The bucket of a breakpoint: part of the packing's definition, so it
  * never changes without a new profile version. */
@@ -107,22 +108,41 @@ void pap_bunpack(const struct pap_breakpoint *in, size_t n,
 	}
 }
 
+int pap_bpack_has_repeat(const struct pap_breakpoint *bps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pap_bp_is_repeat(&bps[i]))
+			return 1;
+	return 0;
+}
+
+/* Room for @n breakpoints in @b's buffer, its content not kept: a
+ * buffer written only as far as it is used costs address space, not
+ * memory.  0, or -1 when out of memory. */
+static int bpack_room(struct pap_bpack_buf *b, size_t n)
+{
+	if (n <= b->cap)
+		return 0;
+	free(b->out);
+	b->cap = 0;
+	b->out = n > SIZE_MAX / sizeof(*b->out) ? NULL :
+		 malloc(n * sizeof(*b->out));
+	if (!b->out)
+		return -1;
+	b->cap = n;
+	return 0;
+}
+
 const struct pap_breakpoint *pap_bpack_into(struct pap_bpack_buf *b,
 					    const struct pap_breakpoint *in,
 					    size_t *n)
 {
 	if (!b->table && !(b->table = calloc(1, sizeof(*b->table))))
 		return NULL;
-	if (*n > b->cap) {
-		/* never touched beyond what packing writes: a long path that
-		 * repeats itself costs address space, not memory */
-		free(b->out);
-		b->cap = 0;
-		b->out = malloc(*n * sizeof(*b->out));
-		if (!b->out)
-			return NULL;
-		b->cap = *n;
-	}
+	if (bpack_room(b, *n))
+		return NULL;
 	*n = pap_bpack(in, *n, b->out, b->table);
 	return b->out;
 }
@@ -131,14 +151,31 @@ const struct pap_breakpoint *pap_bpack_old(struct pap_bpack_buf *b,
 					   const struct pap_breakpoint *in,
 					   size_t *n)
 {
-	size_t i;
-
-	if (*n <= PAP_BPACK_SHORT)
+	if (*n <= PAP_BPACK_SHORT || pap_bpack_has_repeat(in, *n))
 		return in;
-	for (i = 0; i < *n; i++)
-		if (pap_bp_is_repeat(&in[i]))
-			return in;
 	return pap_bpack_into(b, in, n);
+}
+
+int pap_bunpack_into(struct pap_bpack_buf *b, const struct pap_breakpoint *in,
+		     size_t n, uint64_t max,
+		     const struct pap_breakpoint **out, size_t *nout)
+{
+	uint64_t len;
+
+	*out = in;
+	*nout = n;
+	if (!pap_bpack_has_repeat(in, n))
+		return PAP_OK;
+	len = pap_bpack_length(in, n, max);
+	if (!len)
+		return pap_bpack_length(in, n, UINT64_MAX) ? PAP_ELIMIT :
+							     PAP_ECORRUPT;
+	if (len > SIZE_MAX || bpack_room(b, (size_t)len))
+		return PAP_ENOMEM;
+	pap_bunpack(in, n, b->out);
+	*out = b->out;
+	*nout = (size_t)len;
+	return PAP_OK;
 }
 
 void pap_bpack_buf_free(struct pap_bpack_buf *b)

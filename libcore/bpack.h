@@ -59,7 +59,8 @@ static inline int pap_bp_is_repeat(const struct pap_breakpoint *bp)
 size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 		 struct pap_breakpoint *out, struct pap_bpack_table *t);
 
-/* A packing's output buffer and table, grown as needed; zeroed to start. */
+/* A packing's (or unpacking's) output buffer and table, grown as
+ * needed; zeroed to start. */
 struct pap_bpack_buf {
 	struct pap_breakpoint *out;
 	size_t cap;
@@ -80,6 +81,19 @@ const struct pap_breakpoint *pap_bpack_old(struct pap_bpack_buf *b,
 					   const struct pap_breakpoint *in,
 					   size_t *n);
 void pap_bpack_buf_free(struct pap_bpack_buf *b);
+
+/* Does @bps[0..@n) hold a repeat? */
+int pap_bpack_has_repeat(const struct pap_breakpoint *bps, size_t n);
+
+/*
+ * @in[0..@n) with its repeats undone: *@out is @in itself when it holds
+ * none, else @b's buffer (grown as needed) holding what it stands for;
+ * *@nout the number.  PAP_ECORRUPT for a packing pap_bpack_length()
+ * refuses, PAP_ELIMIT when it stands for more than @max, PAP_ENOMEM.
+ */
+int pap_bunpack_into(struct pap_bpack_buf *b, const struct pap_breakpoint *in,
+		     size_t n, uint64_t max,
+		     const struct pap_breakpoint **out, size_t *nout);
 
 /*
  * The number of breakpoints @in[0..@n) stands for, or 0 if it is not a

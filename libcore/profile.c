@@ -3,8 +3,8 @@
  * profile.c - distinct records with counts; the profile file format.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -891,13 +891,11 @@ static void prof_put_num(struct prof_out *o, uint64_t v)
 static int prof_version(const struct pap_profile *p)
 {
 	size_t i;
-	uint32_t k;
 
 	for (i = 0; i < p->nrecs; i++)
-		for (k = 0; k < p->recs[i].nbps; k++)
-			if (p->recs[i].count &&
-			    pap_bp_is_repeat(&p->recs[i].bps[k]))
-				return PAP_PROFILE_VERSION;
+		if (p->recs[i].count &&
+		    pap_bpack_has_repeat(p->recs[i].bps, p->recs[i].nbps))
+			return PAP_PROFILE_VERSION;
 	return p->lost ? PAP_PROFILE_VERSION_NOREPEAT :
 			 PAP_PROFILE_VERSION_NOLOSS;
 }

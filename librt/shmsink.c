@@ -817,16 +817,6 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 	return rt_ring_value_slow(fn, kind, complete, value);
 }
 
-static int rt_has_repeat(const struct pap_breakpoint *bps, uint32_t nbps)
-{
-	uint32_t i;
-
-	for (i = 0; i < nbps; i++)
-		if (pap_bp_is_repeat(&bps[i]))
-			return 1;
-	return 0;
-}
-
 int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 		 const struct pap_breakpoint *bps, uint32_t nbps)
 {
@@ -842,7 +832,7 @@ int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
 	/* a collector before 2.2 reads no repeats: the process keeps such a
 	 * record, which it has not taken yet */
 	r = rt_ring_get();
-	if (r && r->minor < 2 && rt_has_repeat(bps, nbps))
+	if (r && r->minor < 2 && pap_bpack_has_repeat(bps, nbps))
 		goto out;
 	r = rt_ring_begin(fn, &id);
 	if (!r)

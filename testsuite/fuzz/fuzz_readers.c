@@ -28,11 +28,10 @@ static struct pap_memo *memo;
 static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 		       const struct pap_prof_rec *r, struct pap_path *p)
 {
-	const struct pap_breakpoint *bps = r->bps;
-	struct pap_breakpoint *unpacked = NULL;
-	uint64_t n = r->nbps;
+	struct pap_bpack_buf unpacked = { 0 };
+	const struct pap_breakpoint *bps;
 	struct pap_path q;
-	uint32_t i;
+	size_t n;
 	int e1, e2;
 
 	if (fn != memo_fn) {
@@ -41,14 +40,9 @@ static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 		memo_fn = fn;
 	}
 	/* repeats undone first, as pap-decode does, within a bound */
-	for (i = 0; i < r->nbps && !pap_bp_is_repeat(&r->bps[i]); i++)
-		;
-	if (i < r->nbps) {
-		n = pap_bpack_length(r->bps, r->nbps, 1u << 20);
-		if (!n || !(unpacked = malloc(n * sizeof(*unpacked))))
-			return;
-		pap_bunpack(r->bps, r->nbps, unpacked);
-		bps = unpacked;
+	if (pap_bunpack_into(&unpacked, r->bps, r->nbps, 1u << 20, &bps, &n)) {
+		pap_bpack_buf_free(&unpacked);
+		return;
 	}
 	e1 = pap_decode_path(plan, bps, n, r->value, p);
 	pap_path_init(&q);
@@ -57,7 +51,7 @@ static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 	    memcmp(p->edges, q.edges, p->len * sizeof(*p->edges)))))
 		abort();
 	pap_path_free(&q);
-	free(unpacked);
+	pap_bpack_buf_free(&unpacked);
 }
 
 /*

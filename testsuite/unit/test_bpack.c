@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bpack.h"
+#include "cfg.h"
 
 static uint64_t seed = 42;
 
@@ -209,12 +210,41 @@ static void test_bpack_corrupt(void **state)
 	assert_int_equal(pap_bpack_length(b, 1, UINT64_MAX), 0);
 }
 
+/* test_bunpack_into: what pap-decode calls: a sequence without repeats
+ * as it is, a packed one undone, a corrupt one and one past the limit
+ * refused as such. */
+static void test_bunpack_into(void **state)
+{
+	struct pap_breakpoint b[3] = {
+		{ 5, 9 }, { 6, 10 }, { PAP_BP_REPEAT, (uint64_t)2 << 32 | 3 },
+	};
+	const struct pap_breakpoint *out;
+	struct pap_bpack_buf buf = { 0 };
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pap_bunpack_into(&buf, b, 2, 2, &out, &n), PAP_OK);
+	assert_ptr_equal(out, b);
+	assert_int_equal(n, 2);
+	assert_int_equal(pap_bunpack_into(&buf, b, 3, 5, &out, &n), PAP_OK);
+	assert_int_equal(n, 5);
+	assert_int_equal(out[4].site, 5);
+	assert_int_equal(out[3].r, 10);
+	assert_int_equal(pap_bunpack_into(&buf, b, 3, 4, &out, &n),
+			 PAP_ELIMIT);
+	b[2].r = (uint64_t)3 << 32 | 3;
+	assert_int_equal(pap_bunpack_into(&buf, b, 3, 100, &out, &n),
+			 PAP_ECORRUPT);
+	pap_bpack_buf_free(&buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bpack_rule),
 		cmocka_unit_test(test_bpack_period),
 		cmocka_unit_test(test_bpack_corrupt),
+		cmocka_unit_test(test_bunpack_into),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,6 +288,87 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 			kind, complete, value, bps, nbps, count, at);
 }
 
+void pap_profile_add_many(struct pap_profile *p, struct pap_prof_item *items,
+			  size_t n)
+{
+	struct pap_prof_item *it, *end = items + n;
+
+	/* names first, in order, as the calls one by one would add them;
+	 * then each record's first slot, then the record it names: each
+	 * step's loads all start before any is waited for */
+	for (it = items; it < end; it++) {
+		it->err = prof_name(p, it->fn, &it->name);
+		if (it->err)
+			continue;
+		it->hash = prof_hash(p->names[it->name].hash, it->kind,
+				     it->complete, it->value, it->bps, it->nbps);
+		if (p->nslots)
+			__builtin_prefetch(&p->slots[it->hash &
+						     (p->nslots - 1)]);
+	}
+	for (it = items; it < end && p->nslots; it++) {
+		uint64_t slot = p->slots[it->hash & (p->nslots - 1)];
+
+		const char *r;
+
+		if (it->err || !slot || !prof_slot_may_hold(slot, it->hash))
+			continue;
+		r = (const char *)&p->recs[prof_slot_index(slot)];
+		__builtin_prefetch(r);
+		__builtin_prefetch(r + sizeof(struct pap_prof_rec) - 1);
+	}
+	for (it = items; it < end; it++)
+		if (!it->err)
+			it->err = prof_add(p, it->name, it->hash, it->kind,
+					   it->complete, it->value, it->bps,
+					   it->nbps, it->count, &it->at);
+}
+
+void pap_prof_batch_flush(struct pap_profile *p, struct pap_prof_batch *b,
+			  pap_prof_added_fn *added, void *arg)
+{
+	unsigned i;
+
+	pap_profile_add_many(p, b->items, b->n);
+	for (i = 0; i < b->n; i++)
+		added(arg, &b->items[i]);
+	b->n = 0;
+	b->nbps = 0;
+}
+
+void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
+			const char *fn, uint8_t kind, uint8_t complete,
+			uint64_t value, const struct pap_breakpoint *bps,
+			uint32_t nbps, uint64_t count,
+			pap_prof_added_fn *added, void *arg)
+{
+	struct pap_prof_item *it;
+
+	if (b->n == PAP_PROF_BATCH || nbps > PAP_PROF_BATCH_BPS - b->nbps)
+		pap_prof_batch_flush(p, b, added, arg);
+	it = &b->items[b->n];
+	it->fn = fn;
+	it->kind = kind;
+	it->complete = complete;
+	it->value = value;
+	it->count = count;
+	it->nbps = nbps;
+	it->bps = NULL;
+	if (nbps > PAP_PROF_BATCH_BPS) {
+		/* a long path, on its own */
+		it->bps = bps;
+		pap_profile_add_many(p, it, 1);
+		added(arg, it);
+		return;
+	}
+	if (nbps) {
+		it->bps = b->bps + b->nbps;
+		memcpy(b->bps + b->nbps, bps, nbps * sizeof(*bps));
+		b->nbps += nbps;
+	}
+	b->n++;
+}
+
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from)
 {
 	uint32_t *map;

@@ -105,6 +105,64 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 		       uint8_t complete, uint64_t value,
 		       const struct pap_breakpoint *bps, uint32_t nbps,
 		       uint64_t count, size_t *at);
+
+/* One record for pap_profile_add_many(): pap_profile_add_at()'s
+ * arguments, and its results. */
+struct pap_prof_item {
+	const char *fn;
+	const struct pap_breakpoint *bps;
+	uint64_t value, count;
+	uint32_t nbps;
+	uint8_t kind, complete;
+	int err;		/* out: what pap_profile_add_at() returns */
+	size_t at;		/* out: its *at, when err is 0 */
+	uint32_t name;		/* the call's own */
+	uint64_t hash;
+};
+
+/*
+ * Adds @n records as pap_profile_add_at() would, one after another in
+ * their order, with the same results in @items[i].err and .at and the
+ * same profile; but the table slots and records they need are fetched
+ * from memory together rather than one miss after another.
+ */
+void pap_profile_add_many(struct pap_profile *p, struct pap_prof_item *items,
+			  size_t n);
+
+/*
+ * Records waiting to go into a profile together: up to PAP_PROF_BATCH,
+ * with up to PAP_PROF_BATCH_BPS breakpoints copied beside them.  With
+ * hundreds of thousands of distinct paths each lookup is a cache miss or
+ * two; a batch waits for its misses side by side.  Zero it to start.
+ */
+#define PAP_PROF_BATCH 32
+#define PAP_PROF_BATCH_BPS 1024
+
+struct pap_prof_batch {
+	unsigned n;
+	size_t nbps;
+	struct pap_prof_item items[PAP_PROF_BATCH];
+	struct pap_breakpoint bps[PAP_PROF_BATCH_BPS];
+};
+
+/* Called for each record once it is added, with its results. */
+typedef void pap_prof_added_fn(void *arg, const struct pap_prof_item *it);
+
+/* Adds @b's records to @p in their order, calls @added(@arg, item) for
+ * each, and empties @b. */
+void pap_prof_batch_flush(struct pap_profile *p, struct pap_prof_batch *b,
+			  pap_prof_added_fn *added, void *arg);
+/*
+ * Queues @count occurrences of a record in @b (its breakpoints copied),
+ * flushing @b into @p first when there is no room.  A record with more
+ * breakpoints than a batch holds is added to @p at once.  Every record
+ * reaches @added, when it is added.
+ */
+void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
+			const char *fn, uint8_t kind, uint8_t complete,
+			uint64_t value, const struct pap_breakpoint *bps,
+			uint32_t nbps, uint64_t count,
+			pap_prof_added_fn *added, void *arg);
 /* Adds every record of @from to @to, and its lost count. */
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 

@@ -72,6 +72,8 @@ struct rt_thread {
 	struct rt_cache_entry cache[RT_CACHE];
 	struct rt_deferred defer[RT_DEFER];
 	volatile unsigned ndefer;
+	/* records the cache did not find, on their way to @prof together */
+	struct pap_prof_batch batch;
 };
 
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -125,6 +127,14 @@ static void rt_atexit(void)
 	pap_dump();
 }
 
+/* @t's aggregate and batch count nothing (fork, pap_reset). */
+static void rt_zero(struct rt_thread *t)
+{
+	pap_profile_zero(&t->prof);
+	t->batch.n = 0;
+	t->batch.nbps = 0;
+}
+
 static void rt_after_fork_child(void)
 {
 	struct rt_thread *t;
@@ -132,7 +142,7 @@ static void rt_after_fork_child(void)
 	/* The child counts only its own activations. */
 	pthread_mutex_init(&rt_lock, NULL);
 	for (t = rt_threads; t; t = t->next)
-		pap_profile_zero(&t->prof);
+		rt_zero(t);
 	rt_ring_after_fork_child();
 	rt_tally_after_fork_child();
 }
@@ -293,27 +303,41 @@ static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,
 					value) & (RT_CACHE - 1)];
 }
 
-/* Adds @count records to this thread's aggregate (not reentrant). */
+/* What adding @it to thread @arg's aggregate came to: a loss, or for a
+ * record without breakpoints the cache's entry (not reentrant). */
+static void rt_added(void *arg, const struct pap_prof_item *it)
+{
+	struct rt_thread *t = arg;
+	struct rt_cache_entry *e;
+
+	if (it->err) {
+		rt_report_lost(it->count);
+		return;
+	}
+	if (it->nbps)
+		return;
+	e = rt_cache_slot(t, it->fn, it->kind, it->complete, it->value);
+	e->fn = it->fn;
+	e->value = it->value;
+	e->kind = (uint32_t)it->kind << 1 | it->complete;
+	e->rec = (uint32_t)it->at + 1;
+}
+
+/* Adds @t's batch to its aggregate (not reentrant). */
+static void rt_flush(struct rt_thread *t)
+{
+	pap_prof_batch_flush(&t->prof, &t->batch, rt_added, t);
+}
+
+/* Adds @count records to this thread's aggregate, by way of its batch
+ * (not reentrant). */
 static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
 		   uint8_t complete, uint64_t value,
 		   const struct pap_breakpoint *bps, uint32_t nbps,
 		   uint64_t count)
 {
-	struct rt_cache_entry *e;
-	size_t at;
-
-	if (pap_profile_add_at(&t->prof, fn, kind, complete, value, bps, nbps,
-			       count, &at)) {
-		rt_report_lost(count);
-		return;
-	}
-	if (nbps)
-		return;
-	e = rt_cache_slot(t, fn, kind, complete, value);
-	e->fn = fn;
-	e->value = value;
-	e->kind = (uint32_t)kind << 1 | complete;
-	e->rec = (uint32_t)at + 1;
+	pap_prof_batch_add(&t->prof, &t->batch, fn, kind, complete, value,
+			   bps, nbps, count, rt_added, t);
 }
 
 /*
@@ -674,24 +698,30 @@ int pap_dump(void)
 	struct rt_thread *t, *only = NULL;
 	size_t nwith = 0;
 	uint64_t lost = 0;
+	/* this thread's handlers defer what they record meanwhile; a dump
+	 * from a handler that interrupted the runtime leaves the thread's
+	 * half-made batch alone */
+	int held = !rt_in_table;
 	int rc;
 
 	if (!path || !*path)
 		path = "pap.prof";
 	pap_profile_init(&mine);
+	if (held)
+		rt_in_table = RT_HERE();
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
 		rt_drain(t);
+		if (held || t != rt_self)
+			rt_flush(t);
 		if (t->prof.nrecs) {
 			only = t;
 			nwith++;
 		}
 	}
-	if (nwith == 1 && only == rt_self && !rt_in_table) {
+	if (nwith == 1 && only == rt_self && held) {
 		/* every record is this thread's: its aggregate is written as
-		 * it is, not copied record by record; its own handlers defer
-		 * what they record meanwhile */
-		rt_in_table = RT_HERE();
+		 * it is, not copied record by record */
 		out = &only->prof;
 	} else {
 		for (t = rt_threads; t; t = t->next) {
@@ -715,10 +745,10 @@ int pap_dump(void)
 				       NULL) : 0;
 	if (!rc)
 		rt_ring_dumped();
-	if (out != &mine) {
+	if (out != &mine)
 		pap_profile_zero(out);
+	if (held)
 		rt_in_table = 0;
-	}
 	pap_profile_free(&mine);
 	return rc;
 }
@@ -729,7 +759,7 @@ void pap_reset(void)
 
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next)
-		pap_profile_zero(&t->prof);
+		rt_zero(t);
 	pthread_mutex_unlock(&rt_lock);
 	rt_tally_forget();
 }

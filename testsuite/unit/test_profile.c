@@ -489,6 +489,118 @@ static void test_profile_read_file(void **state)
 	pap_profile_free(&in);
 }
 
+/* A small deterministic generator for test_profile_add_many. */
+static uint64_t many_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Records @a and @b are the same in every field, breakpoints included. */
+static void assert_same_record(const struct pap_prof_rec *a,
+			       const struct pap_prof_rec *b)
+{
+	uint32_t i;
+
+	assert_string_equal(a->fn, b->fn);
+	assert_int_equal(a->name, b->name);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->complete, b->complete);
+	assert_int_equal(a->count, b->count);
+	assert_int_equal(a->value, b->value);
+	assert_int_equal(a->hash, b->hash);
+	assert_int_equal(a->nbps, b->nbps);
+	for (i = 0; i < a->nbps; i++) {
+		assert_int_equal(a->bps[i].site, b->bps[i].site);
+		assert_int_equal(a->bps[i].r, b->bps[i].r);
+	}
+}
+
+/*
+ * test_profile_add_many: records added in batches of every size from 1
+ * to 40 give what pap_profile_add_at() gives one record at a time (the
+ * oracle): the same results per record, the same names and records in
+ * the same order, by text and by address, and past a record limit the
+ * same refusals.
+ */
+static void test_profile_add_many(void **state)
+{
+	static const char *const fns[] = { "f:1:m", "g:2:m", "h:3:m",
+					   "i:4:m", "j:5:m" };
+	static const struct pap_breakpoint pool[] = {
+		{ 1, 5 }, { 2, 7 }, { 1, UINT64_MAX }, { 3, 0 }, { 2, 5 },
+	};
+	enum { N = 6000 };
+	struct pap_prof_item *items = calloc(N, sizeof(*items));
+	struct pap_breakpoint (*bps)[3] = calloc(N, sizeof(*bps));
+	int *errs = calloc(N, sizeof(*errs));
+	size_t *ats = calloc(N, sizeof(*ats));
+	int mode;
+
+	(void)state;
+	assert_non_null(items);
+	assert_non_null(bps);
+	assert_non_null(errs);
+	assert_non_null(ats);
+	for (mode = 0; mode < 4; mode++) {
+		struct pap_profile one, many;
+		uint64_t s = 0x243f6a8885a308d3ull + (uint64_t)mode;
+		size_t i, k, done, limited = 0;
+
+		pap_profile_init(&one);
+		pap_profile_init(&many);
+		one.by_address = many.by_address = mode & 1;
+		one.max_recs = many.max_recs = mode & 2 ? 700 : 0;
+		for (i = 0; i < N; i++) {
+			struct pap_prof_item *it = &items[i];
+
+			it->fn = fns[many_next(&s) % 5];
+			it->kind = many_next(&s) % 2;
+			it->complete = many_next(&s) % 2;
+			it->value = many_next(&s) % 300;
+			if (i % 7 == 0)
+				it->value <<= 50;	/* alike in low bits */
+			it->count = 1 + many_next(&s) % 3;
+			it->nbps = many_next(&s) % 4;
+			for (k = 0; k < it->nbps; k++)
+				bps[i][k] = pool[many_next(&s) % 5];
+			it->bps = it->nbps ? bps[i] : NULL;
+			errs[i] = pap_profile_add_at(&one, it->fn, it->kind,
+						     it->complete, it->value,
+						     it->bps, it->nbps,
+						     it->count, &ats[i]);
+			limited += errs[i] != 0;
+		}
+		/* the limit case must refuse some, the others none */
+		assert_true(mode & 2 ? limited > 0 : limited == 0);
+		for (done = 0, k = 1; done < N; done += k, k = k % 40 + 1) {
+			if (k > N - done)
+				k = N - done;
+			pap_profile_add_many(&many, items + done, k);
+		}
+		for (i = 0; i < N; i++) {
+			assert_int_equal(items[i].err, errs[i]);
+			if (!errs[i])
+				assert_int_equal(items[i].at, ats[i]);
+		}
+		assert_int_equal(many.nnames, one.nnames);
+		for (i = 0; i < one.nnames; i++)
+			assert_string_equal(many.names[i].text,
+					    one.names[i].text);
+		assert_int_equal(many.nrecs, one.nrecs);
+		for (i = 0; i < one.nrecs; i++)
+			assert_same_record(&many.recs[i], &one.recs[i]);
+		pap_profile_free(&one);
+		pap_profile_free(&many);
+	}
+	free(items);
+	free(bps);
+	free(errs);
+	free(ats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_profile_numbers),
 		cmocka_unit_test(test_profile_repeats),
 		cmocka_unit_test(test_profile_read_file),
+		cmocka_unit_test(test_profile_add_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

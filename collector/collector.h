@@ -62,6 +62,7 @@ struct col_cache_entry {
 struct collector {
 	struct col_cache_entry cache[COL_CACHE];
 	struct pap_profile prof;	/* everything drained, deduplicated */
+	struct pap_prof_batch batch;	/* a drain's records on their way */
 	struct pap_bpack_buf pack;	/* paths of producers before 2.2 */
 	char **strs;			/* interned function strings */
 	size_t nstrs, cap_strs;

@@ -122,6 +122,7 @@ int col_pending_open(struct collector *c, const char *file)
 struct col_ctx {
 	struct collector *c;
 	struct col_producer *p;
+	uint64_t refused;	/* its ring's records the profile refused */
 };
 
 /* An FN record: ids come in order 1, 2, ...; the string is a key. */
@@ -156,35 +157,86 @@ static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-/* Counts @count records; the cache finds records without breakpoints
- * that were seen before, the profile's table everything else. */
-static int col_count(struct collector *c, const char *fn, uint8_t kind,
-		     uint8_t complete, uint64_t value,
-		     const struct pap_breakpoint *bps, uint32_t nbps,
-		     uint64_t count)
+static struct col_cache_entry *col_cache_slot(struct collector *c,
+					      const char *fn, uint8_t kind,
+					      uint8_t complete, uint64_t value)
 {
-	struct col_cache_entry *e;
-	struct pap_prof_rec *r;
-	size_t at;
+	return &c->cache[(((uintptr_t)fn >> 4) ^
+			  value * 0x9e3779b97f4a7c15ull ^
+			  (uint64_t)kind << 1 ^ complete) >> 7 &
+			 (COL_CACHE - 1)];
+}
 
-	e = &c->cache[(((uintptr_t)fn >> 4) ^ value * 0x9e3779b97f4a7c15ull ^
-		       (uint64_t)kind << 1 ^ complete) >> 7 & (COL_CACHE - 1)];
-	if (!nbps && e->rec && e->fn == fn && e->value == value) {
-		r = &c->prof.recs[e->rec - 1];
-		if (r->kind == kind && r->complete == complete && !r->nbps) {
-			r->count = pap_sat_add(r->count, count);
-			return 0;
-		}
+/* Counts @count records without breakpoints that the cache finds: 1, or
+ * 0 if it does not. */
+static int col_cached(struct collector *c, const char *fn, uint8_t kind,
+		      uint8_t complete, uint64_t value, uint64_t count)
+{
+	struct col_cache_entry *e = col_cache_slot(c, fn, kind, complete,
+						   value);
+	struct pap_prof_rec *r;
+
+	if (!e->rec || e->fn != fn || e->value != value)
+		return 0;
+	r = &c->prof.recs[e->rec - 1];
+	if (r->kind != kind || r->complete != complete || r->nbps)
+		return 0;
+	r->count = pap_sat_add(r->count, count);
+	return 1;
+}
+
+/* What adding @it came to: the cache learns where a record without
+ * breakpoints is, and a refused one (--max-records) is counted in the
+ * context @arg. */
+static void col_added(void *arg, const struct pap_prof_item *it)
+{
+	struct col_ctx *x = arg;
+	struct col_cache_entry *e;
+
+	if (it->err) {
+		x->refused = pap_sat_add(x->refused, it->count);
+		return;
 	}
-	if (pap_profile_add_at(&c->prof, fn, kind, complete, value, bps, nbps,
-			       count, &at))
-		return -1;
-	if (!nbps) {
-		e->fn = fn;
-		e->value = value;
-		e->rec = (uint32_t)(at + 1);
-	}
-	return 0;
+	if (it->nbps)
+		return;
+	e = col_cache_slot(x->c, it->fn, it->kind, it->complete, it->value);
+	e->fn = it->fn;
+	e->value = it->value;
+	e->rec = (uint32_t)(it->at + 1);
+}
+
+/* Counts @count records without breakpoints at once: 0, or -1 if the
+ * profile refused them. */
+static int col_count(struct collector *c, const char *fn, uint8_t kind,
+		     uint8_t complete, uint64_t value, uint64_t count)
+{
+	struct col_ctx x = { c, NULL, 0 };
+	struct pap_prof_item it;
+
+	if (col_cached(c, fn, kind, complete, value, count))
+		return 0;
+	memset(&it, 0, sizeof(it));
+	it.fn = fn;
+	it.kind = kind;
+	it.complete = complete;
+	it.value = value;
+	it.count = count;
+	pap_profile_add_many(&c->prof, &it, 1);
+	col_added(&x, &it);
+	return it.err ? -1 : 0;
+}
+
+/* A ring's record: into the profile with the rest of the drain's batch
+ * (col_drain_one flushes it), unless the cache finds it. */
+static void col_queue(struct col_ctx *x, const char *fn, uint8_t kind,
+		      uint8_t complete, uint64_t value,
+		      const struct pap_breakpoint *bps, uint32_t nbps,
+		      uint64_t count)
+{
+	if (!nbps && col_cached(x->c, fn, kind, complete, value, count))
+		return;
+	pap_prof_batch_add(&x->c->prof, &x->c->batch, fn, kind, complete,
+			   value, bps, nbps, count, col_added, x);
 }
 
 static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
@@ -198,10 +250,10 @@ static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
 	 * a newer one packs them, so that the same path makes one record */
 	if (x->p->minor < 2 && !(bps = pap_bpack_old(&x->c->pack, bps, &n)))
 		return -1;
-	if (fn == 0 || fn > x->p->nfns ||
-	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_PATH, complete, value,
-		      bps, (uint32_t)n, 1))
+	if (fn == 0 || fn > x->p->nfns)
 		return -1;
+	col_queue(x, x->p->fns[fn - 1], PAP_REC_PATH, complete, value, bps,
+		  (uint32_t)n, 1);
 	x->p->records++;
 	return 0;
 }
@@ -210,9 +262,9 @@ static int col_on_bl(void *ctx, uint32_t fn, uint64_t id)
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns ||
-	    col_count(x->c, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1))
+	if (fn == 0 || fn > x->p->nfns)
 		return -1;
+	col_queue(x, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
 	x->p->records++;
 	return 0;
 }
@@ -224,10 +276,9 @@ static int col_on_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns || slot >= x->p->nslots ||
-	    col_count(x->c, x->p->fns[fn - 1], kind, complete, value, NULL, 0,
-		      count))
+	if (fn == 0 || fn > x->p->nfns || slot >= x->p->nslots)
 		return -1;
+	col_queue(x, x->p->fns[fn - 1], kind, complete, value, NULL, 0, count);
 	x->p->count_seq[slot] = seq + 1;
 	x->p->records = pap_sat_add(x->p->records, count);
 	return 0;
@@ -240,7 +291,7 @@ static const struct pap_ring_ops col_ops = { col_on_fn, col_on_path,
  * rest of what is committed and is counted once. */
 static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
 {
-	struct col_ctx x = { c, p };
+	struct col_ctx x = { c, p, 0 };
 	struct pap_ring_stats st = { 0, 0, 0 };
 	uint64_t head = __atomic_load_n(&p->shm->head, __ATOMIC_ACQUIRE);
 
@@ -257,6 +308,12 @@ static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
 		/* resynchronise where the producer says it is */
 		p->tail = head;
 	}
+	/* every record read is in the profile before the tail moves; one
+	 * refused (--max-records) is lost, and taken as such */
+	pap_prof_batch_flush(&c->prof, &c->batch, col_added, &x);
+	st.records -= x.refused;
+	st.rejected = pap_sat_add(st.rejected, x.refused);
+	p->records -= x.refused;
 	/* tail first: a SIGKILL between the two stores may lose this batch
 	 * unreported, but can never count it twice */
 	__atomic_store_n(&p->shm->tail, p->tail, __ATOMIC_RELEASE);
@@ -364,7 +421,7 @@ static void col_take_slots(struct collector *c, struct col_producer *p,
 			continue;
 		}
 		if (col_count(c, fn, pap_shm_key_kind(s.key),
-			      pap_shm_key_complete(s.key), s.value, NULL, 0,
+			      pap_shm_key_complete(s.key), s.value,
 			      s.count)) {
 			/* refused (--max-records): lost, and taken as such */
 			c->st.rejected = pap_sat_add(c->st.rejected, s.count);
@@ -443,7 +500,7 @@ static void col_take_tallies(struct collector *c, struct col_producer *p,
 						count);
 				continue;
 			}
-			if (col_count(c, fn, kind, 1, v, NULL, 0, count)) {
+			if (col_count(c, fn, kind, 1, v, count)) {
 				c->st.rejected = pap_sat_add(c->st.rejected,
 							     count);
 				c->prof.lost = pap_sat_add(c->prof.lost, count);

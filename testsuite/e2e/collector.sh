@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..51"
+echo "1..53"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -328,6 +328,20 @@ check "garbage: the collector survives 120 rogue rings and segments" \
 	'[ $st -eq 0 ] && [ ! -s rogue.out ]'
 check "garbage: the honest producer's 600 activations are intact" \
 	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$(wc -l <g.prof)" -le 5003 ]'
+
+# more distinct records than --max-records: the ones refused are lost,
+# one by one, while the ring goes on (work() has 40 distinct paths), sent
+# as they are (--slots 0) or counted in 4 slots that COUNT records free
+./ws threads 1 400 && mv pap.prof mfile.prof
+for slots in 0 4; do
+	rm -f m.prof
+	"$coll" -o m.prof --max-records 20 --slots $slots -v -- \
+		./ws threads 1 400 2>m.err
+	check "--max-records 20, --slots $slots: 20 kept, kept + lost = all $(total mfile.prof) emitted, all lost as rejected" \
+		'[ "$(grep -c "^p " m.prof)" -eq 20 ] &&
+		 [ $(( $(total m.prof) + $(lost m.prof) )) -eq "$(total mfile.prof)" ] &&
+		 grep -q "lost $(lost m.prof): .* $(lost m.prof) rejected" m.err'
+done
 
 # a producer before 2.2 sends long paths unpacked: packed as now
 "$coll" -o o.prof --name old >/dev/null 2>o.err &

@@ -859,6 +859,79 @@ static uint32_t *prof_name_ranks(const struct pap_profile *p)
 	return rank;
 }
 
+/*
+ * Sorts @order's @n entries as qsort() with prof_cmp() would, ranks below
+ * @nnames: a least-significant-digit radix sort on sub, a byte at a time
+ * (a byte the same in every entry is skipped), then a counting sort on
+ * key, both stable, and prof_cmp() only inside a run of equal key and
+ * sub (two texts under one rank, or equal hashes).  Falls back to qsort()
+ * when out of memory or for a few entries.
+ */
+static void prof_sort_order(struct prof_order *order, size_t n, size_t nnames)
+{
+	size_t (*hist)[256] = NULL, *at = NULL, nkeys = nnames * 8, i, j, sum;
+	struct prof_order *tmp = NULL, *from = order, *to, *x;
+	unsigned b;
+
+	if (n >= 256) {
+		hist = calloc(8, sizeof(*hist));
+		at = calloc(nkeys + 1, sizeof(*at));
+		tmp = malloc(n * sizeof(*tmp));
+	}
+	if (!hist || !at || !tmp) {
+		free(hist);
+		free(at);
+		free(tmp);
+		qsort(order, n, sizeof(*order), prof_cmp);
+		return;
+	}
+	to = tmp;
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 8; b++)
+			hist[b][order[i].sub >> (8 * b) & 0xff]++;
+	for (b = 0; b < 8; b++) {
+		if (hist[b][order[0].sub >> (8 * b) & 0xff] == n)
+			continue;
+		for (j = 0, sum = 0; j < 256; j++) {
+			size_t c = hist[b][j];
+
+			hist[b][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[hist[b][from[i].sub >> (8 * b) & 0xff]++] = from[i];
+		x = from;
+		from = to;
+		to = x;
+	}
+	/* key: rank << 32 | three bits, dense as rank * 8 + bits */
+	for (i = 0; i < n; i++)
+		at[(from[i].key >> 32) * 8 + (from[i].key & 7)]++;
+	for (j = 0, sum = 0; j < nkeys; j++) {
+		size_t c = at[j];
+
+		at[j] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		to[at[(from[i].key >> 32) * 8 + (from[i].key & 7)]++] = from[i];
+	if (to != order)
+		memcpy(order, to, n * sizeof(*order));
+	/* runs of equal key and sub: in order by the rest, by insertion */
+	for (i = 1; i < n; i++) {
+		struct prof_order e = order[i];
+
+		for (j = i; j > 0 && order[j - 1].key == e.key &&
+			    order[j - 1].sub == e.sub &&
+			    prof_cmp(&order[j - 1], &e) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = e;
+	}
+	free(hist);
+	free(at);
+	free(tmp);
+}
+
 #define PROF_U64_DIGITS 20
 
 static const char prof_pairs[] =
@@ -1007,7 +1080,7 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 		order[i].sub = r->nbps ? r->hash : r->value;
 		order[i].r = r;
 	}
-	qsort(order, p->nrecs, sizeof(*order), prof_cmp);
+	prof_sort_order(order, p->nrecs, p->nnames);
 	o->f = f;
 	o->n = 0;
 	prof_put_str(o, "pap-profile", 11);

@@ -290,6 +290,31 @@ static void test_profile_order(void **state)
 				   strchr(got[i], ' ') + 1) < 0 ||
 			    strncmp(strchr(got[i - 1], ' ') + 1,
 				    strchr(got[i], ' ') + 1, 21) == 0);
+	/* within a function, kind and completeness, records without
+	 * breakpoints come by value, and before those with breakpoints */
+	for (i = 1; i < NREC; i++) {
+		char fa[64], fb[64];
+		int ca = 1, cb = 1, na = 0, nb = 0;
+		unsigned long long va, vb, x;
+
+		if (got[i - 1][0] == 'b')
+			assert_int_equal(sscanf(got[i - 1], "b %63s %llu %llu",
+						fa, &x, &va), 3);
+		else
+			assert_int_equal(sscanf(got[i - 1], "p %63s %d %llu %llu %d",
+						fa, &ca, &x, &va, &na), 5);
+		if (got[i][0] == 'b')
+			assert_int_equal(sscanf(got[i], "b %63s %llu %llu",
+						fb, &x, &vb), 3);
+		else
+			assert_int_equal(sscanf(got[i], "p %63s %d %llu %llu %d",
+						fb, &cb, &x, &vb, &nb), 5);
+		if (strcmp(fa, fb) || got[i - 1][0] != got[i][0] || ca != cb)
+			continue;
+		assert_true(na == 0 || nb != 0);
+		if (!na && !nb)
+			assert_true(va < vb);
+	}
 	qsort(got, NREC, sizeof(*got), line_cmp);
 	for (i = 0; i < NREC; i++)
 		assert_string_equal(got[i], want[i]);
@@ -601,6 +626,77 @@ static void test_profile_add_many(void **state)
 	free(ats);
 }
 
+/* The multipliers of prof_hash() in libcore/profile.c. */
+#define TIE_P 0x100000001b3ull
+#define TIE_G 0x9e3779b97f4a7c15ull
+
+/* The mixing a record's hash ends with, undone: h ^ h >> 29. */
+static uint64_t tie_unmix(uint64_t h)
+{
+	return h ^ h >> 29 ^ h >> 58;
+}
+
+static uint64_t tie_mix(uint64_t h)
+{
+	return h ^ h >> 29;
+}
+
+/*
+ * test_profile_hash_tie: two records of one function with one breakpoint
+ * each and equal hashes (made so from the hash's published steps, see
+ * profile.c's prof_hash) are written by value whichever was added first;
+ * 300 other records make the writer sort as it does large profiles.  The
+ * hashes' equality is checked first, so a changed hash fails loudly
+ * rather than testing nothing.
+ */
+static void test_profile_hash_tie(void **state)
+{
+	uint64_t ginv = TIE_G, base, b1, b2;
+	struct pap_breakpoint one = { 2, 3 }, two = { 2, 0 };
+	int round, i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		ginv *= 2 - TIE_G * ginv;
+	assert_true(TIE_G * ginv == 1);
+	for (round = 0; round < 2; round++) {
+		struct pap_profile p;
+		char *text, *l5, *l9;
+
+		pap_profile_init(&p);
+		/* the function's part of the hash, from a record's */
+		assert_int_equal(pap_profile_add(&p, FN, PAP_REC_PATH, 1, 77,
+						 NULL, 0, 1), 0);
+		base = (tie_unmix(p.recs[0].hash) * ginv) ^ 77;
+		b1 = (((base ^ 5) * TIE_G) ^ one.site) * TIE_P;
+		b2 = (((base ^ 9) * TIE_G) ^ two.site) * TIE_P;
+		two.r = b1 ^ one.r ^ b2;
+		assert_int_equal(tie_mix((b1 ^ one.r) * TIE_G),
+				 tie_mix((b2 ^ two.r) * TIE_G));
+		if (round == 0) {
+			pap_profile_add(&p, FN, PAP_REC_PATH, 1, 9, &two, 1, 1);
+			pap_profile_add(&p, FN, PAP_REC_PATH, 1, 5, &one, 1, 1);
+		} else {
+			pap_profile_add(&p, FN, PAP_REC_PATH, 1, 5, &one, 1, 1);
+			pap_profile_add(&p, FN, PAP_REC_PATH, 1, 9, &two, 1, 1);
+		}
+		assert_int_equal(p.nrecs, 3);
+		assert_true(p.recs[1].hash == p.recs[2].hash);
+		for (i = 0; i < 300; i++)
+			assert_int_equal(pap_profile_add(&p, "other:0", PAP_REC_BL,
+							 1, (uint64_t)i * 7919,
+							 NULL, 0, 1), 0);
+		text = write_text(&p);
+		l5 = strstr(text, " 1 1 5 1 2 3\n");
+		l9 = strstr(text, " 1 1 9 1 2 ");
+		assert_non_null(l5);
+		assert_non_null(l9);
+		assert_true(l5 < l9);
+		free(text);
+		pap_profile_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_profile_repeats),
 		cmocka_unit_test(test_profile_read_file),
 		cmocka_unit_test(test_profile_add_many),
+		cmocka_unit_test(test_profile_hash_tie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,12 +215,7 @@ static int col_count(struct collector *c, const char *fn, uint8_t kind,
 
 	if (col_cached(c, fn, kind, complete, value, count))
 		return 0;
-	memset(&it, 0, sizeof(it));
-	it.fn = fn;
-	it.kind = kind;
-	it.complete = complete;
-	it.value = value;
-	it.count = count;
+	pap_prof_item_set(&it, fn, kind, complete, value, NULL, 0, count);
 	pap_profile_add_many(&c->prof, &it, 1);
 	col_added(&x, &it);
 	return it.err ? -1 : 0;

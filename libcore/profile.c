@@ -347,16 +347,9 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 	if (b->n == PAP_PROF_BATCH || nbps > PAP_PROF_BATCH_BPS - b->nbps)
 		pap_prof_batch_flush(p, b, added, arg);
 	it = &b->items[b->n];
-	it->fn = fn;
-	it->kind = kind;
-	it->complete = complete;
-	it->value = value;
-	it->count = count;
-	it->nbps = nbps;
-	it->bps = NULL;
+	pap_prof_item_set(it, fn, kind, complete, value, bps, nbps, count);
 	if (nbps > PAP_PROF_BATCH_BPS) {
 		/* a long path, on its own */
-		it->bps = bps;
 		pap_profile_add_many(p, it, 1);
 		added(arg, it);
 		return;

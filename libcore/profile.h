@@ -120,6 +120,24 @@ struct pap_prof_item {
 	uint64_t hash;
 };
 
+/* Sets @it to a record's arguments (its results cleared). */
+static inline void pap_prof_item_set(struct pap_prof_item *it, const char *fn,
+				     uint8_t kind, uint8_t complete,
+				     uint64_t value,
+				     const struct pap_breakpoint *bps,
+				     uint32_t nbps, uint64_t count)
+{
+	it->fn = fn;
+	it->kind = kind;
+	it->complete = complete;
+	it->value = value;
+	it->bps = bps;
+	it->nbps = nbps;
+	it->count = count;
+	it->err = 0;
+	it->at = 0;
+}
+
 /*
  * Adds @n records as pap_profile_add_at() would, one after another in
  * their order, with the same results in @items[i].err and .at and the

@@ -41,10 +41,7 @@
 #define RT_DEFER_BPS 8
 
 struct rt_deferred {
-	const char *fn;
-	uint8_t kind, complete;
-	uint32_t nbps;
-	uint64_t value, count;
+	struct pap_prof_item rec;	/* its breakpoints: @bps */
 	struct pap_breakpoint bps[RT_DEFER_BPS];
 };
 
@@ -385,12 +382,8 @@ static void rt_defer_record(const char *fn, uint8_t kind, uint8_t complete,
 		return;
 	}
 	d = &t->defer[i];
-	d->fn = fn;
-	d->kind = kind;
-	d->complete = complete;
-	d->value = value;
-	d->count = count;
-	d->nbps = nbps;
+	pap_prof_item_set(&d->rec, fn, kind, complete, value, d->bps, nbps,
+			  count);
 	if (nbps)
 		memcpy(d->bps, bps, nbps * sizeof(*bps));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -411,8 +404,9 @@ static void rt_drain(struct rt_thread *t)
 		for (; done < n; done++) {
 			const struct rt_deferred *d = &t->defer[done];
 
-			rt_add(t, d->fn, d->kind, d->complete, d->value,
-			       d->bps, d->nbps, d->count);
+			rt_add(t, d->rec.fn, d->rec.kind, d->rec.complete,
+			       d->rec.value, d->bps, d->rec.nbps,
+			       d->rec.count);
 		}
 		if (__atomic_compare_exchange_n((unsigned *)&t->ndefer, &n, 0,
 						0, __ATOMIC_SEQ_CST,

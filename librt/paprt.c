@@ -69,14 +69,17 @@ struct rt_thread {
 	struct rt_cache_entry cache[RT_CACHE];
 	struct rt_deferred defer[RT_DEFER];
 	volatile unsigned ndefer;
-	/* records the cache did not find, on their way to @prof together */
+	/* records the cache did not find, on their way to @prof together;
+	 * only the owning thread touches it until @ended */
 	struct pap_prof_batch batch;
+	int ended;
 };
 
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-/* set in a thread that holds breakpoint buffers, to free them at its end */
+/* set in a thread that has an aggregate or breakpoint buffers: what it
+ * does at its end (rt_thread_end) */
 static pthread_key_t rt_buffers_key;
 static RT_TLS struct rt_thread *rt_self;
 
@@ -118,18 +121,24 @@ static RT_TLS volatile uint64_t rt_poison = UINT64_MAX;
 static uint64_t rt_lost;
 
 
+/* Set once the process is exiting: its last dump. */
+static int rt_exiting;
+
 static void rt_atexit(void)
 {
 	rt_ring_exit();
+	rt_exiting = 1;
 	pap_dump();
 }
 
-/* @t's aggregate and batch count nothing (fork, pap_reset). */
+/* @t's aggregate, batch and deferred records count nothing (fork,
+ * pap_reset). */
 static void rt_zero(struct rt_thread *t)
 {
 	pap_profile_zero(&t->prof);
 	t->batch.n = 0;
 	t->batch.nbps = 0;
+	t->ndefer = 0;
 }
 
 static void rt_after_fork_child(void)
@@ -144,10 +153,26 @@ static void rt_after_fork_child(void)
 	rt_tally_after_fork_child();
 }
 
-/* A thread's breakpoint buffers, freed when it ends (rt_buffers_key). */
-static void rt_free_buffers(void *unused)
+static void rt_drain(struct rt_thread *t);
+static void rt_flush(struct rt_thread *t);
+
+/*
+ * A thread ends (rt_buffers_key): what waits in its batch and deferred
+ * records goes into its aggregate, which a dump may then take whole, and
+ * its breakpoint buffers are freed.
+ */
+static void rt_thread_end(void *unused)
 {
+	struct rt_thread *t = rt_self;
+
 	(void)unused;
+	if (t && !rt_in_table) {
+		rt_in_table = RT_HERE();
+		rt_drain(t);
+		rt_flush(t);
+		__atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+		rt_in_table = 0;
+	}
 	rt_nbps = rt_cap_bps = rt_cap_scratch = 0;
 	free(rt_bps);
 	free(rt_bp_act);
@@ -159,7 +184,7 @@ static void rt_free_buffers(void *unused)
 
 static void rt_init(void)
 {
-	pthread_key_create(&rt_buffers_key, rt_free_buffers);
+	pthread_key_create(&rt_buffers_key, rt_thread_end);
 	atexit(rt_atexit);
 	pthread_atfork(NULL, NULL, rt_after_fork_child);
 }
@@ -189,6 +214,7 @@ static struct rt_thread *rt_thread(void)
 	rt_threads = t;
 	pthread_mutex_unlock(&rt_lock);
 	rt_self = t;
+	pthread_setspecific(rt_buffers_key, &rt_buffers_key);
 	return t;
 }
 
@@ -685,6 +711,21 @@ void rt_report_lost(uint64_t n)
 	__atomic_fetch_add(&rt_lost, n, __ATOMIC_RELAXED);
 }
 
+/* How many records wait in @t's batch and deferred records, read while
+ * its thread may still be adding: for the lost count at exit. */
+static uint64_t rt_pending(const struct rt_thread *t)
+{
+	unsigned n = __atomic_load_n(&t->batch.n, __ATOMIC_RELAXED), i;
+	unsigned nd = t->ndefer;
+	uint64_t sum = 0;
+
+	for (i = 0; i < n && i < PAP_PROF_BATCH; i++)
+		sum = pap_sat_add(sum, t->batch.items[i].count);
+	for (i = 0; i < nd && i < RT_DEFER; i++)
+		sum = pap_sat_add(sum, t->defer[i].rec.count);
+	return sum;
+}
+
 int pap_dump(void)
 {
 	const char *path = getenv("PAP_PROFILE");
@@ -694,7 +735,7 @@ int pap_dump(void)
 	uint64_t lost = 0;
 	/* this thread's handlers defer what they record meanwhile; a dump
 	 * from a handler that interrupted the runtime leaves the thread's
-	 * half-made batch alone */
+	 * batch alone */
 	int held = !rt_in_table;
 	int rc;
 
@@ -705,9 +746,19 @@ int pap_dump(void)
 		rt_in_table = RT_HERE();
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
-		rt_drain(t);
-		if (held || t != rt_self)
+		/*
+		 * A batch is its thread's alone: this thread's when no
+		 * frame of it is in the table, an ended thread's.  A live
+		 * thread adds its own when the batch fills or it ends; at
+		 * exit, what still waits in one is lost.
+		 */
+		if (t == rt_self ? held :
+		    __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+			rt_drain(t);
 			rt_flush(t);
+		} else if (rt_exiting) {
+			lost += rt_pending(t);
+		}
 		if (t->prof.nrecs) {
 			only = t;
 			nwith++;
@@ -725,13 +776,19 @@ int pap_dump(void)
 		}
 	}
 	pthread_mutex_unlock(&rt_lock);
+	if (held && out == &mine) {
+		/* copied: this thread's handlers may record again */
+		rt_in_table = 0;
+		held = 0;
+	}
 	lost += rt_tally_take(out);
 	lost += __atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
 	if (lost)
 		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
 			"memory, cut by a signal handler or by a longjmp "
-			"out of one, or lost with a collector that died); the "
-			"profile counts them as lost\n",
+			"out of one, left in a thread still running at exit, "
+			"or lost with a collector that died); the profile "
+			"counts them as lost\n",
 			(unsigned long long)lost);
 	out->lost = pap_sat_add(out->lost, lost);
 	rc = out->nrecs || out->lost ?
@@ -750,10 +807,21 @@ int pap_dump(void)
 void pap_reset(void)
 {
 	struct rt_thread *t;
+	int held = !rt_in_table;
 
+	if (held)
+		rt_in_table = RT_HERE();
 	pthread_mutex_lock(&rt_lock);
-	for (t = rt_threads; t; t = t->next)
-		rt_zero(t);
+	for (t = rt_threads; t; t = t->next) {
+		/* a live thread's batch is its own (see pap_dump) */
+		if (t == rt_self ? held :
+		    __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE))
+			rt_zero(t);
+		else
+			pap_profile_zero(&t->prof);
+	}
 	pthread_mutex_unlock(&rt_lock);
+	if (held)
+		rt_in_table = 0;
 	rt_tally_forget();
 }

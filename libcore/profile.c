@@ -308,7 +308,6 @@ void pap_profile_add_many(struct pap_profile *p, struct pap_prof_item *items,
 	}
 	for (it = items; it < end && p->nslots; it++) {
 		uint64_t slot = p->slots[it->hash & (p->nslots - 1)];
-
 		const char *r;
 
 		if (it->err || !slot || !prof_slot_may_hold(slot, it->hash))

@@ -80,7 +80,7 @@ static struct rt_thread *rt_threads;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 /* set in a thread that has an aggregate or breakpoint buffers: what it
  * does at its end (rt_thread_end) */
-static pthread_key_t rt_buffers_key;
+static pthread_key_t rt_end_key;
 static RT_TLS struct rt_thread *rt_self;
 
 /*
@@ -157,7 +157,18 @@ static void rt_drain(struct rt_thread *t);
 static void rt_flush(struct rt_thread *t);
 
 /*
- * A thread ends (rt_buffers_key): what waits in its batch and deferred
+ * May this thread touch @t's batch and deferred records?  Only its own
+ * (@held: no frame of it is in the table) or an ended thread's: a live
+ * thread adds its own when the batch fills or it ends.
+ */
+static int rt_batch_ours(struct rt_thread *t, int held)
+{
+	return t == rt_self ? held :
+	       __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A thread ends (rt_end_key): what waits in its batch and deferred
  * records goes into its aggregate, which a dump may then take whole, and
  * its breakpoint buffers are freed.
  */
@@ -184,7 +195,7 @@ static void rt_thread_end(void *unused)
 
 static void rt_init(void)
 {
-	pthread_key_create(&rt_buffers_key, rt_thread_end);
+	pthread_key_create(&rt_end_key, rt_thread_end);
 	atexit(rt_atexit);
 	pthread_atfork(NULL, NULL, rt_after_fork_child);
 }
@@ -214,7 +225,7 @@ static struct rt_thread *rt_thread(void)
 	rt_threads = t;
 	pthread_mutex_unlock(&rt_lock);
 	rt_self = t;
-	pthread_setspecific(rt_buffers_key, &rt_buffers_key);
+	pthread_setspecific(rt_end_key, &rt_end_key);
 	return t;
 }
 
@@ -276,7 +287,7 @@ static int rt_grow_stack(void)
 
 	if (!rt_cap_bps) {
 		rt_start();
-		pthread_setspecific(rt_buffers_key, &rt_buffers_key);
+		pthread_setspecific(rt_end_key, &rt_end_key);
 	}
 	rt_block_signals(&old);
 	na = realloc(rt_bp_act, cap * sizeof(*na));
@@ -746,17 +757,11 @@ int pap_dump(void)
 		rt_in_table = RT_HERE();
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
-		/*
-		 * A batch is its thread's alone: this thread's when no
-		 * frame of it is in the table, an ended thread's.  A live
-		 * thread adds its own when the batch fills or it ends; at
-		 * exit, what still waits in one is lost.
-		 */
-		if (t == rt_self ? held :
-		    __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+		if (rt_batch_ours(t, held)) {
 			rt_drain(t);
 			rt_flush(t);
 		} else if (rt_exiting) {
+			/* what a thread still running leaves is lost */
 			lost += rt_pending(t);
 		}
 		if (t->prof.nrecs) {
@@ -813,9 +818,7 @@ void pap_reset(void)
 		rt_in_table = RT_HERE();
 	pthread_mutex_lock(&rt_lock);
 	for (t = rt_threads; t; t = t->next) {
-		/* a live thread's batch is its own (see pap_dump) */
-		if (t == rt_self ? held :
-		    __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE))
+		if (rt_batch_ours(t, held))
 			rt_zero(t);
 		else
 			pap_profile_zero(&t->prof);

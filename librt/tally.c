@@ -105,6 +105,25 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	rt_in_tally = 0;
 }
 
+/*
+ * n calls of __pap_tally, made while *@counters is NULL: the first that
+ * gets the thread a block adds the rest there at once.
+ */
+void __pap_tally_add(uint64_t **counters, const char *fn, uint64_t value,
+		     uint64_t nvalues, int bl, uint64_t n)
+{
+	for (; n; n--) {
+		uint64_t *block = *counters;
+
+		if (block) {
+			/* one instruction, as the instrumented code adds */
+			__atomic_fetch_add(&block[value], n, __ATOMIC_RELAXED);
+			return;
+		}
+		__pap_tally(counters, fn, value, nvalues, bl);
+	}
+}
+
 uint64_t rt_tally_take(struct pap_profile *into)
 {
 	struct rt_tally *t;

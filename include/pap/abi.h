@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 4.  The plugin emits a function's probe operations (see
+ * Version 5.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -38,6 +38,11 @@
  *       counters is NULL.  The runtime counts the record as __pap_count
  *       or __pap_path would, and leaves counters NULL when it has no
  *       block to give (with a collector, its segment is full);
+ *   __pap_tally_add(&counters, fn, value, nvalues, bl, n)
+ *       n records of __pap_tally's kind at once: the count of a loop
+ *       that kept it in a register while it ran.  The instrumented code
+ *       adds n to counters[value] itself, with one instruction, and
+ *       calls only while counters is NULL; n may be 0;
  *   __pap_end(&counters, fn, act, r, nvalues)
  *       __pap_record(fn, act, r, 1) for a function that may break, with
  *       counters as in __pap_tally: the instrumented code adds 1 to
@@ -60,7 +65,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 4
+#define PAP_ABI_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +82,9 @@ PAP_API void __pap_record(const char *fn, uint64_t act, uint64_t r,
 PAP_API void __pap_path(const char *fn, uint64_t r, int complete);
 PAP_API void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 			 uint64_t nvalues, int bl);
+PAP_API void __pap_tally_add(uint64_t **counters, const char *fn,
+			     uint64_t value, uint64_t nvalues, int bl,
+			     uint64_t n);
 PAP_API void __pap_end(uint64_t **counters, const char *fn, uint64_t act,
 		       uint64_t r, uint64_t nvalues);
 

@@ -37,7 +37,7 @@
  * @cst a constant (a fold's radix, a tally's count of values)?  Matched
  * by name, so that calls inlined from other units (LTO) count too.
  */
-static gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
+gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
 			       unsigned cst)
 {
 	gcall *call = dyn_cast<gcall *>(stmt);
@@ -53,7 +53,7 @@ static gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
 	return call;
 }
 
-static bool pap_abnormal_p(tree t)
+bool pap_abnormal_p(tree t)
 {
 	return t && TREE_CODE(t) == SSA_NAME &&
 	       SSA_NAME_OCCURS_IN_ABNORMAL_PHI(t);
@@ -66,7 +66,7 @@ static bool pap_abnormal_p(tree t)
  * new block and the block after both arms.  @before, if any, goes just
  * before the test.
  */
-static edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
+edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
 				 enum tree_code code, tree x, tree y,
 				 basic_block *rare, basic_block *join)
 {
@@ -85,7 +85,7 @@ static edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
 }
 
 /* Puts @seq on edge @e; the edge that leaves it. */
-static edge pap_seq_on_edge(edge e, gimple_seq seq)
+edge pap_seq_on_edge(edge e, gimple_seq seq)
 {
 	basic_block bb = gsi_insert_seq_on_edge_immediate(e, seq);
 
@@ -166,13 +166,14 @@ bool pap_tally_possible(void)
 }
 
 /*
- * Makes tally call @call
+ * Makes tally call @call, __pap_tally(&counters, fn, value, nvalues, bl)
+ * or __pap_tally_add(&counters, fn, value, nvalues, bl, n),
  *
  *     p = counters;                  the function's thread-local pointer
  *     if (p == 0)
- *         __pap_tally(&counters, fn, value, nvalues, bl);
+ *         the call;
  *     else
- *         asm volatile ("addq $1, %0" : "+m" (p[value]));
+ *         asm volatile ("addq n, %0" : "+m" (p[value]));   n = 1: tally
  *
  * The runtime sets counters, once, to nvalues counters of the thread, or
  * leaves it NULL; the plan guarantees value < nvalues.  One instruction
@@ -184,6 +185,8 @@ static void pap_tally_expand(gcall *call)
 {
 	tree addr = gimple_call_arg(call, 0);
 	tree value = gimple_call_arg(call, 2);
+	tree n = gimple_call_num_args(call) == 6 ? gimple_call_arg(call, 5) :
+						   NULL_TREE;
 	tree u64 = long_long_unsigned_type_node;
 	tree pu64 = build_pointer_type(u64);
 	tree p, off, q, mem;
@@ -193,7 +196,7 @@ static void pap_tally_expand(gcall *call)
 	gasm *add;
 	edge e;
 
-	if (pap_abnormal_p(addr) || pap_abnormal_p(value))
+	if (pap_abnormal_p(addr) || pap_abnormal_p(value) || pap_abnormal_p(n))
 		return;
 	p = make_ssa_name(pu64);
 	gimple_seq_add_stmt(&before, gimple_build_assign(p,
@@ -221,7 +224,11 @@ static void pap_tally_expand(gcall *call)
 	vec_safe_push(ins, build_tree_list(build_tree_list(NULL_TREE,
 		build_string(2, "m")),
 		build2(MEM_REF, u64, q, build_int_cst(pu64, 0))));
-	add = gimple_build_asm_vec("addq\t$1, %0", ins, outs, NULL, NULL);
+	if (n)
+		vec_safe_push(ins, build_tree_list(build_tree_list(NULL_TREE,
+			build_string(3, "er")), n));
+	add = gimple_build_asm_vec(n ? "addq\t%2, %0" : "addq\t$1, %0", ins,
+				   outs, NULL, NULL);
 	gimple_asm_set_volatile(add, true);
 	gimple_seq_add_stmt(&fast, add);
 	pap_seq_on_edge(e, fast);
@@ -298,6 +305,7 @@ unsigned int pap_inline_folds(function *fun)
 {
 	tree fold_id = get_identifier("__pap_fold");
 	tree tally_id = get_identifier("__pap_tally");
+	tree tally_add_id = get_identifier("__pap_tally_add");
 	tree end_id = get_identifier("__pap_end");
 	auto_vec<gcall *> folds, tallies, ends, others;
 	tree brk = NULL_TREE;
@@ -326,6 +334,11 @@ unsigned int pap_inline_folds(function *fun)
 				others.safe_push(as_a<gcall *>(g));
 			/* __pap_tally(&counters, fn, value, nvalues, bl) */
 			call = pap_runtime_call(g, tally_id, 5, 3);
+			if (call && pap_tally_possible())
+				tallies.safe_push(call);
+			/* __pap_tally_add(&counters, fn, value, nvalues, bl,
+			 * n), from pap_loop_counts() */
+			call = pap_runtime_call(g, tally_add_id, 6, 3);
 			if (call && pap_tally_possible())
 				tallies.safe_push(call);
 			/* __pap_end(&counters, fn, act, r, nvalues) */

@@ -12,7 +12,7 @@
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
-static tree pap_path_decl, pap_tally_decl, pap_end_decl;
+static tree pap_path_decl, pap_tally_decl, pap_tally_add_decl, pap_end_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
@@ -58,6 +58,10 @@ static void pap_declare_runtime(void)
 		build_function_type_list(void_type_node, ptr_type_node, cs,
 					 pap_u64, pap_u64, integer_type_node,
 					 NULL_TREE));
+	pap_tally_add_decl = pap_runtime_decl("__pap_tally_add",
+		build_function_type_list(void_type_node, ptr_type_node, cs,
+					 pap_u64, pap_u64, integer_type_node,
+					 pap_u64, NULL_TREE));
 	pap_end_decl = pap_runtime_decl("__pap_end",
 		build_function_type_list(void_type_node, ptr_type_node, cs,
 					 pap_u64, pap_u64, pap_u64,
@@ -80,6 +84,12 @@ tree pap_tally_fndecl(void)
 {
 	pap_declare_runtime();
 	return pap_tally_decl;
+}
+
+tree pap_tally_add_fndecl(void)
+{
+	pap_declare_runtime();
+	return pap_tally_add_decl;
 }
 
 /* Is @fun to be instrumented under the include/exclude options? */

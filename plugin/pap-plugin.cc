@@ -7,6 +7,7 @@
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
  *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
  *       [-fplugin-arg-pap-fold=inline|call] [-fplugin-arg-pap-tally=N]
+ *       [-fplugin-arg-pap-loop-count=register|memory]
  *       [-fplugin-arg-pap-verbose]
  *       [-fplugin-arg-pap-disable] -c a.c
  *
@@ -22,7 +23,10 @@
  * CFG, the source lines of each block and a checksum go to NAME.papm,
  * next to the object file, for pap-decode.
  *
- * A second pass, "papfold", after the GIMPLE optimisers, turns the folds
+ * A pass "paploop", just before the loop optimisers, makes loops that
+ * call nothing count their path in a register (loopcount.cc).
+ *
+ * A last pass, "papfold", after the GIMPLE optimisers, turns the folds
  * that may overflow into an inline test and multiply-add, and the records
  * counted in place into an inline increment (fold.cc).
  *
@@ -55,6 +59,12 @@ static struct plugin_info pap_plugin_info = {
 	"  tally=N               count the records of a function with at most\n"
 	"                        N path values in place, without a call\n"
 	"                        (default 4096; 0: always call)\n"
+	"  loop-count=register|memory\n"
+	"                        a loop without calls keeps the count of its\n"
+	"                        path in a register and adds it when it\n"
+	"                        leaves (default), or adds 1 to memory every\n"
+	"                        iteration (exact even when a signal handler\n"
+	"                        leaves the loop by longjmp)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -123,6 +133,50 @@ public:
 	}
 };
 
+/* Runs just before the loop optimisers: loop counts go to registers. */
+const pass_data pap_loop_pass_data = {
+	GIMPLE_PASS,		/* type */
+	"paploop",		/* name */
+	OPTGROUP_NONE,		/* optinfo_flags */
+	TV_NONE,		/* tv_id */
+	PROP_cfg | PROP_ssa,	/* properties_required */
+	0,			/* properties_provided */
+	0,			/* properties_destroyed */
+	0,			/* todo_flags_start */
+	0,			/* todo_flags_finish */
+};
+
+class pap_loop_pass : public gimple_opt_pass {
+public:
+	pap_loop_pass(gcc::context *ctxt)
+		: gimple_opt_pass(pap_loop_pass_data, ctxt)
+	{
+	}
+
+	bool gate(function *) final override
+	{
+		return !pap_opts.disable && pap_opts.loop_register &&
+		       pap_tally_possible();
+	}
+
+	unsigned int execute(function *fun) final override
+	{
+		unsigned steady, loops = pap_loop_counts(fun, &steady);
+
+		if (!loops)
+			return 0;
+		if (pap_opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fun->decl),
+			       "pap: %qs: %u loop counts kept in registers "
+			       "(%u with one path after the first iteration)",
+			       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(
+				       fun->decl)), loops, steady);
+		mark_virtual_operands_for_renaming(fun);
+		update_ssa(TODO_update_ssa_only_virtuals);
+		return TODO_cleanup_cfg;
+	}
+};
+
 } /* namespace */
 
 static void pap_finish_unit(void *, void *)
@@ -163,6 +217,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
 	pap_opts.tally = 4096;
+	pap_opts.loop_register = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
@@ -176,6 +231,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		} else if (!flag && !value && (!strcmp(key, "mode") ||
 					       !strcmp(key, "meta") ||
 					       !strcmp(key, "fold") ||
+					       !strcmp(key, "loop-count") ||
 					       !strcmp(key, "tally"))) {
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
@@ -191,6 +247,17 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			} else {
 				error("%<-fplugin-arg-%s-fold=%s%>: unknown value "
 				      "(use inline or call)", base, value);
+				ok = false;
+			}
+		} else if (!strcmp(key, "loop-count")) {
+			if (!strcmp(value, "register") ||
+			    !strcmp(value, "memory")) {
+				pap_opts.loop_register =
+					!strcmp(value, "register");
+			} else {
+				error("%<-fplugin-arg-%s-loop-count=%s%>: unknown "
+				      "value (use register or memory)", base,
+				      value);
 				ok = false;
 			}
 		} else if (!strcmp(key, "tally")) {
@@ -225,7 +292,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, fold, tally, include, exclude, system-headers, verbose, disable, trace)",
+			      "mode, meta, fold, tally, loop-count, include, exclude, system-headers, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}
@@ -259,6 +326,7 @@ int plugin_init(struct plugin_name_args *info,
 	register_callback(info->base_name, PLUGIN_INFO, NULL,
 			  &pap_plugin_info);
 	pap_register_after(info->base_name, new pap_pass(g), "cfg");
+	pap_register_after(info->base_name, new pap_loop_pass(g), "fix_loops");
 	pap_register_after(info->base_name, new pap_fold_pass(g), "optimized");
 	register_callback(info->base_name, PLUGIN_FINISH_UNIT, pap_finish_unit,
 			  NULL);

@@ -22,6 +22,8 @@ struct pap_options {
 	/* count records of functions with at most this many values in
 	 * place (0: never) */
 	unsigned tally;
+	/* a call-free loop counts its path in a register (loopcount.cc) */
+	int loop_register;
 };
 
 extern struct pap_options pap_opts;
@@ -45,11 +47,33 @@ unsigned int pap_instrument_function(function *fun);
  * Returns the pass's TODO flags.
  */
 unsigned int pap_inline_folds(function *fun);
+/*
+ * fold.cc's helpers, for loopcount.cc: is @stmt a call of the runtime's
+ * @id with @nargs arguments and argument @cst constant; does @t take part
+ * in an abnormal PHI; moves @call onto the rare arm of "if (@x @code @y)"
+ * and returns the common arm's edge; puts @seq on edge @e and returns
+ * the edge that leaves it.
+ */
+gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs, unsigned cst);
+bool pap_abnormal_p(tree t);
+edge pap_call_on_rare_arm(gcall *call, gimple_seq before, enum tree_code code,
+			  tree x, tree y, basic_block *rare, basic_block *join);
+edge pap_seq_on_edge(edge e, gimple_seq seq);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
-/* instrument.cc: the runtime's __pap_tally, for the late pass. */
+/* instrument.cc: the runtime's __pap_tally and __pap_tally_add, for the
+ * late pass. */
 tree pap_tally_fndecl(void);
+tree pap_tally_add_fndecl(void);
+/*
+ * loopcount.cc: in each innermost loop of @fun that makes no call but
+ * one __pap_tally, keeps the pending count in registers and replaces the
+ * call by __pap_tally_add calls where the path changes and where the
+ * loop is left.  Returns how many loops it changed; *@steady, how many
+ * of them have one path in every iteration but the first.
+ */
+unsigned pap_loop_counts(function *fun, unsigned *steady);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loopcount.cc - a call-free loop keeps the count of its path in a
+ * register.
+ *
+ * In epp every iteration of a loop ends an acyclic path and counts it:
+ * after the GIMPLE optimisers, "__pap_tally(&counters, fn, d, nvalues,
+ * bl)" at the end of the body, which fold.cc makes "addq $1,
+ * counters[d]".  In a tight loop each iteration adds to the same
+ * counter, and each add waits for the one before it (a store, then a
+ * load of the same address): several cycles an iteration where the loop
+ * itself takes one or two.
+ *
+ * An innermost loop that calls nothing but that one tally (calls that are
+ * const, pure or internal aside) instead keeps a pending pair (last, n),
+ * n counts of value last, in registers:
+ *
+ *     header:      last = PHI <0, last'>;  n = PHI <0, n'>
+ *     the tally:   if (d != last) {
+ *                      __pap_tally_add(&counters, fn, last, nvalues, bl, n);
+ *                      last' = d;  n' = 1;
+ *                  } else {
+ *                      n' = n + 1;
+ *                  }
+ *     each exit:   __pap_tally_add(&counters, fn, last, nvalues, bl, n)
+ *                  with the pair as it stands where the exit leaves
+ *
+ * (fold.cc makes each __pap_tally_add "addq n, counters[last]", calling
+ * the runtime only while counters is NULL.)  The counters end with the
+ * same totals: a path is pending from the iteration that ends it until
+ * the path changes or the loop is left, and the pair (0, 0) adds nothing.
+ * Nothing in the loop could see the difference, since it calls nothing;
+ * only a signal can.  A handler that leaves the loop by longjmp, or ends
+ * the process, loses the pending count, and a dump it makes does not see
+ * it yet; loop-count=memory keeps the add of every iteration for
+ * programs that need that.
+ *
+ * Which pair an exit sees: the tally's block dominates the latch, and an
+ * innermost, reducible loop's iteration is acyclic, so every path from
+ * the header to a block of the loop passes the tally exactly once if the
+ * tally's block dominates that block, and never otherwise.
+ */
+#include "gcc-common.h"
+
+#include "plugin.h"
+
+/* Can statement @g of a loop let anything but the loop see its counters
+ * or leave it by a call: a call that is not const, pure or internal nor
+ * the test oracle's (-fplugin-arg-pap-trace: it only notes blocks), or a
+ * volatile asm. */
+static bool pap_loop_visible(gimple *g)
+{
+	tree fn;
+	int flags;
+
+	if (gasm *a = dyn_cast<gasm *>(g))
+		return gimple_asm_volatile_p(a);
+	if (!is_gimple_call(g) || gimple_call_internal_p(g))
+		return false;
+	fn = gimple_call_fndecl(g);
+	if (fn && DECL_NAME(fn) &&
+	    !strncmp(IDENTIFIER_POINTER(DECL_NAME(fn)), "__pap_trace_", 12))
+		return false;
+	flags = gimple_call_flags(g);
+	return !(flags & (ECF_CONST | ECF_PURE)) ||
+	       (flags & ECF_LOOPING_CONST_OR_PURE);
+}
+
+/* A loop to change: its one tally and its exits, with the pair each sees. */
+struct pap_loop_count {
+	class loop *loop;
+	gcall *tally;
+	auto_vec<edge> exits;
+	auto_vec<bool> after;	/* exit leaves after the tally */
+};
+
+/*
+ * Is innermost @loop one whose count can wait in registers?  Fills @lc:
+ * its only tally @tally_id call and its exits.  Dominators are current.
+ */
+static bool pap_loop_countable(class loop *loop, tree tally_id,
+			       struct pap_loop_count *lc)
+{
+	basic_block *body = get_loop_body(loop);
+	gcall *tally = NULL;
+	bool ok = loop->latch && !loop->inner;
+	unsigned i, k;
+
+	for (i = 0; ok && i < loop->num_nodes; i++) {
+		gimple_stmt_iterator gsi;
+
+		if (body[i]->flags & BB_IRREDUCIBLE_LOOP)
+			ok = false;
+		for (gsi = gsi_start_bb(body[i]); ok && !gsi_end_p(gsi);
+		     gsi_next(&gsi)) {
+			gimple *g = gsi_stmt(gsi);
+			gcall *c = pap_runtime_call(g, tally_id, 5, 3);
+
+			if (c && !tally)
+				tally = c;
+			else if (c || pap_loop_visible(g))
+				ok = false;
+		}
+	}
+	free(body);
+	if (!ok || !tally ||
+	    !is_gimple_min_invariant(gimple_call_arg(tally, 0)) ||
+	    !is_gimple_min_invariant(gimple_call_arg(tally, 1)) ||
+	    pap_abnormal_p(gimple_call_arg(tally, 2)) ||
+	    !dominated_by_p(CDI_DOMINATORS, loop->latch, gimple_bb(tally)))
+		return false;
+	lc->loop = loop;
+	lc->tally = tally;
+	lc->exits = get_loop_exit_edges(loop);
+	for (k = 0; k < lc->exits.length(); k++) {
+		edge e = lc->exits[k];
+
+		if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+			return false;
+		lc->after.safe_push(dominated_by_p(CDI_DOMINATORS, e->src,
+						   gimple_bb(tally)));
+	}
+	return true;
+}
+
+/* "__pap_tally_add(&counters, fn, @value, nvalues, bl, @n)" for @tally's
+ * counters. */
+static gcall *pap_tally_add_call(gcall *tally, tree value, tree n)
+{
+	return gimple_build_call(pap_tally_add_fndecl(), 6,
+				 gimple_call_arg(tally, 0),
+				 gimple_call_arg(tally, 1), value,
+				 gimple_call_arg(tally, 3),
+				 gimple_call_arg(tally, 4), n);
+}
+
+/*
+ * Is @value, at the tally of @loop, the same in every iteration but the
+ * first: a constant or a value from outside the loop, or a + k for a
+ * header PHI a whose argument from the latch is constant?  Sets *@first
+ * and *@rest to its value in the first iteration and in the others, the
+ * first built on edge @pre when it needs an addition.
+ */
+static bool pap_loop_value_steady(class loop *loop, tree value, tree *first,
+				  tree *rest)
+{
+	tree u64 = long_long_unsigned_type_node, t = value, c = NULL_TREE;
+	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
+	uint64_t k = 0;
+	int steps;
+
+	for (steps = 0; steps < 8; steps++) {
+		gimple *def;
+		gphi *phi;
+
+		if (TREE_CODE(t) == INTEGER_CST ||
+		    (TREE_CODE(t) == SSA_NAME &&
+		     !flow_bb_inside_loop_p(loop,
+				gimple_bb(SSA_NAME_DEF_STMT(t)))))
+			break;
+		if (TREE_CODE(t) != SSA_NAME ||
+		    !useless_type_conversion_p(u64, TREE_TYPE(t)))
+			return false;
+		def = SSA_NAME_DEF_STMT(t);
+		if ((phi = dyn_cast<gphi *>(def)) &&
+		    gimple_bb(phi) == loop->header) {
+			/* the first iteration's a comes from the preheader */
+			c = PHI_ARG_DEF_FROM_EDGE(phi, latch);
+			t = PHI_ARG_DEF_FROM_EDGE(phi, pre);
+			if (TREE_CODE(c) != INTEGER_CST || pap_abnormal_p(t))
+				return false;
+			break;
+		}
+		if (!is_gimple_assign(def) ||
+		    gimple_assign_rhs_code(def) != PLUS_EXPR ||
+		    TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST)
+			return false;
+		k += tree_to_uhwi(gimple_assign_rhs2(def));
+		t = gimple_assign_rhs1(def);
+	}
+	if (steps == 8)
+		return false;
+	/* t + k, built where every exit can see it: the value is defined
+	 * inside the loop, perhaps after an exit */
+	if (TREE_CODE(t) == INTEGER_CST) {
+		*first = build_int_cstu(u64, tree_to_uhwi(t) + k);
+	} else {
+		*first = make_ssa_name(u64);
+		gsi_insert_on_edge(pre, gimple_build_assign(*first, PLUS_EXPR,
+				   t, build_int_cstu(u64, k)));
+	}
+	*rest = c ? build_int_cstu(u64, tree_to_uhwi(c) + k) : *first;
+	return true;
+}
+
+/*
+ * On exit @e: @n counts pending, the first of value @first and the rest
+ * of @rest.  An index is 0 (always below nvalues) wherever it adds 0.
+ */
+static void pap_loop_flush_steady(edge e, gcall *tally, tree n, tree first,
+				  tree rest)
+{
+	tree u64 = long_long_unsigned_type_node;
+	tree zero = build_int_cst(u64, 0), one = build_int_cst(u64, 1);
+	tree some = make_ssa_name(boolean_type_node);
+	tree more = make_ssa_name(boolean_type_node);
+	tree f = make_ssa_name(u64), fi = make_ssa_name(u64);
+	tree r = make_ssa_name(u64), ri = make_ssa_name(u64);
+	tree m = make_ssa_name(u64);
+	gimple_seq seq = NULL;
+
+	if (operand_equal_p(first, rest, 0)) {
+		gsi_insert_on_edge(e, pap_tally_add_call(tally, first, n));
+		return;
+	}
+	gimple_seq_add_stmt(&seq, gimple_build_assign(some, NE_EXPR, n, zero));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(more, GT_EXPR, n, one));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(f, NOP_EXPR, some));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(fi, COND_EXPR, some,
+						      first, zero));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(m, MINUS_EXPR, n, f));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(r, COND_EXPR, more, m,
+						      zero));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ri, COND_EXPR, more,
+						      rest, zero));
+	gimple_seq_add_stmt(&seq, pap_tally_add_call(tally, fi, f));
+	gimple_seq_add_stmt(&seq, pap_tally_add_call(tally, ri, r));
+	gsi_insert_seq_on_edge(e, seq);
+}
+
+/*
+ * Makes @lc's loop keep its count in registers.  A value that is steady
+ * after the first iteration needs only a count; any other keeps the
+ * pending pair (see above).  True in the first case.
+ */
+static bool pap_loop_count_apply(struct pap_loop_count *lc)
+{
+	class loop *loop = lc->loop;
+	gcall *tally = lc->tally;
+	tree u64 = long_long_unsigned_type_node;
+	tree zero = build_int_cst(u64, 0), one = build_int_cst(u64, 1);
+	tree value = gimple_call_arg(tally, 2), first, rest;
+	tree last, last2 = NULL_TREE, n = make_ssa_name(u64);
+	tree n2 = make_ssa_name(u64), inc;
+	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
+	gphi *phi_n = create_phi_node(n, loop->header), *phi;
+	gimple_stmt_iterator gsi;
+	basic_block rare, join;
+	gimple_seq seq = NULL;
+	edge e;
+	unsigned k;
+
+	add_phi_arg(phi_n, zero, pre, UNKNOWN_LOCATION);
+	add_phi_arg(phi_n, n2, latch, UNKNOWN_LOCATION);
+	if (pap_loop_value_steady(loop, value, &first, &rest)) {
+		gsi = gsi_for_stmt(tally);
+		gsi_replace(&gsi, gimple_build_assign(n2, PLUS_EXPR, n, one),
+			    false);
+		for (k = 0; k < lc->exits.length(); k++)
+			pap_loop_flush_steady(lc->exits[k], tally,
+					      lc->after[k] ? n2 : n, first,
+					      rest);
+		return true;
+	}
+	if (!useless_type_conversion_p(u64, TREE_TYPE(value))) {
+		tree v = make_ssa_name(u64);
+
+		gsi = gsi_for_stmt(tally);
+		gsi_insert_before(&gsi, gimple_build_assign(v, NOP_EXPR, value),
+				  GSI_SAME_STMT);
+		value = v;
+	}
+	last = make_ssa_name(u64);
+	last2 = make_ssa_name(u64);
+	inc = make_ssa_name(u64);
+	phi = create_phi_node(last, loop->header);
+	add_phi_arg(phi, zero, pre, UNKNOWN_LOCATION);
+	add_phi_arg(phi, last2, latch, UNKNOWN_LOCATION);
+	/* the path changed: the tally, now on the rare arm, adds the old
+	 * pair */
+	e = pap_call_on_rare_arm(tally, NULL, NE_EXPR, value, last, &rare,
+				 &join);
+	gsi = gsi_for_stmt(tally);
+	gsi_replace(&gsi, pap_tally_add_call(tally, last, n), false);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(inc, PLUS_EXPR, n, one));
+	e = pap_seq_on_edge(e, seq);
+	phi = create_phi_node(n2, join);
+	add_phi_arg(phi, one, single_succ_edge(rare), UNKNOWN_LOCATION);
+	add_phi_arg(phi, inc, e, UNKNOWN_LOCATION);
+	phi = create_phi_node(last2, join);
+	add_phi_arg(phi, value, single_succ_edge(rare), UNKNOWN_LOCATION);
+	add_phi_arg(phi, last, e, UNKNOWN_LOCATION);
+	for (k = 0; k < lc->exits.length(); k++)
+		gsi_insert_on_edge(lc->exits[k], pap_tally_add_call(tally,
+			lc->after[k] ? last2 : last, lc->after[k] ? n2 : n));
+	return false;
+}
+
+unsigned pap_loop_counts(function *fun, unsigned *steady)
+{
+	tree tally_id = get_identifier("__pap_tally");
+	auto_vec<struct pap_loop_count *> todo;
+	basic_block bb;
+	bool any = false;
+	unsigned i;
+
+	*steady = 0;
+	if (fun->calls_setjmp || fun->has_nonlocal_label)
+		return 0;
+	FOR_EACH_BB_FN(bb, fun) {
+		gimple_stmt_iterator gsi;
+
+		for (gsi = gsi_start_bb(bb); !any && !gsi_end_p(gsi);
+		     gsi_next(&gsi))
+			any = pap_runtime_call(gsi_stmt(gsi), tally_id, 5, 3);
+	}
+	if (!any)
+		return 0;
+	loop_optimizer_init(LOOPS_NORMAL);
+	calculate_dominance_info(CDI_DOMINATORS);
+	for (auto loop : loops_list(fun, LI_ONLY_INNERMOST)) {
+		struct pap_loop_count *lc = new pap_loop_count;
+
+		if (pap_loop_countable(loop, tally_id, lc))
+			todo.safe_push(lc);
+		else
+			delete lc;
+	}
+	/* the changes split blocks: decide everything first */
+	free_dominance_info(CDI_DOMINATORS);
+	for (i = 0; i < todo.length(); i++) {
+		*steady += pap_loop_count_apply(todo[i]);
+		delete todo[i];
+	}
+	gsi_commit_edge_inserts();
+	loops_state_set(LOOPS_NEED_FIXUP);
+	loop_optimizer_finalize(fun);
+	return todo.length();
+}

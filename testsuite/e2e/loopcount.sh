@@ -1,0 +1,143 @@
+#!/bin/sh
+# loopcount.sh - loops that keep their count in a register
+# (-fplugin-arg-pap-loop-count=register, the default) against the same
+# program counting in memory every iteration (loop-count=memory) and
+# against the tracer.  loopcount.c holds loops of every shape; built at
+# -O1, -O2 and -O3 in epp and pap-epp, each build must print what the
+# plain build prints, and decode to exactly the paths of the memory
+# build; in epp the register build's block totals must equal the
+# tracer's (the tracer's calls do not stop a loop from counting in a
+# register), and under a collector, with counters in its segment or
+# without any, the same as in memory.  The register builds must report loops of both kinds (a
+# path steady after the first iteration, and a path that changes), so
+# that no check passes for want of a loop.  TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+src=$top_srcdir/testsuite/e2e/loopcount.c
+tmp=$(mktemp -d) || exit 1
+trap '[ -n "${PAP_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+inputs="0 1 2 7 50 1000"
+
+# run BUILD-DIR: every input into one profile; prints the outputs
+run() {
+	(cd "$1" && rm -f pap.prof pap.trace &&
+	 for i in $inputs; do ./prog "$i"; done)
+}
+
+gcc -O2 -w "$src" -o plain || { echo "Bail out! plain build failed"; exit 1; }
+mkdir p && cp plain p/prog && run p >plain.out
+
+echo "1..12"
+n=0
+fails=0
+fail() {
+	echo "not ok $n - $1"
+	fails=$((fails + 1))
+}
+
+for opt in -O1 -O2 -O3; do
+	for mode in epp pap-epp; do
+		n=$((n + 1))
+		what="$opt $mode"
+		ok=1
+		for lc in register memory; do
+			d=$lc$opt$mode
+			mkdir "$d"
+			if ! (cd "$d" && "$papgcc" $opt -w \
+			      -fplugin-arg-pap-mode=$mode \
+			      -fplugin-arg-pap-loop-count=$lc \
+			      -fplugin-arg-pap-verbose "$src" -o prog) \
+			      >"$d/cc.log" 2>&1; then
+				fail "$what: $lc build failed"; ok=0; break
+			fi
+			run "$d" >"$d/out"
+			if ! cmp -s plain.out "$d/out"; then
+				fail "$what: $lc build's output differs"; ok=0; break
+			fi
+			if ! "$decode" --format=paths "$d/pap.prof" 2>"$d/err" |
+			     sort >"$d/paths" || [ -s "$d/err" ]; then
+				fail "$what: $lc profile does not decode"; ok=0; break
+			fi
+		done
+		[ $ok = 1 ] || continue
+		r=register$opt$mode
+		m=memory$opt$mode
+		kept=$(sed -n 's/.* \([0-9]*\) loop counts kept in registers (\([0-9]*\) .*/\1 \2/p' \
+			"$r/cc.log" | awk '{ a += $1; b += $2 } END { print a + 0, b + 0 }')
+		set -- $kept
+		if grep -q "kept in registers" "$m/cc.log"; then
+			fail "$what: loop-count=memory kept a count in a register"
+		elif [ $mode = epp ] && { [ "$1" -lt 10 ] || [ "$2" -lt 1 ] ||
+					  [ "$2" -ge "$1" ]; }; then
+			fail "$what: only $1 loops kept their count in a register ($2 steady)"
+		elif ! cmp -s "$r/paths" "$m/paths"; then
+			fail "$what: paths differ from loop-count=memory"
+			diff "$r/paths" "$m/paths" | head -6 | sed 's/^/# /'
+		else
+			echo "ok $n - $what: $1 loops counted in registers ($2 steady), $(wc -l <"$r/paths") paths as counted in memory"
+		fi
+	done
+done
+
+# against the tracer: block totals of the acyclic paths (as oracle.sh)
+for opt in -O1 -O2 -O3; do
+	n=$((n + 1))
+	d=trace$opt
+	mkdir "$d"
+	if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=epp -fplugin-arg-pap-verbose" \
+	      "$papgcc" $opt -w "$src" -o prog) >"$d/cc.log" 2>&1; then
+		fail "$opt epp traced: build failed"; continue
+	fi
+	run "$d" >"$d/out"
+	kept=$(grep -c "kept in registers" "$d/cc.log")
+	awk '{ for (i = 4; i <= NF; i++) c[$1" "$i] += $2 }
+	     END { for (k in c) print k, c[k] }' <<EOF | sort >"$d/decoded"
+$("$decode" --format=paths "$d/pap.prof")
+EOF
+	awk '{ for (i = 3; i <= NF; i++) c[$1" "$i]++ }
+	     END { for (k in c) print k, c[k] }' "$d/pap.trace" | sort >"$d/traced"
+	if ! cmp -s plain.out "$d/out"; then
+		fail "$opt epp traced: output differs"
+	elif [ "$kept" -lt 5 ]; then
+		fail "$opt epp traced: only $kept functions kept a loop count in a register"
+	elif ! cmp -s "$d/decoded" "$d/traced"; then
+		fail "$opt epp traced: decoded block totals differ from the trace"
+		diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
+	else
+		echo "ok $n - $opt epp traced: $kept functions count loops in registers, decoded = traced ($(wc -l <"$d/traced") blocks)"
+	fi
+done
+
+# under a collector: counters in the shared segment, and with --slots 0
+# none at all, so that every count goes through the runtime's
+# __pap_tally_add
+collector=$top_builddir/collector/pap-collector
+for slots in 64 0; do
+	n=$((n + 1))
+	d=register-O2epp
+	(cd "$d" && "$collector" --slots $slots -o c$slots.prof -- \
+		sh -c 'for i in '"$inputs"'; do ./prog $i; done' >c.out 2>c.err)
+	if ! cmp -s plain.out "$d/c.out"; then
+		fail "collector --slots $slots: output differs"
+	elif ! "$decode" --format=paths "$d/c$slots.prof" | sort >"$d/c.paths" ||
+	     ! cmp -s "$d/c.paths" memory-O2epp/paths; then
+		fail "collector --slots $slots: paths differ from loop-count=memory"
+		diff "$d/c.paths" memory-O2epp/paths | head -6 | sed 's/^/# /'
+	else
+		echo "ok $n - -O2 epp under pap-collector --slots $slots: paths as counted in memory"
+	fi
+done
+
+n=$((n + 1))
+if "$papgcc" -fplugin-arg-pap-loop-count=sometimes -c "$src" -o x.o 2>err; then
+	fail "loop-count=sometimes accepted"
+elif ! grep -q "loop-count=sometimes.*unknown value (use register or memory)" err; then
+	fail "loop-count=sometimes: unclear error: $(head -c 200 err)"
+else
+	echo "ok $n - loop-count=sometimes is refused: $(grep -o 'error:.*' err | head -1)"
+fi
+[ $fails -eq 0 ]

@@ -66,7 +66,7 @@ bool pap_abnormal_p(tree t)
  * new block and the block after both arms.  @before, if any, goes just
  * before the test.
  */
-edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
+static edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
 				 enum tree_code code, tree x, tree y,
 				 basic_block *rare, basic_block *join)
 {
@@ -85,7 +85,7 @@ edge pap_call_on_rare_arm(gcall *call, gimple_seq before,
 }
 
 /* Puts @seq on edge @e; the edge that leaves it. */
-edge pap_seq_on_edge(edge e, gimple_seq seq)
+static edge pap_seq_on_edge(edge e, gimple_seq seq)
 {
 	basic_block bb = gsi_insert_seq_on_edge_immediate(e, seq);
 

@@ -4,38 +4,38 @@
  * register.
  *
  * In epp every iteration of a loop ends an acyclic path and counts it:
- * after the GIMPLE optimisers, "__pap_tally(&counters, fn, d, nvalues,
- * bl)" at the end of the body, which fold.cc makes "addq $1,
- * counters[d]".  In a tight loop each iteration adds to the same
- * counter, and each add waits for the one before it (a store, then a
- * load of the same address): several cycles an iteration where the loop
- * itself takes one or two.
+ * "__pap_tally(&counters, fn, d, nvalues, bl)" at the end of the body,
+ * which fold.cc makes "addq $1, counters[d]".  In a tight loop each
+ * iteration adds to the same counter, and each add waits for the one
+ * before it (a store, then a load of the same address): several cycles
+ * an iteration where the loop itself takes one or two.
  *
- * An innermost loop that calls nothing but that one tally (calls that are
- * const, pure or internal aside) instead keeps a pending pair (last, n),
- * n counts of value last, in registers:
+ * This pass runs just before GCC's loop optimisers.  An innermost loop
+ * that calls nothing but that one tally (calls that are const, pure or
+ * internal aside), and whose path value d is the same in every iteration
+ * but the first, counts iterations instead:
  *
- *     header:      last = PHI <0, last'>;  n = PHI <0, n'>
- *     the tally:   if (d != last) {
- *                      __pap_tally_add(&counters, fn, last, nvalues, bl, n);
- *                      last' = d;  n' = 1;
- *                  } else {
- *                      n' = n + 1;
- *                  }
- *     each exit:   __pap_tally_add(&counters, fn, last, nvalues, bl, n)
- *                  with the pair as it stands where the exit leaves
+ *     header:      n = PHI <0, n'>
+ *     the tally:   n' = n + 1
+ *     each exit:   __pap_tally_add(&counters, fn, first, nvalues, bl, min(n, 1))
+ *                  __pap_tally_add(&counters, fn, rest, nvalues, bl, n - min(n, 1))
  *
- * (fold.cc makes each __pap_tally_add "addq n, counters[last]", calling
- * the runtime only while counters is NULL.)  The counters end with the
- * same totals: a path is pending from the iteration that ends it until
- * the path changes or the loop is left, and the pair (0, 0) adds nothing.
+ * with n as it stands where the exit leaves, first the first iteration's
+ * value and rest the others' (fold.cc makes each __pap_tally_add "addq
+ * n, counters[value]", calling the runtime only while counters is NULL).
+ * n is an induction variable, which GCC's own passes usually compute at
+ * the exit from the loop's counter, so the loop body becomes the plain
+ * one.  The counters end with the same totals.
+ *
  * Nothing in the loop could see the difference, since it calls nothing;
  * only a signal can.  A handler that leaves the loop by longjmp, or ends
- * the process, loses the pending count, and a dump it makes does not see
- * it yet; loop-count=memory keeps the add of every iteration for
- * programs that need that.
+ * the process, loses the count not yet added, and a dump it makes does
+ * not see it yet; loop-count=memory keeps the add of every iteration for
+ * programs that need that.  (A loop whose path changes between
+ * iterations keeps it too: a pending (value, n) pair, added when the
+ * path changes, was measured slower than the add it saves.)
  *
- * Which pair an exit sees: the tally's block dominates the latch, and an
+ * Which n an exit sees: the tally's block dominates the latch, and an
  * innermost, reducible loop's iteration is acyclic, so every path from
  * the header to a block of the loop passes the tally exactly once if the
  * tally's block dominates that block, and never otherwise.
@@ -66,12 +66,87 @@ static bool pap_loop_visible(gimple *g)
 	       (flags & ECF_LOOPING_CONST_OR_PURE);
 }
 
-/* A loop to change: its one tally and its exits, with the pair each sees. */
+/*
+ * Is @value, at the tally of @loop, the same in every iteration but the
+ * first: a constant or a value from outside the loop, or a + k for a
+ * header PHI a whose argument from the latch is constant?  Then the
+ * first iteration's value is *@base + *@k, with *@base a constant or a
+ * value from before the loop, and the others' *@steady + *@k, *@steady
+ * the constant from the latch or NULL_TREE when the value never changes.
+ * Looks only.
+ */
+static bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
+				  uint64_t *k, tree *steady)
+{
+	tree u64 = long_long_unsigned_type_node, t = value;
+	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
+	int steps;
+
+	*k = 0;
+	*steady = NULL_TREE;
+	for (steps = 0; steps < 8; steps++) {
+		gimple *def;
+		gphi *phi;
+
+		if (TREE_CODE(t) == INTEGER_CST ||
+		    (TREE_CODE(t) == SSA_NAME &&
+		     !flow_bb_inside_loop_p(loop,
+				gimple_bb(SSA_NAME_DEF_STMT(t))))) {
+			*base = t;
+			return true;
+		}
+		if (TREE_CODE(t) != SSA_NAME ||
+		    !useless_type_conversion_p(u64, TREE_TYPE(t)))
+			return false;
+		def = SSA_NAME_DEF_STMT(t);
+		if ((phi = dyn_cast<gphi *>(def)) &&
+		    gimple_bb(phi) == loop->header) {
+			/* the first iteration's a comes from the preheader */
+			*steady = PHI_ARG_DEF_FROM_EDGE(phi, latch);
+			*base = PHI_ARG_DEF_FROM_EDGE(phi, pre);
+			return TREE_CODE(*steady) == INTEGER_CST &&
+			       !pap_abnormal_p(*base);
+		}
+		if (!is_gimple_assign(def) ||
+		    gimple_assign_rhs_code(def) != PLUS_EXPR ||
+		    TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST)
+			return false;
+		*k += tree_to_uhwi(gimple_assign_rhs2(def));
+		t = gimple_assign_rhs1(def);
+	}
+	return false;
+}
+
+/*
+ * The values pap_loop_value_steady() found, as trees every exit can see
+ * (the path's value is defined inside the loop, perhaps after an exit):
+ * *@first built on the preheader edge when it needs an addition.
+ */
+static void pap_loop_steady_values(class loop *loop, tree base, uint64_t k,
+				   tree steady, tree *first, tree *rest)
+{
+	tree u64 = long_long_unsigned_type_node;
+
+	if (TREE_CODE(base) == INTEGER_CST) {
+		*first = build_int_cstu(u64, tree_to_uhwi(base) + k);
+	} else {
+		*first = make_ssa_name(u64);
+		gsi_insert_on_edge(loop_preheader_edge(loop),
+				   gimple_build_assign(*first, PLUS_EXPR, base,
+						       build_int_cstu(u64, k)));
+	}
+	*rest = steady ? build_int_cstu(u64, tree_to_uhwi(steady) + k) :
+			 *first;
+}
+
+/* A loop to change: its one tally, its exits and the count each sees. */
 struct pap_loop_count {
 	class loop *loop;
 	gcall *tally;
 	auto_vec<edge> exits;
 	auto_vec<bool> after;	/* exit leaves after the tally */
+	tree base, steady_value;	/* pap_loop_value_steady() found */
+	uint64_t k;
 };
 
 /*
@@ -111,6 +186,9 @@ static bool pap_loop_countable(class loop *loop, tree tally_id,
 		return false;
 	lc->loop = loop;
 	lc->tally = tally;
+	if (!pap_loop_value_steady(loop, gimple_call_arg(tally, 2), &lc->base,
+				   &lc->k, &lc->steady_value))
+		return false;
 	lc->exits = get_loop_exit_edges(loop);
 	for (k = 0; k < lc->exits.length(); k++) {
 		edge e = lc->exits[k];
@@ -135,70 +213,11 @@ static gcall *pap_tally_add_call(gcall *tally, tree value, tree n)
 }
 
 /*
- * Is @value, at the tally of @loop, the same in every iteration but the
- * first: a constant or a value from outside the loop, or a + k for a
- * header PHI a whose argument from the latch is constant?  Sets *@first
- * and *@rest to its value in the first iteration and in the others, the
- * first built on edge @pre when it needs an addition.
- */
-static bool pap_loop_value_steady(class loop *loop, tree value, tree *first,
-				  tree *rest)
-{
-	tree u64 = long_long_unsigned_type_node, t = value, c = NULL_TREE;
-	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
-	uint64_t k = 0;
-	int steps;
-
-	for (steps = 0; steps < 8; steps++) {
-		gimple *def;
-		gphi *phi;
-
-		if (TREE_CODE(t) == INTEGER_CST ||
-		    (TREE_CODE(t) == SSA_NAME &&
-		     !flow_bb_inside_loop_p(loop,
-				gimple_bb(SSA_NAME_DEF_STMT(t)))))
-			break;
-		if (TREE_CODE(t) != SSA_NAME ||
-		    !useless_type_conversion_p(u64, TREE_TYPE(t)))
-			return false;
-		def = SSA_NAME_DEF_STMT(t);
-		if ((phi = dyn_cast<gphi *>(def)) &&
-		    gimple_bb(phi) == loop->header) {
-			/* the first iteration's a comes from the preheader */
-			c = PHI_ARG_DEF_FROM_EDGE(phi, latch);
-			t = PHI_ARG_DEF_FROM_EDGE(phi, pre);
-			if (TREE_CODE(c) != INTEGER_CST || pap_abnormal_p(t))
-				return false;
-			break;
-		}
-		if (!is_gimple_assign(def) ||
-		    gimple_assign_rhs_code(def) != PLUS_EXPR ||
-		    TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST)
-			return false;
-		k += tree_to_uhwi(gimple_assign_rhs2(def));
-		t = gimple_assign_rhs1(def);
-	}
-	if (steps == 8)
-		return false;
-	/* t + k, built where every exit can see it: the value is defined
-	 * inside the loop, perhaps after an exit */
-	if (TREE_CODE(t) == INTEGER_CST) {
-		*first = build_int_cstu(u64, tree_to_uhwi(t) + k);
-	} else {
-		*first = make_ssa_name(u64);
-		gsi_insert_on_edge(pre, gimple_build_assign(*first, PLUS_EXPR,
-				   t, build_int_cstu(u64, k)));
-	}
-	*rest = c ? build_int_cstu(u64, tree_to_uhwi(c) + k) : *first;
-	return true;
-}
-
-/*
  * On exit @e: @n counts pending, the first of value @first and the rest
  * of @rest.  An index is 0 (always below nvalues) wherever it adds 0.
  */
-static void pap_loop_flush_steady(edge e, gcall *tally, tree n, tree first,
-				  tree rest)
+static void pap_loop_flush(edge e, gcall *tally, tree n, tree first,
+			   tree rest)
 {
 	tree u64 = long_long_unsigned_type_node;
 	tree zero = build_int_cst(u64, 0), one = build_int_cst(u64, 1);
@@ -228,75 +247,29 @@ static void pap_loop_flush_steady(edge e, gcall *tally, tree n, tree first,
 	gsi_insert_seq_on_edge(e, seq);
 }
 
-/*
- * Makes @lc's loop keep its count in registers.  A value that is steady
- * after the first iteration needs only a count; any other keeps the
- * pending pair (see above).  True in the first case.
- */
-static bool pap_loop_count_apply(struct pap_loop_count *lc)
+/* Makes @lc's loop count its iterations in a register (see above). */
+static void pap_loop_count_apply(struct pap_loop_count *lc)
 {
 	class loop *loop = lc->loop;
-	gcall *tally = lc->tally;
 	tree u64 = long_long_unsigned_type_node;
-	tree zero = build_int_cst(u64, 0), one = build_int_cst(u64, 1);
-	tree value = gimple_call_arg(tally, 2), first, rest;
-	tree last, last2 = NULL_TREE, n = make_ssa_name(u64);
-	tree n2 = make_ssa_name(u64), inc;
-	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
-	gphi *phi_n = create_phi_node(n, loop->header), *phi;
-	gimple_stmt_iterator gsi;
-	basic_block rare, join;
-	gimple_seq seq = NULL;
-	edge e;
+	tree n = make_ssa_name(u64), n2 = make_ssa_name(u64), first, rest;
+	gphi *phi = create_phi_node(n, loop->header);
+	gimple_stmt_iterator gsi = gsi_for_stmt(lc->tally);
 	unsigned k;
 
-	add_phi_arg(phi_n, zero, pre, UNKNOWN_LOCATION);
-	add_phi_arg(phi_n, n2, latch, UNKNOWN_LOCATION);
-	if (pap_loop_value_steady(loop, value, &first, &rest)) {
-		gsi = gsi_for_stmt(tally);
-		gsi_replace(&gsi, gimple_build_assign(n2, PLUS_EXPR, n, one),
-			    false);
-		for (k = 0; k < lc->exits.length(); k++)
-			pap_loop_flush_steady(lc->exits[k], tally,
-					      lc->after[k] ? n2 : n, first,
-					      rest);
-		return true;
-	}
-	if (!useless_type_conversion_p(u64, TREE_TYPE(value))) {
-		tree v = make_ssa_name(u64);
-
-		gsi = gsi_for_stmt(tally);
-		gsi_insert_before(&gsi, gimple_build_assign(v, NOP_EXPR, value),
-				  GSI_SAME_STMT);
-		value = v;
-	}
-	last = make_ssa_name(u64);
-	last2 = make_ssa_name(u64);
-	inc = make_ssa_name(u64);
-	phi = create_phi_node(last, loop->header);
-	add_phi_arg(phi, zero, pre, UNKNOWN_LOCATION);
-	add_phi_arg(phi, last2, latch, UNKNOWN_LOCATION);
-	/* the path changed: the tally, now on the rare arm, adds the old
-	 * pair */
-	e = pap_call_on_rare_arm(tally, NULL, NE_EXPR, value, last, &rare,
-				 &join);
-	gsi = gsi_for_stmt(tally);
-	gsi_replace(&gsi, pap_tally_add_call(tally, last, n), false);
-	gimple_seq_add_stmt(&seq, gimple_build_assign(inc, PLUS_EXPR, n, one));
-	e = pap_seq_on_edge(e, seq);
-	phi = create_phi_node(n2, join);
-	add_phi_arg(phi, one, single_succ_edge(rare), UNKNOWN_LOCATION);
-	add_phi_arg(phi, inc, e, UNKNOWN_LOCATION);
-	phi = create_phi_node(last2, join);
-	add_phi_arg(phi, value, single_succ_edge(rare), UNKNOWN_LOCATION);
-	add_phi_arg(phi, last, e, UNKNOWN_LOCATION);
+	add_phi_arg(phi, build_int_cst(u64, 0), loop_preheader_edge(loop),
+		    UNKNOWN_LOCATION);
+	add_phi_arg(phi, n2, loop_latch_edge(loop), UNKNOWN_LOCATION);
+	pap_loop_steady_values(loop, lc->base, lc->k, lc->steady_value, &first,
+			       &rest);
 	for (k = 0; k < lc->exits.length(); k++)
-		gsi_insert_on_edge(lc->exits[k], pap_tally_add_call(tally,
-			lc->after[k] ? last2 : last, lc->after[k] ? n2 : n));
-	return false;
+		pap_loop_flush(lc->exits[k], lc->tally,
+			       lc->after[k] ? n2 : n, first, rest);
+	gsi_replace(&gsi, gimple_build_assign(n2, PLUS_EXPR, n,
+					      build_int_cst(u64, 1)), false);
 }
 
-unsigned pap_loop_counts(function *fun, unsigned *steady)
+unsigned pap_loop_counts(function *fun)
 {
 	tree tally_id = get_identifier("__pap_tally");
 	auto_vec<struct pap_loop_count *> todo;
@@ -304,7 +277,6 @@ unsigned pap_loop_counts(function *fun, unsigned *steady)
 	bool any = false;
 	unsigned i;
 
-	*steady = 0;
 	if (fun->calls_setjmp || fun->has_nonlocal_label)
 		return 0;
 	FOR_EACH_BB_FN(bb, fun) {
@@ -326,10 +298,10 @@ unsigned pap_loop_counts(function *fun, unsigned *steady)
 		else
 			delete lc;
 	}
-	/* the changes split blocks: decide everything first */
+	/* decided with the dominators as they are; the changes add blocks */
 	free_dominance_info(CDI_DOMINATORS);
 	for (i = 0; i < todo.length(); i++) {
-		*steady += pap_loop_count_apply(todo[i]);
+		pap_loop_count_apply(todo[i]);
 		delete todo[i];
 	}
 	gsi_commit_edge_inserts();

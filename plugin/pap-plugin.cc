@@ -60,8 +60,8 @@ static struct plugin_info pap_plugin_info = {
 	"                        N path values in place, without a call\n"
 	"                        (default 4096; 0: always call)\n"
 	"  loop-count=register|memory\n"
-	"                        a loop without calls keeps the count of its\n"
-	"                        path in a register and adds it when it\n"
+	"                        a loop without calls and with one path keeps\n"
+	"                        its count in a register and adds it when it\n"
 	"                        leaves (default), or adds 1 to memory every\n"
 	"                        iteration (exact even when a signal handler\n"
 	"                        leaves the loop by longjmp)\n"
@@ -161,16 +161,15 @@ public:
 
 	unsigned int execute(function *fun) final override
 	{
-		unsigned steady, loops = pap_loop_counts(fun, &steady);
+		unsigned loops = pap_loop_counts(fun);
 
 		if (!loops)
 			return 0;
 		if (pap_opts.verbose)
 			inform(DECL_SOURCE_LOCATION(fun->decl),
-			       "pap: %qs: %u loop counts kept in registers "
-			       "(%u with one path after the first iteration)",
+			       "pap: %qs: %u loop counts kept in registers",
 			       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(
-				       fun->decl)), loops, steady);
+				       fun->decl)), loops);
 		mark_virtual_operands_for_renaming(fun);
 		update_ssa(TODO_update_ssa_only_virtuals);
 		return TODO_cleanup_cfg;

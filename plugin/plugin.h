@@ -50,15 +50,10 @@ unsigned int pap_inline_folds(function *fun);
 /*
  * fold.cc's helpers, for loopcount.cc: is @stmt a call of the runtime's
  * @id with @nargs arguments and argument @cst constant; does @t take part
- * in an abnormal PHI; moves @call onto the rare arm of "if (@x @code @y)"
- * and returns the common arm's edge; puts @seq on edge @e and returns
- * the edge that leaves it.
+ * in an abnormal PHI.
  */
 gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs, unsigned cst);
 bool pap_abnormal_p(tree t);
-edge pap_call_on_rare_arm(gcall *call, gimple_seq before, enum tree_code code,
-			  tree x, tree y, basic_block *rare, basic_block *join);
-edge pap_seq_on_edge(edge e, gimple_seq seq);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
@@ -68,12 +63,12 @@ tree pap_tally_fndecl(void);
 tree pap_tally_add_fndecl(void);
 /*
  * loopcount.cc: in each innermost loop of @fun that makes no call but
- * one __pap_tally, keeps the pending count in registers and replaces the
- * call by __pap_tally_add calls where the path changes and where the
- * loop is left.  Returns how many loops it changed; *@steady, how many
- * of them have one path in every iteration but the first.
+ * one __pap_tally, with the same path in every iteration but the first,
+ * counts iterations in a register and replaces the call by
+ * __pap_tally_add calls where the loop is left.  Returns how many loops
+ * it changed.
  */
-unsigned pap_loop_counts(function *fun, unsigned *steady);
+unsigned pap_loop_counts(function *fun);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

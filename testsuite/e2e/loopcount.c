@@ -26,7 +26,8 @@ static NOINLINE long straight(int n)
 	return s;
 }
 
-/* a path that alternates, and one that changes every third iteration */
+/* a path that alternates, and one that changes every third iteration:
+ * these count in memory */
 static NOINLINE long branchy(int n)
 {
 	long s = 0;
@@ -112,7 +113,8 @@ again:
 	goto again;
 }
 
-/* the first iteration's path differs by the way in */
+/* the first iteration's path differs by the way in, and from the later
+ * iterations' */
 static NOINLINE long twoways(int n, int flag)
 {
 	long s = 0;

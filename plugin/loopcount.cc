@@ -27,11 +27,14 @@
  * the exit from the loop's counter, so the loop body becomes the plain
  * one.  The counters end with the same totals.
  *
- * Nothing in the loop could see the difference, since it calls nothing;
- * only a signal can.  A handler that leaves the loop by longjmp, or ends
- * the process, loses the count not yet added, and a dump it makes does
- * not see it yet; loop-count=memory keeps the add of every iteration for
- * programs that need that.  (A loop whose path changes between
+ * Nothing in the loop could see the difference, since it calls nothing
+ * and throws nothing, and a loop without an exit is left alone.  Only
+ * something outside the loop's code can: a signal handler that leaves
+ * the loop by longjmp or ends the process, another thread ending the
+ * process, a kill.  Then the count not yet added is lost, and a dump made
+ * meanwhile does not see it yet; loop-count=memory keeps the add of every
+ * iteration for programs that need that.  Sanitized builds keep it too:
+ * a failed check ends the process from inside the loop.  (A loop whose path changes between
  * iterations keeps it too: a pending (value, n) pair, added when the
  * path changes, was measured slower than the add it saves.)
  *
@@ -45,14 +48,16 @@
 #include "plugin.h"
 
 /* Can statement @g of a loop let anything but the loop see its counters
- * or leave it by a call: a call that is not const, pure or internal nor
- * the test oracle's (-fplugin-arg-pap-trace: it only notes blocks), or a
- * volatile asm. */
-static bool pap_loop_visible(gimple *g)
+ * or leave it other than by an edge: a statement that may throw, a call
+ * that is not const, pure or internal nor the test oracle's
+ * (-fplugin-arg-pap-trace: it only notes blocks), or a volatile asm. */
+static bool pap_loop_visible(function *fun, gimple *g)
 {
 	tree fn;
 	int flags;
 
+	if (stmt_could_throw_p(fun, g))
+		return true;
 	if (gasm *a = dyn_cast<gasm *>(g))
 		return gimple_asm_volatile_p(a);
 	if (!is_gimple_call(g) || gimple_call_internal_p(g))
@@ -90,8 +95,9 @@ static bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
 
 		if (TREE_CODE(t) == INTEGER_CST ||
 		    (TREE_CODE(t) == SSA_NAME &&
-		     !flow_bb_inside_loop_p(loop,
-				gimple_bb(SSA_NAME_DEF_STMT(t))))) {
+		     (SSA_NAME_IS_DEFAULT_DEF(t) ||
+		      !flow_bb_inside_loop_p(loop,
+				gimple_bb(SSA_NAME_DEF_STMT(t)))))) {
 			*base = t;
 			return true;
 		}
@@ -173,7 +179,7 @@ static bool pap_loop_countable(class loop *loop, tree tally_id,
 
 			if (c && !tally)
 				tally = c;
-			else if (c || pap_loop_visible(g))
+			else if (c || pap_loop_visible(cfun, g))
 				ok = false;
 		}
 	}
@@ -190,6 +196,9 @@ static bool pap_loop_countable(class loop *loop, tree tally_id,
 				   &lc->k, &lc->steady_value))
 		return false;
 	lc->exits = get_loop_exit_edges(loop);
+	/* a loop that never leaves would never add its count */
+	if (lc->exits.is_empty())
+		return false;
 	for (k = 0; k < lc->exits.length(); k++) {
 		edge e = lc->exits[k];
 
@@ -265,6 +274,7 @@ static void pap_loop_count_apply(struct pap_loop_count *lc)
 	for (k = 0; k < lc->exits.length(); k++)
 		pap_loop_flush(lc->exits[k], lc->tally,
 			       lc->after[k] ? n2 : n, first, rest);
+	unlink_stmt_vdef(lc->tally);
 	gsi_replace(&gsi, gimple_build_assign(n2, PLUS_EXPR, n,
 					      build_int_cst(u64, 1)), false);
 }
@@ -277,7 +287,8 @@ unsigned pap_loop_counts(function *fun)
 	bool any = false;
 	unsigned i;
 
-	if (fun->calls_setjmp || fun->has_nonlocal_label)
+	/* a sanitizer's checks may end the process from inside a loop */
+	if (fun->calls_setjmp || fun->has_nonlocal_label || flag_sanitize)
 		return 0;
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple_stmt_iterator gsi;
@@ -305,7 +316,8 @@ unsigned pap_loop_counts(function *fun)
 		delete todo[i];
 	}
 	gsi_commit_edge_inserts();
-	loops_state_set(LOOPS_NEED_FIXUP);
+	if (!todo.is_empty())
+		loops_state_set(LOOPS_NEED_FIXUP);
 	loop_optimizer_finalize(fun);
 	return todo.length();
 }

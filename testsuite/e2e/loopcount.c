@@ -99,6 +99,30 @@ static NOINLINE int find(const int *a, int n, int x)
 	return -1;
 }
 
+/* a return from inside a loop with one path, and two such loops in one
+ * function */
+static NOINLINE int first_at(const int *a, int n, int x)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] == x)
+			return i;
+	return -1;
+}
+
+static NOINLINE long twoloops(int n)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += i << 1;
+	for (i = n; i > 0; i -= 3)
+		s -= i;
+	return s;
+}
+
 /* a loop made of goto */
 static NOINLINE long gotoloop(int n)
 {
@@ -131,7 +155,7 @@ static NOINLINE long twoways(int n, int flag)
 	return s;
 }
 
-/* for (;;) with break, switch in the body */
+/* for (;;) with break, switch in the body: counted in memory */
 static NOINLINE long forever(int n)
 {
 	long s = 0;
@@ -178,6 +202,11 @@ static NOINLINE __attribute__((const)) int square(int x)
 	return x * x;
 }
 
+static NOINLINE __attribute__((pure)) int look(const int *a, int i)
+{
+	return a[i & 63];
+}
+
 static NOINLINE int plain_call(int x)
 {
 	sink = x;
@@ -185,7 +214,18 @@ static NOINLINE int plain_call(int x)
 }
 
 /* a const call lets the count wait; an ordinary call or a volatile asm
- * does not */
+ * does not; a pure one may or may not (look is instrumented, and so no
+ * longer pure once pap is done with it) */
+static NOINLINE long quiet_calls(const int *a, int n)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += look(a, i);
+	return s;
+}
+
 static NOINLINE long calls(int n)
 {
 	long s = 0;
@@ -239,7 +279,8 @@ int main(int argc, char **argv)
 		s += dowhile(m) + dowhile(0);
 		s += nested(m);
 		for (k = 0; k < 20; k++)
-			s += find(a, 64, k - 3);
+			s += find(a, 64, k - 3) + first_at(a, 64, k - 3);
+		s += twoloops(m) + quiet_calls(a, m);
 		s += gotoloop(m) + gotoloop(0);
 		s += twoways(m, round & 1) + twoways(m, 0);
 		s += forever(m + 1);

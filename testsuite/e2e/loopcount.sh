@@ -31,7 +31,7 @@ run() {
 gcc -O2 -w "$src" -o plain || { echo "Bail out! plain build failed"; exit 1; }
 mkdir p && cp plain p/prog && run p >plain.out
 
-echo "1..12"
+echo "1..13"
 n=0
 fails=0
 fail() {
@@ -129,6 +129,30 @@ for slots in 64 0; do
 		echo "ok $n - -O2 epp under pap-collector --slots $slots: paths as counted in memory"
 	fi
 done
+
+# which loops: at -O2, from the verbose notes
+n=$((n + 1))
+sed -n "s/.*pap: [^a-z_]*\([a-z_]*\)[^:]*: \([0-9]*\) loop counts kept in registers.*/\1 \2/p" \
+	register-O2epp/cc.log | sort >kept
+want="chase 1
+calls 1
+dowhile 1
+exits 1
+first_at 1
+gotoloop 1
+nested 1
+straight 1
+twoloops 2
+twoways 1"
+missing=$(echo "$want" | while read -r f c; do
+	grep -qx "$f $c" kept || echo "$f"; done)
+wrong=$(grep -E '^(branchy|forever|withjmp|plain_call) ' kept | cut -d' ' -f1)
+if [ -n "$missing$wrong" ]; then
+	fail "-O2 epp: loops not counted in registers: ${missing:-none}; counted but must not be: ${wrong:-none}"
+	sed 's/^/# kept: /' kept
+else
+	echo "ok $n - -O2 epp: the one-path call-free loops count in registers; branchy, switch, setjmp, call and asm loops in memory"
+fi
 
 n=$((n + 1))
 if "$papgcc" -fplugin-arg-pap-loop-count=sometimes -c "$src" -o x.o 2>err; then

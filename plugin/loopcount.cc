@@ -279,7 +279,7 @@ static void pap_loop_count_apply(struct pap_loop_count *lc)
 					      build_int_cst(u64, 1)), false);
 }
 
-unsigned pap_loop_counts(function *fun)
+unsigned int pap_loop_counts(function *fun)
 {
 	tree tally_id = get_identifier("__pap_tally");
 	auto_vec<struct pap_loop_count *> todo;
@@ -288,7 +288,8 @@ unsigned pap_loop_counts(function *fun)
 	unsigned i;
 
 	/* a sanitizer's checks may end the process from inside a loop */
-	if (fun->calls_setjmp || fun->has_nonlocal_label || flag_sanitize)
+	if (!pap_opts.loop_register || !pap_tally_possible() ||
+	    fun->calls_setjmp || fun->has_nonlocal_label || flag_sanitize)
 		return 0;
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple_stmt_iterator gsi;
@@ -319,5 +320,15 @@ unsigned pap_loop_counts(function *fun)
 	if (!todo.is_empty())
 		loops_state_set(LOOPS_NEED_FIXUP);
 	loop_optimizer_finalize(fun);
-	return todo.length();
+	if (todo.is_empty())
+		return 0;
+	if (pap_opts.verbose)
+		inform(DECL_SOURCE_LOCATION(fun->decl),
+		       "pap: %qs: %u loop counts kept in registers",
+		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
+		       todo.length());
+	/* the counts' calls need virtual operands */
+	mark_virtual_operands_for_renaming(fun);
+	update_ssa(TODO_update_ssa_only_virtuals);
+	return TODO_cleanup_cfg;
 }

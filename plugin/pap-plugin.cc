@@ -73,21 +73,33 @@ static struct plugin_info pap_plugin_info = {
 
 namespace {
 
-const pass_data pap_pass_data = {
-	GIMPLE_PASS,		/* type */
-	"pap",			/* name */
-	OPTGROUP_NONE,		/* optinfo_flags */
-	TV_NONE,		/* tv_id */
-	PROP_cfg,		/* properties_required */
-	0,			/* properties_provided */
-	0,			/* properties_destroyed */
-	0,			/* todo_flags_start */
-	0,			/* todo_flags_finish */
-};
+/* A GIMPLE pass of pap's: @name, running @body on each function. */
+#define PAP_PASS_DATA(name, props) {					\
+	GIMPLE_PASS,		/* type */				\
+	name,			/* name */				\
+	OPTGROUP_NONE,		/* optinfo_flags */			\
+	TV_NONE,		/* tv_id */				\
+	props,			/* properties_required */		\
+	0,			/* properties_provided */		\
+	0,			/* properties_destroyed */		\
+	0,			/* todo_flags_start */			\
+	0,			/* todo_flags_finish */			\
+}
+
+/* Right after the CFG is built: the probes. */
+const pass_data pap_pass_data = PAP_PASS_DATA("pap", PROP_cfg);
+/* Just before the loop optimisers: loop counts go to registers. */
+const pass_data pap_loop_pass_data =
+	PAP_PASS_DATA("paploop", PROP_cfg | PROP_ssa);
+/* After the GIMPLE optimisers: fold calls become inline tests. */
+const pass_data pap_fold_pass_data =
+	PAP_PASS_DATA("papfold", PROP_cfg | PROP_ssa);
 
 class pap_pass : public gimple_opt_pass {
 public:
-	pap_pass(gcc::context *ctxt) : gimple_opt_pass(pap_pass_data, ctxt)
+	pap_pass(const pass_data &data, gcc::context *ctxt,
+		 unsigned int (*body)(function *))
+		: gimple_opt_pass(data, ctxt), body(body)
 	{
 	}
 
@@ -98,82 +110,11 @@ public:
 
 	unsigned int execute(function *fun) final override
 	{
-		return pap_instrument_function(fun);
-	}
-};
-
-/* Runs after the GIMPLE optimisers: fold calls become inline tests. */
-const pass_data pap_fold_pass_data = {
-	GIMPLE_PASS,		/* type */
-	"papfold",		/* name */
-	OPTGROUP_NONE,		/* optinfo_flags */
-	TV_NONE,		/* tv_id */
-	PROP_cfg | PROP_ssa,	/* properties_required */
-	0,			/* properties_provided */
-	0,			/* properties_destroyed */
-	0,			/* todo_flags_start */
-	0,			/* todo_flags_finish */
-};
-
-class pap_fold_pass : public gimple_opt_pass {
-public:
-	pap_fold_pass(gcc::context *ctxt)
-		: gimple_opt_pass(pap_fold_pass_data, ctxt)
-	{
+		return body(fun);
 	}
 
-	bool gate(function *) final override
-	{
-		return !pap_opts.disable;
-	}
-
-	unsigned int execute(function *fun) final override
-	{
-		return pap_inline_folds(fun);
-	}
-};
-
-/* Runs just before the loop optimisers: loop counts go to registers. */
-const pass_data pap_loop_pass_data = {
-	GIMPLE_PASS,		/* type */
-	"paploop",		/* name */
-	OPTGROUP_NONE,		/* optinfo_flags */
-	TV_NONE,		/* tv_id */
-	PROP_cfg | PROP_ssa,	/* properties_required */
-	0,			/* properties_provided */
-	0,			/* properties_destroyed */
-	0,			/* todo_flags_start */
-	0,			/* todo_flags_finish */
-};
-
-class pap_loop_pass : public gimple_opt_pass {
-public:
-	pap_loop_pass(gcc::context *ctxt)
-		: gimple_opt_pass(pap_loop_pass_data, ctxt)
-	{
-	}
-
-	bool gate(function *) final override
-	{
-		return !pap_opts.disable && pap_opts.loop_register &&
-		       pap_tally_possible();
-	}
-
-	unsigned int execute(function *fun) final override
-	{
-		unsigned loops = pap_loop_counts(fun);
-
-		if (!loops)
-			return 0;
-		if (pap_opts.verbose)
-			inform(DECL_SOURCE_LOCATION(fun->decl),
-			       "pap: %qs: %u loop counts kept in registers",
-			       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(
-				       fun->decl)), loops);
-		mark_virtual_operands_for_renaming(fun);
-		update_ssa(TODO_update_ssa_only_virtuals);
-		return TODO_cleanup_cfg;
-	}
+private:
+	unsigned int (*body)(function *);
 };
 
 } /* namespace */
@@ -324,9 +265,15 @@ int plugin_init(struct plugin_name_args *info,
 		return 1;
 	register_callback(info->base_name, PLUGIN_INFO, NULL,
 			  &pap_plugin_info);
-	pap_register_after(info->base_name, new pap_pass(g), "cfg");
-	pap_register_after(info->base_name, new pap_loop_pass(g), "fix_loops");
-	pap_register_after(info->base_name, new pap_fold_pass(g), "optimized");
+	pap_register_after(info->base_name,
+			   new pap_pass(pap_pass_data, g,
+					pap_instrument_function), "cfg");
+	pap_register_after(info->base_name,
+			   new pap_pass(pap_loop_pass_data, g, pap_loop_counts),
+			   "fix_loops");
+	pap_register_after(info->base_name,
+			   new pap_pass(pap_fold_pass_data, g,
+					pap_inline_folds), "optimized");
 	register_callback(info->base_name, PLUGIN_FINISH_UNIT, pap_finish_unit,
 			  NULL);
 	return 0;

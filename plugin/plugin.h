@@ -62,13 +62,14 @@ bool pap_tally_possible(void);
 tree pap_tally_fndecl(void);
 tree pap_tally_add_fndecl(void);
 /*
- * loopcount.cc: in each innermost loop of @fun that makes no call but
- * one __pap_tally, with the same path in every iteration but the first,
- * counts iterations in a register and replaces the call by
- * __pap_tally_add calls where the loop is left.  Returns how many loops
- * it changed.
+ * loopcount.cc, the pass before the loop optimisers: in each innermost
+ * loop of @fun that makes no call but one __pap_tally, with the same
+ * path in every iteration but the first, counts iterations in a
+ * register and replaces the call by __pap_tally_add calls where the
+ * loop is left (under loop-count=register).  Returns the pass's TODO
+ * flags.
  */
-unsigned pap_loop_counts(function *fun);
+unsigned int pap_loop_counts(function *fun);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

@@ -8,7 +8,9 @@
 # build; in epp the register build's block totals must equal the
 # tracer's (the tracer's calls do not stop a loop from counting in a
 # register), and under a collector, with counters in its segment or
-# without any, the same as in memory.  The epp register builds must
+# without any, the same as in memory; and so must random programs from
+# csmith, whose inlined helpers make many call-free loops.  The epp
+# register builds must
 # report enough loops counting in registers that no check passes for
 # want of one.  TAP output.
 set -u
@@ -31,7 +33,7 @@ run() {
 gcc -O2 -w "$src" -o plain || { echo "Bail out! plain build failed"; exit 1; }
 mkdir p && cp plain p/prog && run p >plain.out
 
-echo "1..13"
+echo "1..14"
 n=0
 fails=0
 fail() {
@@ -152,6 +154,58 @@ if [ -n "$missing$wrong" ]; then
 	sed 's/^/# kept: /' kept
 else
 	echo "ok $n - -O2 epp: the one-path call-free loops count in registers; branchy, switch, setjmp, call and asm loops in memory"
+fi
+
+# random programs: csmith's loops after inlining, epp at -O2 and -O3,
+# register against memory (PAP_LOOPCOUNT_PROGRAMS, default 30)
+n=$((n + 1))
+inc=/usr/include/csmith
+if ! command -v csmith >/dev/null || [ ! -f $inc/csmith.h ]; then
+	echo "ok $n # SKIP csmith or libcsmith-dev not installed"
+else
+	want=${PAP_LOOPCOUNT_PROGRAMS:-30}
+	done_=0 withloops=0 bad=
+	seed=500
+	while [ $done_ -lt "$want" ] && [ -z "$bad" ]; do
+		[ $seed -lt $((500 + 10 * want)) ] ||
+			{ bad="csmith gave too few usable programs"; break; }
+		seed=$((seed + 1))
+		d=cs$seed
+		mkdir $d
+		csmith --seed $seed --max-funcs 4 --max-block-depth 4 >$d/p.c 2>/dev/null &&
+			gcc -O2 -w -I$inc $d/p.c -o $d/plain 2>/dev/null || continue
+		timeout 2 $d/plain >$d/plain.out 2>&1
+		st=$?
+		[ $st -eq 124 ] && continue
+		opt=-O2
+		[ $((seed % 2)) -eq 0 ] && opt=-O3
+		for lc in register memory; do
+			mkdir $d/$lc
+			(cd $d/$lc && "$papgcc" $opt -w -I$inc -fplugin-arg-pap-mode=epp \
+				-fplugin-arg-pap-loop-count=$lc -fplugin-arg-pap-verbose \
+				../p.c -o prog >cc.log 2>&1 && rm -f pap.prof &&
+			 { timeout 60 ./prog >out 2>&1; echo "$?" >st; } &&
+			 "$decode" --format=paths pap.prof | sort >paths) ||
+				bad="seed $seed $opt $lc: build, run or decode failed"
+			[ -n "$bad" ] && break
+			[ "$(cat $d/$lc/st)" = $st ] && cmp -s $d/plain.out $d/$lc/out ||
+				{ bad="seed $seed $opt $lc: output differs"; break; }
+		done
+		[ -n "$bad" ] && break
+		cmp -s $d/register/paths $d/memory/paths ||
+			{ bad="seed $seed $opt: paths differ from loop-count=memory"; break; }
+		grep -q "kept in registers" $d/register/cc.log &&
+			withloops=$((withloops + 1))
+		done_=$((done_ + 1))
+		rm -rf $d
+	done
+	if [ -n "$bad" ]; then
+		fail "csmith: $bad"
+	elif [ $withloops -lt $((done_ / 4)) ]; then
+		fail "csmith: only $withloops of $done_ programs had a loop counting in a register"
+	else
+		echo "ok $n - csmith: $done_ programs in epp at -O2/-O3 print what plain prints and decode as with loop-count=memory ($withloops with loops counting in registers)"
+	fi
 fi
 
 n=$((n + 1))

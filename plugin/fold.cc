@@ -38,7 +38,7 @@
  * by name, so that calls inlined from other units (LTO) count too.
  */
 gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
-			       unsigned cst)
+			unsigned cst)
 {
 	gcall *call = dyn_cast<gcall *>(stmt);
 	tree fn;

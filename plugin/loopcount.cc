@@ -34,9 +34,10 @@
  * process, a kill.  Then the count not yet added is lost, and a dump made
  * meanwhile does not see it yet; loop-count=memory keeps the add of every
  * iteration for programs that need that.  Sanitized builds keep it too:
- * a failed check ends the process from inside the loop.  (A loop whose path changes between
- * iterations keeps it too: a pending (value, n) pair, added when the
- * path changes, was measured slower than the add it saves.)
+ * a failed check ends the process from inside the loop.  So does a loop
+ * whose path changes between iterations: a pending (value, n) pair,
+ * added when the path changes, was measured slower than the add it
+ * saves.
  *
  * Which n an exit sees: the tally's block dominates the latch, and an
  * innermost, reducible loop's iteration is acyclic, so every path from
@@ -234,7 +235,6 @@ static void pap_loop_flush(edge e, gcall *tally, tree n, tree first,
 	tree more = make_ssa_name(boolean_type_node);
 	tree f = make_ssa_name(u64), fi = make_ssa_name(u64);
 	tree r = make_ssa_name(u64), ri = make_ssa_name(u64);
-	tree m = make_ssa_name(u64);
 	gimple_seq seq = NULL;
 
 	if (operand_equal_p(first, rest, 0)) {
@@ -246,9 +246,8 @@ static void pap_loop_flush(edge e, gcall *tally, tree n, tree first,
 	gimple_seq_add_stmt(&seq, gimple_build_assign(f, NOP_EXPR, some));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(fi, COND_EXPR, some,
 						      first, zero));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(m, MINUS_EXPR, n, f));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(r, COND_EXPR, more, m,
-						      zero));
+	/* n - f is 0 unless n > 1 */
+	gimple_seq_add_stmt(&seq, gimple_build_assign(r, MINUS_EXPR, n, f));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ri, COND_EXPR, more,
 						      rest, zero));
 	gimple_seq_add_stmt(&seq, pap_tally_add_call(tally, fi, f));

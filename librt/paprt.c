@@ -24,6 +24,7 @@
 #include <pap/pap.h>
 
 #include "bpack.h"
+#include "foldrun.h"
 #include "profile.h"
 #include "rt.h"
 #include "textfile.h"
@@ -304,29 +305,68 @@ static int rt_grow_stack(void)
 	return rc;
 }
 
+/*
+ * Pushes @count breakpoints (@site, @r) of activation @act, or poisons
+ * the activation when they cannot all be kept: a signal handler that
+ * interrupted a push, whose top is in flux, or no memory.  Inline, so
+ * that __pap_fold's single push is as short as it can be.
+ */
+static inline __attribute__((always_inline)) void
+rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
+{
+	if (rt_in_stack) {
+		rt_poison_act(act);
+		return;
+	}
+	rt_in_stack = RT_HERE();
+	while (count--) {
+		if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
+			rt_poison_act(act);
+			break;
+		}
+		rt_bp_act[rt_nbps] = act;
+		rt_bps[rt_nbps].site = site;
+		rt_bps[rt_nbps].r = r;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_nbps++;
+	}
+	rt_in_stack = 0;
+}
+
 uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart)
 {
 	if (__builtin_expect(!pap_fold_overflows(r, n, d), 1))
 		return r * n + d;
-	if (rt_in_stack) {
-		/* a signal handler interrupted a push: the top is in flux */
-		rt_poison_act(act);
-		return restart * n + d;
-	}
-	rt_in_stack = RT_HERE();
-	if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
-		rt_in_stack = 0;
-		rt_poison_act(act);
-		return restart * n + d;
-	}
-	rt_bp_act[rt_nbps] = act;
-	rt_bps[rt_nbps].site = site;
-	rt_bps[rt_nbps].r = r;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt_nbps++;
-	rt_in_stack = 0;
+	rt_push(act, site, r, 1);
 	return restart * n + d;
+}
+
+/* __pap_fold_run's breakpoints: where they go, and whether any came. */
+struct rt_run {
+	uint64_t act;
+	uint32_t site;
+	int broke;
+};
+
+static void rt_run_emit(void *arg, uint64_t r, uint64_t count)
+{
+	struct rt_run *run = arg;
+
+	rt_push(run->act, run->site, r, count);
+	run->broke = 1;
+}
+
+uint64_t __pap_fold_run(uint64_t act, uint64_t r, uint64_t n, uint64_t first,
+			uint64_t d, uint32_t site, uint64_t restart,
+			uint64_t m, unsigned char *brk)
+{
+	struct rt_run run = { act, site, 0 };
+
+	r = pap_fold_run(r, n, first, d, restart, m, rt_run_emit, &run);
+	if (run.broke && brk)
+		*brk = 1;
+	return r;
 }
 
 static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,

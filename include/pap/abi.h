@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 5.  The plugin emits a function's probe operations (see
+ * Version 6.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -10,6 +10,11 @@
  *   r = __pap_fold(act, r, n, d, site, restart)
  *       r*n + d, or, when that overflows 64 bits, records the breakpoint
  *       (site, r) for activation act and returns restart*n + d;
+ *   r = __pap_fold_run(act, r, n, first, d, site, restart, m, &brk)
+ *       m such folds at once, the first of digit first and the others of
+ *       d: those of a loop that counted its iterations instead while it
+ *       ran.  Sets brk, the frame byte below, when one made a
+ *       breakpoint; brk may be NULL;
  *   __pap_count(fn, id)
  *       counts the acyclic path id of function fn (mode epp);
  *   __pap_lost(act)
@@ -65,7 +70,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 5
+#define PAP_ABI_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +79,10 @@ extern "C" {
 PAP_API uint64_t __pap_enter(void);
 PAP_API uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 			    uint32_t site, uint64_t restart);
+PAP_API uint64_t __pap_fold_run(uint64_t act, uint64_t r, uint64_t n,
+				uint64_t first, uint64_t d, uint32_t site,
+				uint64_t restart, uint64_t m,
+				unsigned char *brk);
 PAP_API void __pap_count(const char *fn, uint64_t id);
 PAP_API void __pap_lost(uint64_t act);
 PAP_API void __pap_resume(const volatile void *frame);

@@ -10,9 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "foldrun.h"
 #include "util.h"
 
 /* Checks the limit of radix @n against the exact overflow test. */
@@ -229,6 +231,140 @@ static void test_fold_record_values(void **state)
 	assert_true(rc.checked > 10000);
 }
 
+/* Breakpoints one by one, as the runtime's stack would hold them. */
+struct run_bps {
+	uint64_t *r;
+	size_t n, cap;
+	unsigned calls;		/* emit calls */
+};
+
+static void run_push(struct run_bps *b, uint64_t r)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->r = realloc(b->r, b->cap * sizeof(*b->r));
+		assert_non_null(b->r);
+	}
+	b->r[b->n++] = r;
+}
+
+static void run_emit(void *arg, uint64_t r, uint64_t count)
+{
+	struct run_bps *b = arg;
+
+	assert_true(count >= 1);
+	b->calls++;
+	while (count--)
+		run_push(b, r);
+}
+
+/* The folds one at a time, written from the ABI's words for __pap_fold
+ * with 128-bit arithmetic: the reference pap_fold_run() must equal. */
+static uint64_t run_reference(uint64_t r, uint64_t n, uint64_t first,
+			      uint64_t d, uint64_t restart, uint64_t m,
+			      struct run_bps *b)
+{
+	uint64_t i;
+
+	for (i = 0; i < m; i++) {
+		uint64_t digit = i ? d : first;
+		unsigned __int128 v = (unsigned __int128)r * n + digit;
+
+		if (v >> 64) {
+			run_push(b, r);
+			r = restart * n + digit;
+		} else {
+			r = (uint64_t)v;
+		}
+	}
+	return r;
+}
+
+/* A value for r or restart: 0, small, near a radix's limit, or any. */
+static uint64_t run_value(struct tl_rng *g, uint64_t n)
+{
+	uint64_t lim = pap_fold_limit(n);
+
+	switch (tl_below(g, 5)) {
+	case 0:
+		return 0;
+	case 1:
+		return tl_below(g, 8);
+	case 2:
+		return lim == UINT64_MAX ? UINT64_MAX - tl_below(g, 8) :
+					   lim - 1 + tl_below(g, 3);
+	case 3:
+		return tl_next(g) >> tl_below(g, 64);
+	default:
+		return tl_next(g);
+	}
+}
+
+/* test_fold_run_equals_folds: for 30000 random loops (radix 1, 2, powers
+ * of two, small, huge; digits 0 and n - 1 among them; r and restart 0,
+ * near the limit and anywhere; up to 5000 iterations), pap_fold_run()
+ * gives the value and the breakpoints of folding one iteration at a
+ * time, in at most four emit calls. */
+static void test_fold_run_equals_folds(void **state)
+{
+	struct tl_rng g = { 79 };
+	struct run_bps want = { 0 }, got = { 0 };
+	unsigned long broke = 0, periods = 0;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 30000; i++) {
+		uint64_t n, first, d, r, restart, m, a, b;
+
+		switch (tl_below(&g, 6)) {
+		case 0:
+			n = 1 + tl_below(&g, 2);
+			break;
+		case 1:
+			n = (uint64_t)1 << tl_below(&g, 64);
+			break;
+		case 2:
+			n = 2 + tl_below(&g, 10);
+			break;
+		case 3:
+			n = 1 + (tl_next(&g) >> tl_below(&g, 64));
+			break;
+		default:
+			n = 2 + tl_below(&g, 4);
+			break;
+		}
+		first = tl_below(&g, 4) ? tl_below(&g, n) : n - 1;
+		d = tl_below(&g, 4) ? tl_below(&g, n) : tl_below(&g, 2) * (n - 1);
+		r = run_value(&g, n);
+		restart = tl_below(&g, 3) ? tl_below(&g, 4) : run_value(&g, n);
+		m = tl_below(&g, 4) ? tl_below(&g, 5000) : tl_below(&g, 4);
+		want.n = got.n = 0;
+		got.calls = 0;
+		a = run_reference(r, n, first, d, restart, m, &want);
+		b = pap_fold_run(r, n, first, d, restart, m, run_emit, &got);
+		if (a != b || want.n != got.n ||
+		    (want.n && memcmp(want.r, got.r, want.n * 8)) ||
+		    got.calls > 4)
+			fail_msg("r %llu n %llu first %llu d %llu restart %llu "
+				 "m %llu: value %llu want %llu, %zu breakpoints "
+				 "want %zu, %u calls",
+				 (unsigned long long)r, (unsigned long long)n,
+				 (unsigned long long)first,
+				 (unsigned long long)d,
+				 (unsigned long long)restart,
+				 (unsigned long long)m, (unsigned long long)b,
+				 (unsigned long long)a, got.n, want.n,
+				 got.calls);
+		broke += want.n > 0;
+		periods += want.n > 2;
+	}
+	print_message("# %lu runs broke, %lu more than twice\n", broke,
+		      periods);
+	assert_true(broke > 5000 && periods > 3000);
+	free(want.r);
+	free(got.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_fold_may_overflow),
 		cmocka_unit_test(test_fold_digit_below_radix),
 		cmocka_unit_test(test_fold_record_values),
+		cmocka_unit_test(test_fold_run_equals_folds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

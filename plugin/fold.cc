@@ -154,6 +154,84 @@ static bool pap_fold_expand(gcall *call)
 	return true;
 }
 
+/* Appends "@lhs = @a @code @b" to @seq and returns @lhs, a new name of
+ * @type. */
+static tree pap_seq_op(gimple_seq *seq, tree type, enum tree_code code,
+		       tree a, tree b)
+{
+	tree lhs = make_ssa_name(type);
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(lhs, code, a, b));
+	return lhs;
+}
+
+/*
+ * Makes run call @call, r = __pap_fold_run(act, r0, n, first, d, site,
+ * restart, m, brk) with n = 2^b a constant,
+ *
+ *     if (m - 1 < floor(63 / b) && (r0 >> (64 - bm)) == 0)
+ *         r = (r0 << bm) + (first << b(m-1)) + d * (2^b(m-1) - 1) / (n - 1);
+ *     else
+ *         the call;
+ *
+ * The m folds of a loop make no breakpoint when r0 has at most 64 - bm
+ * bits: each fold shifts r left by b bits and puts its digit, below 2^b,
+ * in the bits freed (libcore/foldrun.c), so the common arm is the call's
+ * value, with no call for a loop that ran a few times from a small r.
+ * Any other radix keeps the call.  Virtual operands need renaming
+ * afterwards.
+ */
+static void pap_fold_run_expand(gcall *call)
+{
+	tree lhs = gimple_call_lhs(call);
+	tree r0 = gimple_call_arg(call, 1);
+	uint64_t n = tree_to_uhwi(gimple_call_arg(call, 2));
+	tree first = gimple_call_arg(call, 3), d = gimple_call_arg(call, 4);
+	tree m = gimple_call_arg(call, 7);
+	tree u64 = long_long_unsigned_type_node, bt = boolean_type_node;
+	gimple_seq before = NULL, fast = NULL;
+	tree s, sh, ok, bm1, q, val, called;
+	basic_block rare, join;
+	unsigned b;
+	gphi *phi;
+	edge e;
+
+	if (n < 2 || (n & (n - 1)) || !lhs || TREE_CODE(lhs) != SSA_NAME ||
+	    pap_abnormal_p(lhs) || pap_abnormal_p(r0) ||
+	    pap_abnormal_p(first) || pap_abnormal_p(m))
+		return;
+	b = exact_log2(n);
+	/* ok = m - 1 < 63/b && (r0 >> ((64 - bm) & 63)) == 0 */
+	s = pap_seq_op(&before, u64, MULT_EXPR, m, build_int_cst(u64, b));
+	sh = pap_seq_op(&before, u64, MINUS_EXPR, build_int_cst(u64, 64), s);
+	sh = pap_seq_op(&before, u64, BIT_AND_EXPR, sh, build_int_cst(u64, 63));
+	ok = pap_seq_op(&before, u64, RSHIFT_EXPR, r0, sh);
+	ok = pap_seq_op(&before, bt, EQ_EXPR, ok, build_int_cst(u64, 0));
+	q = pap_seq_op(&before, u64, MINUS_EXPR, m, build_int_cst(u64, 1));
+	q = pap_seq_op(&before, bt, LT_EXPR, q, build_int_cst(u64, 63 / b));
+	ok = pap_seq_op(&before, bt, BIT_AND_EXPR, ok, q);
+	e = pap_call_on_rare_arm(call, before, EQ_EXPR, ok, boolean_false_node,
+				 &rare, &join);
+	/* the common arm: bm <= 63 */
+	val = pap_seq_op(&fast, u64, LSHIFT_EXPR, r0, s);
+	bm1 = pap_seq_op(&fast, u64, MINUS_EXPR, s, build_int_cst(u64, b));
+	q = pap_seq_op(&fast, u64, LSHIFT_EXPR, first, bm1);
+	val = pap_seq_op(&fast, u64, PLUS_EXPR, val, q);
+	q = pap_seq_op(&fast, u64, LSHIFT_EXPR, build_int_cst(u64, 1), bm1);
+	q = pap_seq_op(&fast, u64, MINUS_EXPR, q, build_int_cst(u64, 1));
+	if (n > 2)
+		q = pap_seq_op(&fast, u64, TRUNC_DIV_EXPR, q,
+			       build_int_cstu(u64, n - 1));
+	q = pap_seq_op(&fast, u64, MULT_EXPR, q, d);
+	val = pap_seq_op(&fast, u64, PLUS_EXPR, val, q);
+	e = pap_seq_on_edge(e, fast);
+	called = make_ssa_name(u64);
+	gimple_call_set_lhs(call, called);
+	phi = create_phi_node(lhs, join);
+	add_phi_arg(phi, called, single_succ_edge(rare), UNKNOWN_LOCATION);
+	add_phi_arg(phi, val, e, UNKNOWN_LOCATION);
+}
+
 bool pap_tally_possible(void)
 {
 #if defined(__x86_64__)
@@ -304,10 +382,11 @@ static void pap_end_expand(gcall *call, tree brk)
 unsigned int pap_inline_folds(function *fun)
 {
 	tree fold_id = get_identifier("__pap_fold");
+	tree fold_run_id = get_identifier("__pap_fold_run");
 	tree tally_id = get_identifier("__pap_tally");
 	tree tally_add_id = get_identifier("__pap_tally_add");
 	tree end_id = get_identifier("__pap_end");
-	auto_vec<gcall *> folds, tallies, ends, others;
+	auto_vec<gcall *> folds, tallies, ends, others, runs;
 	tree brk = NULL_TREE;
 	/*
 	 * A part split off by partial inlining may hold the end of an
@@ -332,6 +411,11 @@ unsigned int pap_inline_folds(function *fun)
 				folds.safe_push(call);
 			else if (pap_calls_p(g, fold_id))
 				others.safe_push(as_a<gcall *>(g));
+			/* r = __pap_fold_run(act, r, n, first, d, site,
+			 * restart, m, brk), from pap_loop_counts() */
+			call = pap_runtime_call(g, fold_run_id, 9, 2);
+			if (call)
+				runs.safe_push(call);
 			/* __pap_tally(&counters, fn, value, nvalues, bl) */
 			call = pap_runtime_call(g, tally_id, 5, 3);
 			if (call && pap_tally_possible())
@@ -348,7 +432,8 @@ unsigned int pap_inline_folds(function *fun)
 				ends.safe_push(call);
 		}
 	}
-	if (folds.is_empty() && tallies.is_empty() && ends.is_empty())
+	if (folds.is_empty() && tallies.is_empty() && ends.is_empty() &&
+	    runs.is_empty())
 		return 0;
 	if (!ends.is_empty()) {
 		/* brk: did a fold of this activation call the runtime? */
@@ -364,6 +449,16 @@ unsigned int pap_inline_folds(function *fun)
 			pap_set_brk(folds[i], brk);
 	for (i = 0; brk && i < others.length(); i++)
 		pap_set_brk(others[i], brk);
+	/* a run sets brk itself, only when it makes a breakpoint */
+	for (i = 0; i < runs.length(); i++) {
+		if (brk) {
+			gimple_call_set_arg(runs[i], 8,
+					    build_fold_addr_expr(brk));
+			update_stmt(runs[i]);
+		}
+		if (pap_opts.inline_fold)
+			pap_fold_run_expand(runs[i]);
+	}
 	for (i = 0; i < ends.length(); i++)
 		pap_end_expand(ends[i], brk);
 	for (i = 0; i < tallies.length(); i++)

@@ -12,6 +12,7 @@
 
 /* Declarations of the runtime calls, made once per translation unit. */
 static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
+static tree pap_fold_run_decl;
 static tree pap_path_decl, pap_tally_decl, pap_tally_add_decl, pap_end_decl;
 static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
@@ -42,6 +43,13 @@ static void pap_declare_runtime(void)
 	pap_fold_decl = pap_runtime_decl("__pap_fold",
 		build_function_type_list(pap_u64, pap_u64, pap_u64, pap_u64,
 					 pap_u64, pap_u32, pap_u64, NULL_TREE));
+	pap_fold_run_decl = pap_runtime_decl("__pap_fold_run",
+		build_function_type_list(pap_u64, pap_u64, pap_u64, pap_u64,
+					 pap_u64, pap_u64, pap_u32, pap_u64,
+					 pap_u64,
+					 build_pointer_type(
+						unsigned_char_type_node),
+					 NULL_TREE));
 	pap_count_decl = pap_runtime_decl("__pap_count",
 		build_function_type_list(void_type_node, cs, pap_u64,
 					 NULL_TREE));
@@ -90,6 +98,12 @@ tree pap_tally_add_fndecl(void)
 {
 	pap_declare_runtime();
 	return pap_tally_add_decl;
+}
+
+tree pap_fold_run_fndecl(void)
+{
+	pap_declare_runtime();
+	return pap_fold_run_decl;
 }
 
 /* Is @fun to be instrumented under the include/exclude options? */

@@ -52,7 +52,7 @@
  * or leave it other than by an edge: a statement that may throw, a call
  * that is not const, pure or internal nor the test oracle's
  * (-fplugin-arg-pap-trace: it only notes blocks), or a volatile asm. */
-static bool pap_loop_visible(function *fun, gimple *g)
+bool pap_loop_visible(function *fun, gimple *g)
 {
 	tree fn;
 	int flags;
@@ -81,8 +81,8 @@ static bool pap_loop_visible(function *fun, gimple *g)
  * the constant from the latch or NULL_TREE when the value never changes.
  * Looks only.
  */
-static bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
-				  uint64_t *k, tree *steady)
+bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
+			   uint64_t *k, tree *steady)
 {
 	tree u64 = long_long_unsigned_type_node, t = value;
 	edge pre = loop_preheader_edge(loop), latch = loop_latch_edge(loop);
@@ -129,8 +129,8 @@ static bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
  * (the path's value is defined inside the loop, perhaps after an exit):
  * *@first built on the preheader edge when it needs an addition.
  */
-static void pap_loop_steady_values(class loop *loop, tree base, uint64_t k,
-				   tree steady, tree *first, tree *rest)
+void pap_loop_steady_values(class loop *loop, tree base, uint64_t k,
+			    tree steady, tree *first, tree *rest)
 {
 	tree u64 = long_long_unsigned_type_node;
 
@@ -281,21 +281,25 @@ static void pap_loop_count_apply(struct pap_loop_count *lc)
 unsigned int pap_loop_counts(function *fun)
 {
 	tree tally_id = get_identifier("__pap_tally");
+	tree fold_id = get_identifier("__pap_fold");
 	auto_vec<struct pap_loop_count *> todo;
+	auto_vec<struct pap_loop_fold *> folds;
+	bool tally = pap_tally_possible(), any = false;
 	basic_block bb;
-	bool any = false;
 	unsigned i;
 
 	/* a sanitizer's checks may end the process from inside a loop */
-	if (!pap_opts.loop_register || !pap_tally_possible() ||
-	    fun->calls_setjmp || fun->has_nonlocal_label || flag_sanitize)
+	if (!pap_opts.loop_register || fun->calls_setjmp ||
+	    fun->has_nonlocal_label || flag_sanitize)
 		return 0;
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple_stmt_iterator gsi;
 
 		for (gsi = gsi_start_bb(bb); !any && !gsi_end_p(gsi);
 		     gsi_next(&gsi))
-			any = pap_runtime_call(gsi_stmt(gsi), tally_id, 5, 3);
+			any = (tally && pap_runtime_call(gsi_stmt(gsi),
+							 tally_id, 5, 3)) ||
+			      pap_runtime_call(gsi_stmt(gsi), fold_id, 6, 2);
 	}
 	if (!any)
 		return 0;
@@ -303,11 +307,16 @@ unsigned int pap_loop_counts(function *fun)
 	calculate_dominance_info(CDI_DOMINATORS);
 	for (auto loop : loops_list(fun, LI_ONLY_INNERMOST)) {
 		struct pap_loop_count *lc = new pap_loop_count;
+		struct pap_loop_fold *lf;
 
-		if (pap_loop_countable(loop, tally_id, lc))
+		if (tally && pap_loop_countable(loop, tally_id, lc)) {
 			todo.safe_push(lc);
-		else
-			delete lc;
+			continue;
+		}
+		delete lc;
+		lf = pap_loop_fold_find(loop, fold_id);
+		if (lf)
+			folds.safe_push(lf);
 	}
 	/* decided with the dominators as they are; the changes add blocks */
 	free_dominance_info(CDI_DOMINATORS);
@@ -315,18 +324,25 @@ unsigned int pap_loop_counts(function *fun)
 		pap_loop_count_apply(todo[i]);
 		delete todo[i];
 	}
+	for (i = 0; i < folds.length(); i++)
+		pap_loop_fold_apply(folds[i]);
 	gsi_commit_edge_inserts();
-	if (!todo.is_empty())
+	if (!todo.is_empty() || !folds.is_empty())
 		loops_state_set(LOOPS_NEED_FIXUP);
 	loop_optimizer_finalize(fun);
-	if (todo.is_empty())
+	if (todo.is_empty() && folds.is_empty())
 		return 0;
-	if (pap_opts.verbose)
+	if (pap_opts.verbose && !todo.is_empty())
 		inform(DECL_SOURCE_LOCATION(fun->decl),
 		       "pap: %qs: %u loop counts kept in registers",
 		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
 		       todo.length());
-	/* the counts' calls need virtual operands */
+	if (pap_opts.verbose && !folds.is_empty())
+		inform(DECL_SOURCE_LOCATION(fun->decl),
+		       "pap: %qs: %u loops fold where they end",
+		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
+		       folds.length());
+	/* the new calls need virtual operands */
 	mark_virtual_operands_for_renaming(fun);
 	update_ssa(TODO_update_ssa_only_virtuals);
 	return TODO_cleanup_cfg;

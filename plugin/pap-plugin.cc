@@ -24,7 +24,8 @@
  * next to the object file, for pap-decode.
  *
  * A pass "paploop", just before the loop optimisers, makes loops that
- * call nothing count their path in a register (loopcount.cc).
+ * call nothing count their path in a register (loopcount.cc) or fold
+ * their iterations where they end (loopfold.cc).
  *
  * A last pass, "papfold", after the GIMPLE optimisers, turns the folds
  * that may overflow into an inline test and multiply-add, and the records
@@ -61,8 +62,9 @@ static struct plugin_info pap_plugin_info = {
 	"                        (default 4096; 0: always call)\n"
 	"  loop-count=register|memory\n"
 	"                        a loop without calls and with one path keeps\n"
-	"                        its count in a register and adds it when it\n"
-	"                        leaves (default), or adds 1 to memory every\n"
+	"                        its count in a register and adds it (epp) or\n"
+	"                        folds it (pap, pap-epp) when it leaves\n"
+	"                        (default), or counts or folds in memory every\n"
 	"                        iteration (exact even when a signal handler\n"
 	"                        leaves the loop by longjmp)\n"
 	"  verbose               print each function's plan\n"

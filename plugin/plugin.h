@@ -57,19 +57,36 @@ bool pap_abnormal_p(tree t);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
-/* instrument.cc: the runtime's __pap_tally and __pap_tally_add, for the
- * late pass. */
+/* instrument.cc: the runtime's __pap_tally, __pap_tally_add and
+ * __pap_fold_run, for the later passes. */
 tree pap_tally_fndecl(void);
 tree pap_tally_add_fndecl(void);
+tree pap_fold_run_fndecl(void);
 /*
  * loopcount.cc, the pass before the loop optimisers: in each innermost
- * loop of @fun that makes no call but one __pap_tally, with the same
- * path in every iteration but the first, counts iterations in a
- * register and replaces the call by __pap_tally_add calls where the
- * loop is left (under loop-count=register).  Returns the pass's TODO
- * flags.
+ * loop of @fun that makes no call but one __pap_tally or one __pap_fold,
+ * with the same path in every iteration but the first, counts
+ * iterations in a register and replaces the call by __pap_tally_add
+ * calls (loopcount.cc) or one __pap_fold_run call (loopfold.cc) where
+ * the loop is left (under loop-count=register).  Returns the pass's
+ * TODO flags.
  */
 unsigned int pap_loop_counts(function *fun);
+/* loopcount.cc's tests and values, for loopfold.cc (see there). */
+bool pap_loop_visible(function *fun, gimple *g);
+bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
+			   uint64_t *k, tree *steady);
+void pap_loop_steady_values(class loop *loop, tree base, uint64_t k,
+			    tree steady, tree *first, tree *rest);
+/*
+ * loopfold.cc: innermost @loop, dominators current, is one whose folds
+ * can wait for its exit: then what pap_loop_fold_apply() needs, else
+ * NULL.  Apply makes the change and frees it; dominators need not be
+ * current.
+ */
+struct pap_loop_fold;
+struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id);
+void pap_loop_fold_apply(struct pap_loop_fold *lf);
 
 /* meta.cc: metadata of the translation unit */
 extern struct pap_text pap_meta;

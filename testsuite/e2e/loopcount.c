@@ -288,6 +288,11 @@ int main(int argc, char **argv)
 		s += calls(m);
 		s += withjmp(m);
 	}
+	/* every trip count up to 200: for one of them a loop's last fold
+	 * is the first to overflow, the edge of loopfold.cc's inline arm */
+	if (n == 7)
+		for (k = 0; k < 200; k++)
+			s += straight(k) + twoloops(k) + dowhile(k);
 	printf("%ld\n", s);
 	return 0;
 }

@@ -1,18 +1,19 @@
 #!/bin/sh
 # loopcount.sh - loops that keep their count in a register
-# (-fplugin-arg-pap-loop-count=register, the default) against the same
-# program counting in memory every iteration (loop-count=memory) and
-# against the tracer.  loopcount.c holds loops of every shape; built at
-# -O1, -O2 and -O3 in epp and pap-epp, each build must print what the
-# plain build prints, and decode to exactly the paths of the memory
-# build; in epp the register build's block totals must equal the
-# tracer's (the tracer's calls do not stop a loop from counting in a
-# register), and under a collector, with counters in its segment or
-# without any, the same as in memory; and so must random programs from
-# csmith, whose inlined helpers make many call-free loops.  The epp
-# register builds must
-# report enough loops counting in registers that no check passes for
-# want of one.  TAP output.
+# (-fplugin-arg-pap-loop-count=register, the default): in epp they add
+# their count where they end (loopcount.cc), in pap and pap-epp they
+# fold their iterations there all at once (loopfold.cc).  Against the
+# same program counting or folding every iteration (loop-count=memory)
+# and against the tracer.  loopcount.c holds loops of every shape; built
+# at -O1, -O2 and -O3 in epp, pap and pap-epp, each build must print
+# what the plain build prints, and decode to exactly the paths of the
+# memory build; the register builds' block totals (epp) and whole paths
+# (pap-epp) must equal the tracer's (the tracer's calls do not stop a
+# loop from counting in a register); under a collector, with counters in
+# its segment or without any, the same as in memory; and so must random
+# programs from csmith, whose inlined helpers make many call-free loops.
+# The register builds must report enough loops changed that no check
+# passes for want of one, and the right ones.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -24,6 +25,13 @@ trap '[ -n "${PAP_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 inputs="0 1 2 7 50 1000"
 
+# trace lines "FN COMPLETE B..." -> "FN COUNT COMPLETE B...", sorted (as
+# oracle.sh)
+aggregate_trace() {
+	sort "$1" | uniq -c | awk '{ n = $1; fn = $2; $1 = ""; $2 = "";
+		sub(/^  /, ""); print fn, n, $0 }' | sort
+}
+
 # run BUILD-DIR: every input into one profile; prints the outputs
 run() {
 	(cd "$1" && rm -f pap.prof pap.trace &&
@@ -33,7 +41,7 @@ run() {
 gcc -O2 -w "$src" -o plain || { echo "Bail out! plain build failed"; exit 1; }
 mkdir p && cp plain p/prog && run p >plain.out
 
-echo "1..14"
+echo "1..21"
 n=0
 fails=0
 fail() {
@@ -42,7 +50,7 @@ fail() {
 }
 
 for opt in -O1 -O2 -O3; do
-	for mode in epp pap-epp; do
+	for mode in epp pap pap-epp; do
 		n=$((n + 1))
 		what="$opt $mode"
 		ok=1
@@ -68,11 +76,11 @@ for opt in -O1 -O2 -O3; do
 		[ $ok = 1 ] || continue
 		r=register$opt$mode
 		m=memory$opt$mode
-		kept=$(sed -n 's/.* \([0-9]*\) loop counts kept in registers.*/\1/p' \
+		kept=$(sed -n 's/.* \([0-9]*\) loop\(s fold where they end\| counts kept in registers\).*/\1/p' \
 			"$r/cc.log" | awk '{ a += $1 } END { print a + 0 }')
-		if grep -q "kept in registers" "$m/cc.log"; then
+		if grep -q "kept in registers\|fold where they end" "$m/cc.log"; then
 			fail "$what: loop-count=memory kept a count in a register"
-		elif [ $mode = epp ] && [ "$kept" -lt 9 ]; then
+		elif [ "$kept" -lt 9 ]; then
 			fail "$what: only $kept loops kept their count in a register"
 		elif ! cmp -s "$r/paths" "$m/paths"; then
 			fail "$what: paths differ from loop-count=memory"
@@ -109,6 +117,32 @@ EOF
 		diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
 	else
 		echo "ok $n - $opt epp traced: $kept functions count loops in registers, decoded = traced ($(wc -l <"$d/traced") blocks)"
+	fi
+done
+
+# against the tracer in pap-epp: whole paths, each activation's blocks
+# (as oracle.sh), from loops that fold where they end
+for opt in -O1 -O2 -O3; do
+	n=$((n + 1))
+	d=trace-pe$opt
+	mkdir "$d"
+	if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=pap-epp -fplugin-arg-pap-verbose" \
+	      "$papgcc" $opt -w "$src" -o prog) >"$d/cc.log" 2>&1; then
+		fail "$opt pap-epp traced: build failed"; continue
+	fi
+	run "$d" >"$d/out"
+	kept=$(grep -c "fold where they end" "$d/cc.log")
+	"$decode" --format=paths "$d/pap.prof" | sort >"$d/decoded"
+	aggregate_trace "$d/pap.trace" >"$d/traced"
+	if ! cmp -s plain.out "$d/out"; then
+		fail "$opt pap-epp traced: output differs"
+	elif [ "$kept" -lt 5 ]; then
+		fail "$opt pap-epp traced: only $kept functions fold a loop where it ends"
+	elif ! cmp -s "$d/decoded" "$d/traced"; then
+		fail "$opt pap-epp traced: decoded paths differ from the trace"
+		diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
+	else
+		echo "ok $n - $opt pap-epp traced: $kept functions fold loops where they end, decoded = traced ($(wc -l <"$d/pap.trace") activations)"
 	fi
 done
 
@@ -156,7 +190,30 @@ else
 	echo "ok $n - -O2 epp: the one-path call-free loops count in registers; branchy, switch, setjmp, call and asm loops in memory"
 fi
 
-# random programs: csmith's loops after inlining, epp at -O2 and -O3,
+# which loops fold where they end in pap-epp: the one-exit ones of those
+n=$((n + 1))
+sed -n "s/.*pap: [^a-z_]*\([a-z_]*\)[^:]*: \([0-9]*\) loops fold where they end.*/\1 \2/p" \
+	register-O2pap-epp/cc.log | sort >folded
+want="chase 1
+calls 1
+dowhile 1
+gotoloop 1
+straight 1
+twoloops 2
+twoways 1"
+missing=$(echo "$want" | while read -r f c; do
+	grep -qx "$f $c" folded || echo "$f"; done)
+wrong=$(grep -E '^(branchy|forever|withjmp|plain_call|exits|first_at|nested) ' folded |
+	cut -d' ' -f1)
+if [ -n "$missing$wrong" ]; then
+	fail "-O2 pap-epp: loops not folded where they end: ${missing:-none}; folded but must not be: ${wrong:-none}"
+	sed 's/^/# folded: /' folded
+else
+	echo "ok $n - -O2 pap-epp: the one-path, one-exit call-free loops fold where they end; branchy, switch, setjmp, call, asm and many-exit loops fold each iteration"
+fi
+
+# random programs: csmith's loops after inlining, epp and pap-epp at -O2
+# and -O3,
 # register against memory (PAP_LOOPCOUNT_PROGRAMS, default 30)
 n=$((n + 1))
 inc=/usr/include/csmith
@@ -164,7 +221,7 @@ if ! command -v csmith >/dev/null || [ ! -f $inc/csmith.h ]; then
 	echo "ok $n # SKIP csmith or libcsmith-dev not installed"
 else
 	want=${PAP_LOOPCOUNT_PROGRAMS:-30}
-	done_=0 withloops=0 bad=
+	done_=0 withloops=0 withfolds=0 bad=
 	seed=500
 	while [ $done_ -lt "$want" ] && [ -z "$bad" ]; do
 		[ $seed -lt $((500 + 10 * want)) ] ||
@@ -179,32 +236,38 @@ else
 		[ $st -eq 124 ] && continue
 		opt=-O2
 		[ $((seed % 2)) -eq 0 ] && opt=-O3
-		for lc in register memory; do
-			mkdir $d/$lc
-			(cd $d/$lc && "$papgcc" $opt -w -I$inc -fplugin-arg-pap-mode=epp \
-				-fplugin-arg-pap-loop-count=$lc -fplugin-arg-pap-verbose \
-				../p.c -o prog >cc.log 2>&1 && rm -f pap.prof &&
-			 { timeout 60 ./prog >out 2>&1; echo "$?" >st; } &&
-			 "$decode" --format=paths pap.prof | sort >paths) ||
-				bad="seed $seed $opt $lc: build, run or decode failed"
+		for mode in epp pap-epp; do
+			for lc in register memory; do
+				b=$d/$mode-$lc
+				mkdir $b
+				(cd $b && "$papgcc" $opt -w -I$inc -fplugin-arg-pap-mode=$mode \
+					-fplugin-arg-pap-loop-count=$lc -fplugin-arg-pap-verbose \
+					../p.c -o prog >cc.log 2>&1 && rm -f pap.prof &&
+				 { timeout 60 ./prog >out 2>&1; echo "$?" >st; } &&
+				 "$decode" --format=paths pap.prof | sort >paths) ||
+					bad="seed $seed $opt $mode $lc: build, run or decode failed"
+				[ -n "$bad" ] && break
+				[ "$(cat $b/st)" = $st ] && cmp -s $d/plain.out $b/out ||
+					{ bad="seed $seed $opt $mode $lc: output differs"; break; }
+			done
 			[ -n "$bad" ] && break
-			[ "$(cat $d/$lc/st)" = $st ] && cmp -s $d/plain.out $d/$lc/out ||
-				{ bad="seed $seed $opt $lc: output differs"; break; }
+			cmp -s $d/$mode-register/paths $d/$mode-memory/paths ||
+				{ bad="seed $seed $opt $mode: paths differ from loop-count=memory"; break; }
 		done
 		[ -n "$bad" ] && break
-		cmp -s $d/register/paths $d/memory/paths ||
-			{ bad="seed $seed $opt: paths differ from loop-count=memory"; break; }
-		grep -q "kept in registers" $d/register/cc.log &&
+		grep -q "kept in registers" $d/epp-register/cc.log &&
 			withloops=$((withloops + 1))
+		grep -q "fold where they end" $d/pap-epp-register/cc.log &&
+			withfolds=$((withfolds + 1))
 		done_=$((done_ + 1))
 		rm -rf $d
 	done
 	if [ -n "$bad" ]; then
 		fail "csmith: $bad"
-	elif [ $withloops -lt $((done_ / 4)) ]; then
-		fail "csmith: only $withloops of $done_ programs had a loop counting in a register"
+	elif [ $withloops -lt $((done_ / 4)) ] || [ $withfolds -lt $((done_ / 4)) ]; then
+		fail "csmith: of $done_ programs, only $withloops had a loop counting in a register in epp and $withfolds one folding where it ends in pap-epp"
 	else
-		echo "ok $n - csmith: $done_ programs in epp at -O2/-O3 print what plain prints and decode as with loop-count=memory ($withloops with loops counting in registers)"
+		echo "ok $n - csmith: $done_ programs in epp and pap-epp at -O2/-O3 print what plain prints and decode as with loop-count=memory ($withloops with loops counting in registers in epp, $withfolds with loops folding where they end in pap-epp)"
 	fi
 fi
 

@@ -9,11 +9,11 @@
  * Folds @d into @r while that does not overflow, at most *@m times, and
  * takes the folds made off *@m.  Returns with *@m zero or with r*n + d
  * overflowing.  With d = 0, r stays r for ever when n is 1 or r is 0.
- * Otherwise r at least doubles from the second fold on (n >= 2), so that
- * is at most 65 folds, and for n = 2^b none is made one by one: a fold
- * then shifts r left by b bits and puts d in the bits it freed, r*n + d
- * overflows exactly when r has more than 64 - b bits, and j folds of a
- * nonzero r make (r << bj) + d * (2^bj - 1) / (2^b - 1).
+ * Otherwise r at least doubles from the second fold on (n >= 2), so that is
+ * at most 65 folds, and for n = 2^b at most the first, from r = 0, is made
+ * on its own: a fold then shifts r left by b bits and puts d in the bits it
+ * freed, r*n + d overflows exactly when r has more than 64 - b bits, and j
+ * folds of a nonzero r make (r << bj) + d * (2^bj - 1) / (2^b - 1).
  */
 static uint64_t fold_free(uint64_t r, uint64_t n, uint64_t d, uint64_t *m)
 {

@@ -308,29 +308,37 @@ static int rt_grow_stack(void)
 /*
  * Pushes @count breakpoints (@site, @r) of activation @act, or poisons
  * the activation when they cannot all be kept: a signal handler that
- * interrupted a push, whose top is in flux, or no memory.  Inline, so
- * that __pap_fold's single push is as short as it can be.
+ * interrupted a push, whose top is in flux, no memory, or more than a
+ * record can hold (whose record would be lost anyway).  Each push is
+ * marked on its own, so that a handler arriving between two of a long
+ * run's pushes loses nothing.  Inline, so that __pap_fold's single push
+ * is as short as it can be.
  */
 static inline __attribute__((always_inline)) void
 rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 {
-	if (rt_in_stack) {
+	if (count > UINT32_MAX) {
 		rt_poison_act(act);
 		return;
 	}
-	rt_in_stack = RT_HERE();
 	while (count--) {
-		if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
+		if (rt_in_stack) {
 			rt_poison_act(act);
-			break;
+			return;
+		}
+		rt_in_stack = RT_HERE();
+		if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
+			rt_in_stack = 0;
+			rt_poison_act(act);
+			return;
 		}
 		rt_bp_act[rt_nbps] = act;
 		rt_bps[rt_nbps].site = site;
 		rt_bps[rt_nbps].r = r;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_nbps++;
+		rt_in_stack = 0;
 	}
-	rt_in_stack = 0;
 }
 
 uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,

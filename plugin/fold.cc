@@ -175,30 +175,33 @@ static tree pap_seq_op(gimple_seq *seq, tree type, enum tree_code code,
  *         the call;
  *
  * The m folds of a loop make no breakpoint when r0 has at most 64 - bm
- * bits: each fold shifts r left by b bits and puts its digit, below 2^b,
- * in the bits freed (libcore/foldrun.c), so the common arm is the call's
- * value, with no call for a loop that ran a few times from a small r.
- * Any other radix keeps the call.  Virtual operands need renaming
- * afterwards.
+ * bits: each fold shifts r left by b bits and puts its digit, below 2^b, in
+ * the bits freed (libcore/foldrun.c), so the common arm is the call's
+ * value, with no call for a loop that ran a few times from a small r.  Any
+ * other radix, or one not constant, keeps the call.  Virtual operands need
+ * renaming afterwards.
  */
 static void pap_fold_run_expand(gcall *call)
 {
 	tree lhs = gimple_call_lhs(call);
 	tree r0 = gimple_call_arg(call, 1);
-	uint64_t n = tree_to_uhwi(gimple_call_arg(call, 2));
 	tree first = gimple_call_arg(call, 3), d = gimple_call_arg(call, 4);
 	tree m = gimple_call_arg(call, 7);
 	tree u64 = long_long_unsigned_type_node, bt = boolean_type_node;
 	gimple_seq before = NULL, fast = NULL;
 	tree s, sh, ok, bm1, q, val, called;
 	basic_block rare, join;
+	uint64_t n;
 	unsigned b;
 	gphi *phi;
 	edge e;
 
+	if (!pap_runtime_call(call, get_identifier("__pap_fold_run"), 9, 2))
+		return;
+	n = tree_to_uhwi(gimple_call_arg(call, 2));
 	if (n < 2 || (n & (n - 1)) || !lhs || TREE_CODE(lhs) != SSA_NAME ||
 	    pap_abnormal_p(lhs) || pap_abnormal_p(r0) ||
-	    pap_abnormal_p(first) || pap_abnormal_p(m))
+	    pap_abnormal_p(first) || pap_abnormal_p(d) || pap_abnormal_p(m))
 		return;
 	b = exact_log2(n);
 	/* ok = m - 1 < 63/b && (r0 >> ((64 - bm) & 63)) == 0 */
@@ -412,10 +415,11 @@ unsigned int pap_inline_folds(function *fun)
 			else if (pap_calls_p(g, fold_id))
 				others.safe_push(as_a<gcall *>(g));
 			/* r = __pap_fold_run(act, r, n, first, d, site,
-			 * restart, m, brk), from pap_loop_counts() */
-			call = pap_runtime_call(g, fold_run_id, 9, 2);
-			if (call)
-				runs.safe_push(call);
+			 * restart, m, brk), from pap_loop_counts(): each
+			 * gets brk, whatever its n */
+			if (pap_calls_p(g, fold_run_id) &&
+			    gimple_call_num_args(g) == 9)
+				runs.safe_push(as_a<gcall *>(g));
 			/* __pap_tally(&counters, fn, value, nvalues, bl) */
 			call = pap_runtime_call(g, tally_id, 5, 3);
 			if (call && pap_tally_possible())

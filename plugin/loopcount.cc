@@ -72,6 +72,15 @@ bool pap_loop_visible(function *fun, gimple *g)
 	       (flags & ECF_LOOPING_CONST_OR_PURE);
 }
 
+bool pap_loop_invariant(class loop *loop, tree t)
+{
+	return TREE_CODE(t) == INTEGER_CST ||
+	       (TREE_CODE(t) == SSA_NAME &&
+		(SSA_NAME_IS_DEFAULT_DEF(t) ||
+		 !flow_bb_inside_loop_p(loop,
+					gimple_bb(SSA_NAME_DEF_STMT(t)))));
+}
+
 /*
  * Is @value, at the tally of @loop, the same in every iteration but the
  * first: a constant or a value from outside the loop, or a + k for a
@@ -94,11 +103,7 @@ bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
 		gimple *def;
 		gphi *phi;
 
-		if (TREE_CODE(t) == INTEGER_CST ||
-		    (TREE_CODE(t) == SSA_NAME &&
-		     (SSA_NAME_IS_DEFAULT_DEF(t) ||
-		      !flow_bb_inside_loop_p(loop,
-				gimple_bb(SSA_NAME_DEF_STMT(t)))))) {
+		if (pap_loop_invariant(loop, t)) {
 			*base = t;
 			return true;
 		}
@@ -156,17 +161,13 @@ struct pap_loop_count {
 	uint64_t k;
 };
 
-/*
- * Is innermost @loop one whose count can wait in registers?  Fills @lc:
- * its only tally @tally_id call and its exits.  Dominators are current.
- */
-static bool pap_loop_countable(class loop *loop, tree tally_id,
-			       struct pap_loop_count *lc)
+gcall *pap_loop_only_call(class loop *loop, tree id, unsigned nargs,
+			  unsigned cst)
 {
 	basic_block *body = get_loop_body(loop);
-	gcall *tally = NULL;
+	gcall *call = NULL;
 	bool ok = loop->latch && !loop->inner;
-	unsigned i, k;
+	unsigned i;
 
 	for (i = 0; ok && i < loop->num_nodes; i++) {
 		gimple_stmt_iterator gsi;
@@ -176,20 +177,35 @@ static bool pap_loop_countable(class loop *loop, tree tally_id,
 		for (gsi = gsi_start_bb(body[i]); ok && !gsi_end_p(gsi);
 		     gsi_next(&gsi)) {
 			gimple *g = gsi_stmt(gsi);
-			gcall *c = pap_runtime_call(g, tally_id, 5, 3);
+			gcall *c = pap_runtime_call(g, id, nargs, cst);
 
-			if (c && !tally)
-				tally = c;
+			if (c && !call)
+				call = c;
 			else if (c || pap_loop_visible(cfun, g))
 				ok = false;
 		}
 	}
 	free(body);
-	if (!ok || !tally ||
+	if (!ok || !call ||
+	    !dominated_by_p(CDI_DOMINATORS, loop->latch, gimple_bb(call)))
+		return NULL;
+	return call;
+}
+
+/*
+ * Is innermost @loop one whose count can wait in registers?  Fills @lc:
+ * its only tally @tally_id call and its exits.  Dominators are current.
+ */
+static bool pap_loop_countable(class loop *loop, tree tally_id,
+			       struct pap_loop_count *lc)
+{
+	gcall *tally = pap_loop_only_call(loop, tally_id, 5, 3);
+	unsigned k;
+
+	if (!tally ||
 	    !is_gimple_min_invariant(gimple_call_arg(tally, 0)) ||
 	    !is_gimple_min_invariant(gimple_call_arg(tally, 1)) ||
-	    pap_abnormal_p(gimple_call_arg(tally, 2)) ||
-	    !dominated_by_p(CDI_DOMINATORS, loop->latch, gimple_bb(tally)))
+	    pap_abnormal_p(gimple_call_arg(tally, 2)))
 		return false;
 	lc->loop = loop;
 	lc->tally = tally;

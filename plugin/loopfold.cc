@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loopfold.cc - a call-free loop folds its path all at once where it
- * ends.
+ * loopfold.cc - a call-free loop folds its path all at once where it ends.
  *
- * In pap and pap-epp every iteration of a loop folds a digit into the
- * path value at the loop's header: "r' = __pap_fold(act, r, n, d, site,
+ * In pap and pap-epp every iteration of a loop folds a digit into the path
+ * value at the loop's header: "r' = __pap_fold(act, r, n, d, site,
  * restart)", r a PHI of the header that takes r' back from the latch.
- * fold.cc makes that a multiply-add and a compare, but each iteration
- * waits for the one before it, and the call on the rare arm keeps the
- * loop from being vectorised or unrolled: a tight loop runs at the speed
- * of the fold.
+ * fold.cc makes that a multiply-add and a compare, but each iteration waits
+ * for the one before it, and the call on the rare arm keeps the loop from
+ * being vectorised or unrolled: a tight loop runs at the speed of the fold.
  *
  * An innermost loop with one exit, that calls nothing but that one fold
- * (calls that are const, pure or internal aside), and whose digit d is
- * the same in every iteration but the first (pap_loop_value_steady()),
- * counts its iterations instead, as loopcount.cc's loops do:
+ * (calls that are const, pure or internal aside), and whose digit d is the
+ * same in every iteration but the first (pap_loop_value_steady()), counts
+ * its iterations instead, as loopcount.cc's loops do:
  *
  *     header:    m = PHI <0, m'>              (r's PHI goes)
  *     the fold:  m' = m + 1
@@ -24,18 +22,18 @@
  * with r0 the value r had before the loop, first and rest the first
  * iteration's digit and the others', and m' at an exit that the fold
  * dominates, m at any other (loopcount.cc says why).  __pap_fold_run
- * (libcore/foldrun.h) makes the same breakpoints and value as the folds
- * one by one, in time that does not depend on m, so the profile is the
- * same; fold.cc passes it the frame byte that tells the function's end
- * a breakpoint was made.
+ * (libcore/foldrun.h) makes the same breakpoints and value as the folds one
+ * by one, computed in time that does not depend on m (a store for each
+ * breakpoint aside), so the profile is the same; fold.cc passes it the
+ * frame byte that tells the function's end a breakpoint was made.
  *
  * The loop's value r has no use inside the loop but the fold: any other
  * would need r as it runs.  Its uses after the loop all follow the one
- * exit, and take the call's value instead.  What could see the
- * difference is what loopcount.cc lists: something outside the loop's
- * code that leaves it or ends the process meanwhile.  Then the path of
- * the activation is cut short where the loop began, and an unfinished
- * activation written at exit lacks the loop's breakpoints.
+ * exit, and take the call's value instead.  What could see the difference
+ * is what loopcount.cc lists: something outside the loop's code that leaves
+ * it or ends the process meanwhile.  Then the path of the activation is cut
+ * short where the loop began, and an unfinished activation written at exit
+ * lacks the loop's breakpoints.
  */
 #include "gcc-common.h"
 
@@ -86,47 +84,6 @@ static bool pap_used_outside(class loop *loop, tree name)
 	return false;
 }
 
-/* Is @t the same in every iteration of @loop: a constant or a value
- * from before it? */
-static bool pap_loop_invariant(class loop *loop, tree t)
-{
-	if (TREE_CODE(t) == INTEGER_CST)
-		return true;
-	return TREE_CODE(t) == SSA_NAME && !pap_abnormal_p(t) &&
-	       (SSA_NAME_IS_DEFAULT_DEF(t) ||
-		!flow_bb_inside_loop_p(loop, gimple_bb(SSA_NAME_DEF_STMT(t))));
-}
-
-/* Is @loop's only statement with an effect @fold_id's call, returned in
- * *@fold, and is @loop innermost and reducible? */
-static bool pap_loop_only_fold(class loop *loop, tree fold_id,
-			       gcall **fold)
-{
-	basic_block *body = get_loop_body(loop);
-	bool ok = loop->latch && !loop->inner;
-	unsigned i;
-
-	*fold = NULL;
-	for (i = 0; ok && i < loop->num_nodes; i++) {
-		gimple_stmt_iterator gsi;
-
-		if (body[i]->flags & BB_IRREDUCIBLE_LOOP)
-			ok = false;
-		for (gsi = gsi_start_bb(body[i]); ok && !gsi_end_p(gsi);
-		     gsi_next(&gsi)) {
-			gimple *g = gsi_stmt(gsi);
-			gcall *c = pap_runtime_call(g, fold_id, 6, 2);
-
-			if (c && !*fold)
-				*fold = c;
-			else if (c || pap_loop_visible(cfun, g))
-				ok = false;
-		}
-	}
-	free(body);
-	return ok && *fold;
-}
-
 struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id)
 {
 	struct pap_loop_fold lf, *found;
@@ -135,9 +92,8 @@ struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id)
 	gphi *phi;
 	edge e;
 
-	if (!pap_loop_only_fold(loop, fold_id, &lf.fold) ||
-	    !dominated_by_p(CDI_DOMINATORS, loop->latch,
-			    gimple_bb(lf.fold)))
+	lf.fold = pap_loop_only_call(loop, fold_id, 6, 2);
+	if (!lf.fold)
 		return NULL;
 	lhs = gimple_call_lhs(lf.fold);
 	r = gimple_call_arg(lf.fold, 1);
@@ -145,6 +101,7 @@ struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id)
 	if (!lhs || TREE_CODE(lhs) != SSA_NAME || pap_abnormal_p(lhs) ||
 	    TREE_CODE(r) != SSA_NAME || pap_abnormal_p(r) ||
 	    !pap_loop_invariant(loop, gimple_call_arg(lf.fold, 0)) ||
+	    pap_abnormal_p(gimple_call_arg(lf.fold, 0)) ||
 	    tree_to_uhwi(gimple_call_arg(lf.fold, 2)) < 2 ||
 	    TREE_CODE(gimple_call_arg(lf.fold, 4)) != INTEGER_CST ||
 	    TREE_CODE(gimple_call_arg(lf.fold, 5)) != INTEGER_CST)

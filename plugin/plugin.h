@@ -74,6 +74,16 @@ tree pap_fold_run_fndecl(void);
 unsigned int pap_loop_counts(function *fun);
 /* loopcount.cc's tests and values, for loopfold.cc (see there). */
 bool pap_loop_visible(function *fun, gimple *g);
+/* Is @t the same in every iteration of @loop: a constant or a value
+ * from before it? */
+bool pap_loop_invariant(class loop *loop, tree t);
+/*
+ * Is reducible, innermost @loop's only statement with an effect a call
+ * of the runtime's @id (pap_runtime_call() with @nargs and @cst), whose
+ * block dominates the latch?  That call, or NULL.  Dominators current.
+ */
+gcall *pap_loop_only_call(class loop *loop, tree id, unsigned nargs,
+			  unsigned cst);
 bool pap_loop_value_steady(class loop *loop, tree value, tree *base,
 			   uint64_t *k, tree *steady);
 void pap_loop_steady_values(class loop *loop, tree base, uint64_t k,

@@ -12,9 +12,10 @@
  *       (site, r) for activation act and returns restart*n + d;
  *   r = __pap_fold_run(act, r, n, first, d, site, restart, m, &brk)
  *       m such folds at once, the first of digit first and the others of
- *       d: those of a loop that counted its iterations instead while it
- *       ran.  Sets brk, the frame byte below, when one made a
- *       breakpoint; brk may be NULL;
+ *       d (n >= 1, first and d below n, as for every fold): those of a
+ *       loop that counted its iterations instead while it ran.  Sets
+ *       brk, the frame byte below, when one made a breakpoint or could
+ *       not keep it; brk may be NULL;
  *   __pap_count(fn, id)
  *       counts the acyclic path id of function fn (mode epp);
  *   __pap_lost(act)

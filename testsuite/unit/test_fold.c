@@ -365,6 +365,68 @@ static void test_fold_run_equals_folds(void **state)
 	free(got.r);
 }
 
+/* Breakpoints as runs of equal values, for counts too large to spell
+ * out. */
+struct run_rle {
+	uint64_t r[16], count[16];
+	unsigned n;
+	int full;
+};
+
+static void rle_emit(void *arg, uint64_t r, uint64_t count)
+{
+	struct run_rle *b = arg;
+
+	if (b->n && b->r[b->n - 1] == r) {
+		b->count[b->n - 1] += count;
+	} else if (b->n < 16) {
+		b->r[b->n] = r;
+		b->count[b->n++] = count;
+	} else {
+		b->full = 1;
+	}
+}
+
+/* test_fold_run_splits: for 200000 random loops with up to 2^64 - 1
+ * iterations (radices and values as above), m1 + m2 folds in one run
+ * make the value and breakpoints of m1 folds and then m2 more of d:
+ * the whole periods are counted right however many there are. */
+static void test_fold_run_splits(void **state)
+{
+	struct tl_rng g = { 80 };
+	unsigned i, k;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		struct run_rle one = { 0 }, two = { 0 };
+		uint64_t n = tl_below(&g, 2) ?
+			(uint64_t)1 << (1 + tl_below(&g, 63)) :
+			2 + (tl_next(&g) >> tl_below(&g, 63));
+		uint64_t first = tl_below(&g, n), d = tl_below(&g, n);
+		uint64_t r = run_value(&g, n);
+		uint64_t restart = tl_below(&g, 3) ? tl_below(&g, 4) :
+						     run_value(&g, n);
+		uint64_t m1 = 1 + (tl_next(&g) >> (1 + tl_below(&g, 63)));
+		uint64_t m2 = tl_next(&g) >> (1 + tl_below(&g, 63));
+		uint64_t a, b;
+
+		a = pap_fold_run(r, n, first, d, restart, m1 + m2, rle_emit,
+				 &one);
+		b = pap_fold_run(r, n, first, d, restart, m1, rle_emit, &two);
+		b = pap_fold_run(b, n, d, d, restart, m2, rle_emit, &two);
+		assert_false(one.full || two.full);
+		if (a != b || one.n != two.n)
+			fail_msg("r %llu n %llu m1 %llu m2 %llu: %llu != %llu",
+				 (unsigned long long)r, (unsigned long long)n,
+				 (unsigned long long)m1,
+				 (unsigned long long)m2,
+				 (unsigned long long)a, (unsigned long long)b);
+		for (k = 0; k < one.n; k++)
+			assert_true(one.r[k] == two.r[k] &&
+				    one.count[k] == two.count[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_fold_digit_below_radix),
 		cmocka_unit_test(test_fold_record_values),
 		cmocka_unit_test(test_fold_run_equals_folds),
+		cmocka_unit_test(test_fold_run_splits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

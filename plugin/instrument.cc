@@ -18,6 +18,28 @@ static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
 static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
 static tree pap_u64, pap_u32;
 
+/* The declarations as roots of GCC's garbage collector: until a call
+ * uses one, nothing else refers to it, and a later pass builds calls of
+ * __pap_tally_add and __pap_fold_run long after they were made. */
+#define PAP_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
+		      &gt_pch_nx_tree_node }
+static const struct ggc_root_tab pap_runtime_roots[] = {
+	PAP_ROOT(pap_enter_decl), PAP_ROOT(pap_fold_decl),
+	PAP_ROOT(pap_count_decl), PAP_ROOT(pap_record_decl),
+	PAP_ROOT(pap_fold_run_decl), PAP_ROOT(pap_path_decl),
+	PAP_ROOT(pap_tally_decl), PAP_ROOT(pap_tally_add_decl),
+	PAP_ROOT(pap_end_decl), PAP_ROOT(pap_trace_begin_decl),
+	PAP_ROOT(pap_trace_block_decl), PAP_ROOT(pap_trace_end_decl),
+	PAP_ROOT(pap_trace_unwind_decl), PAP_ROOT(pap_lost_decl),
+	PAP_ROOT(pap_resume_decl),
+	LAST_GGC_ROOT_TAB
+};
+
+const struct ggc_root_tab *pap_gc_roots(void)
+{
+	return pap_runtime_roots;
+}
+
 static tree pap_runtime_decl(const char *name, tree type)
 {
 	tree decl = build_fn_decl(name, type);

@@ -57,6 +57,8 @@ bool pap_abnormal_p(tree t);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
+/* instrument.cc: the runtime's declarations, for GCC's collector. */
+const struct ggc_root_tab *pap_gc_roots(void);
 /* instrument.cc: the runtime's __pap_tally, __pap_tally_add and
  * __pap_fold_run, for the later passes. */
 tree pap_tally_fndecl(void);

@@ -41,7 +41,7 @@ run() {
 gcc -O2 -w "$src" -o plain || { echo "Bail out! plain build failed"; exit 1; }
 mkdir p && cp plain p/prog && run p >plain.out
 
-echo "1..21"
+echo "1..22"
 n=0
 fails=0
 fail() {
@@ -270,6 +270,26 @@ else
 		echo "ok $n - csmith: $done_ programs in epp and pap-epp at -O2/-O3 print what plain prints and decode as with loop-count=memory ($withloops with loops counting in registers in epp, $withfolds with loops folding where they end in pap-epp)"
 	fi
 fi
+
+# GCC's garbage collector at every chance: the runtime's declarations
+# that the loop pass uses long after they were made must survive it
+n=$((n + 1))
+gc_ok=1
+for mode in epp pap-epp; do
+	mkdir gc-$mode
+	if ! (cd gc-$mode && "$papgcc" -O2 -w -fplugin-arg-pap-mode=$mode \
+	      --param ggc-min-expand=0 --param ggc-min-heapsize=0 \
+	      "$src" -o prog) >gc-$mode/cc.log 2>&1; then
+		fail "$mode with the collector at every pass: build failed: $(grep -m1 -o 'internal compiler error.*\|error:.*' gc-$mode/cc.log)"
+		gc_ok=0; break
+	fi
+	if ! run gc-$mode | cmp -s plain.out -; then
+		fail "$mode with the collector at every pass: output differs"
+		gc_ok=0; break
+	fi
+done
+[ $gc_ok = 1 ] &&
+	echo "ok $n - epp and pap-epp build with GCC's collector run at every pass"
 
 n=$((n + 1))
 if "$papgcc" -fplugin-arg-pap-loop-count=sometimes -c "$src" -o x.o 2>err; then

@@ -176,7 +176,7 @@ static tree pap_seq_op(gimple_seq *seq, tree type, enum tree_code code,
  *
  * The m folds of a loop make no breakpoint when r0 has at most 64 - bm
  * bits: each fold shifts r left by b bits and puts its digit, below 2^b, in
- * the bits freed (libcore/foldrun.c), so the common arm is the call's
+ * the bits freed (libcore/foldrun.h), so the common arm is the call's
  * value, with no call for a loop that ran a few times from a small r.  Any
  * other radix, or one not constant, keeps the call.  Virtual operands need
  * renaming afterwards.

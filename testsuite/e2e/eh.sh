@@ -28,16 +28,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-# trace lines "FN COMPLETE B..." -> "FN COUNT COMPLETE B...", sorted
-aggregate_trace() {
-	sort "$1" | uniq -c | awk '{ n = $1; fn = $2; $1 = ""; $2 = "";
-		sub(/^  /, ""); print fn, n, $0 }' | sort
-}
-# per function and block, how often it was entered
-block_totals() {
-	awk -v first="$2" '{ for (i = first; i <= NF; i++) c[$1" "$i] += (first == 4 ? $2 : 1) }
-	     END { for (k in c) print k, c[k] }' "$1" | sort
-}
+# aggregate_trace, block_totals
+. "$e2e/tracelib.sh"
 
 # build NAME OPT: the program NAME (eh or nlgoto) into ./NAME, with
 # PAP_PLUGIN_ARGS as set by the caller

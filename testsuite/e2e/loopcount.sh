@@ -25,12 +25,8 @@ trap '[ -n "${PAP_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 inputs="0 1 2 7 50 1000"
 
-# trace lines "FN COMPLETE B..." -> "FN COUNT COMPLETE B...", sorted (as
-# oracle.sh)
-aggregate_trace() {
-	sort "$1" | uniq -c | awk '{ n = $1; fn = $2; $1 = ""; $2 = "";
-		sub(/^  /, ""); print fn, n, $0 }' | sort
-}
+# aggregate_trace, block_totals
+. "$top_srcdir/testsuite/e2e/tracelib.sh"
 
 # run BUILD-DIR: every input into one profile; prints the outputs
 run() {
@@ -91,59 +87,44 @@ for opt in -O1 -O2 -O3; do
 	done
 done
 
-# against the tracer: block totals of the acyclic paths (as oracle.sh)
-for opt in -O1 -O2 -O3; do
-	n=$((n + 1))
-	d=trace$opt
-	mkdir "$d"
-	if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=epp -fplugin-arg-pap-verbose" \
-	      "$papgcc" $opt -w "$src" -o prog) >"$d/cc.log" 2>&1; then
-		fail "$opt epp traced: build failed"; continue
-	fi
-	run "$d" >"$d/out"
-	kept=$(grep -c "kept in registers" "$d/cc.log")
-	awk '{ for (i = 4; i <= NF; i++) c[$1" "$i] += $2 }
-	     END { for (k in c) print k, c[k] }' <<EOF | sort >"$d/decoded"
-$("$decode" --format=paths "$d/pap.prof")
-EOF
-	awk '{ for (i = 3; i <= NF; i++) c[$1" "$i]++ }
-	     END { for (k in c) print k, c[k] }' "$d/pap.trace" | sort >"$d/traced"
-	if ! cmp -s plain.out "$d/out"; then
-		fail "$opt epp traced: output differs"
-	elif [ "$kept" -lt 5 ]; then
-		fail "$opt epp traced: only $kept functions kept a loop count in a register"
-	elif ! cmp -s "$d/decoded" "$d/traced"; then
-		fail "$opt epp traced: decoded block totals differ from the trace"
-		diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
+# against the tracer: in epp block totals of the acyclic paths, in
+# pap-epp whole paths, each activation's blocks (both as oracle.sh)
+for mode in epp pap-epp; do
+	if [ $mode = epp ]; then
+		note="kept in registers" did="count loops in registers"
 	else
-		echo "ok $n - $opt epp traced: $kept functions count loops in registers, decoded = traced ($(wc -l <"$d/traced") blocks)"
+		note="fold where they end" did="fold loops where they end"
 	fi
-done
-
-# against the tracer in pap-epp: whole paths, each activation's blocks
-# (as oracle.sh), from loops that fold where they end
-for opt in -O1 -O2 -O3; do
-	n=$((n + 1))
-	d=trace-pe$opt
-	mkdir "$d"
-	if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=pap-epp -fplugin-arg-pap-verbose" \
-	      "$papgcc" $opt -w "$src" -o prog) >"$d/cc.log" 2>&1; then
-		fail "$opt pap-epp traced: build failed"; continue
-	fi
-	run "$d" >"$d/out"
-	kept=$(grep -c "fold where they end" "$d/cc.log")
-	"$decode" --format=paths "$d/pap.prof" | sort >"$d/decoded"
-	aggregate_trace "$d/pap.trace" >"$d/traced"
-	if ! cmp -s plain.out "$d/out"; then
-		fail "$opt pap-epp traced: output differs"
-	elif [ "$kept" -lt 5 ]; then
-		fail "$opt pap-epp traced: only $kept functions fold a loop where it ends"
-	elif ! cmp -s "$d/decoded" "$d/traced"; then
-		fail "$opt pap-epp traced: decoded paths differ from the trace"
-		diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
-	else
-		echo "ok $n - $opt pap-epp traced: $kept functions fold loops where they end, decoded = traced ($(wc -l <"$d/pap.trace") activations)"
-	fi
+	for opt in -O1 -O2 -O3; do
+		n=$((n + 1))
+		d=trace-$mode$opt
+		what="$opt $mode traced"
+		mkdir "$d"
+		if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=$mode -fplugin-arg-pap-verbose" \
+		      "$papgcc" $opt -w "$src" -o prog) >"$d/cc.log" 2>&1; then
+			fail "$what: build failed"; continue
+		fi
+		run "$d" >"$d/out"
+		kept=$(grep -c "$note" "$d/cc.log")
+		"$decode" --format=paths "$d/pap.prof" >"$d/decoded.raw"
+		if [ $mode = epp ]; then
+			block_totals "$d/decoded.raw" 4 >"$d/decoded"
+			block_totals "$d/pap.trace" 3 >"$d/traced"
+		else
+			sort "$d/decoded.raw" >"$d/decoded"
+			aggregate_trace "$d/pap.trace" >"$d/traced"
+		fi
+		if ! cmp -s plain.out "$d/out"; then
+			fail "$what: output differs"
+		elif [ "$kept" -lt 5 ]; then
+			fail "$what: only $kept functions $did"
+		elif ! cmp -s "$d/decoded" "$d/traced"; then
+			fail "$what: decoded paths differ from the trace"
+			diff "$d/decoded" "$d/traced" | head -6 | sed 's/^/# /'
+		else
+			echo "ok $n - $what: $kept functions $did, decoded = traced ($(wc -l <"$d/traced") lines)"
+		fi
+	done
 done
 
 # under a collector: counters in the shared segment, and with --slots 0

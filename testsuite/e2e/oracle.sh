@@ -16,11 +16,8 @@ tmp=$(mktemp -d) || exit 1
 trap '[ -n "$PAP_KEEP" ] || rm -rf "$tmp"' EXIT
 cc=${CC:-gcc}
 
-# trace lines "FN COMPLETE B..." -> "FN COUNT COMPLETE B...", sorted
-aggregate_trace() {
-	sort "$1" | uniq -c | awk '{ n = $1; fn = $2; $1 = ""; $2 = "";
-		sub(/^  /, ""); print fn, n, $0 }' | sort
-}
+# aggregate_trace, block_totals
+. "$top_srcdir/testsuite/e2e/tracelib.sh"
 
 $cc -O2 -o "$tmp/genprog" "$top_srcdir/testsuite/e2e/genprog.c" || {
 	echo "Bail out! cannot build genprog"; exit 1; }
@@ -59,12 +56,8 @@ for seed in $(seq 1 "$nprog"); do
 			fi
 			if [ $mode = epp ]; then
 				# acyclic paths: compare block totals instead
-				awk '{ for (i = 4; i <= NF; i++) c[$1" "$i] += $2 }
-				     END { for (k in c) print k, c[k] }' \
-					"$d/decoded.raw" | sort >"$d/decoded"
-				awk '{ for (i = 3; i <= NF; i++) c[$1" "$i]++ }
-				     END { for (k in c) print k, c[k] }' \
-					"$d/pap.trace" | sort >"$d/traced"
+				block_totals "$d/decoded.raw" 4 >"$d/decoded"
+				block_totals "$d/pap.trace" 3 >"$d/traced"
 			else
 				sort "$d/decoded.raw" >"$d/decoded"
 				aggregate_trace "$d/pap.trace" >"$d/traced"

@@ -8,10 +8,10 @@
  * folds from there to the next breakpoint, and that breakpoint's r, are
  * the same every time.  pap_fold_run() gives the m folds' value and
  * breakpoints in time independent of m: at most three stretches of folds
- * without a breakpoint (each at most 65 folds) are made one by
- * one, and the periods between them are counted, not made.  Inline, so
- * that the runtime's fold of a loop makes its breakpoints without a call
- * for each.
+ * without a breakpoint (each at most 65 folds, and shifts for n = 2^b)
+ * are made, and the periods between them are counted, not made.  Inline,
+ * so that the runtime's fold of a loop makes its breakpoints without a
+ * call for each.
  */
 #ifndef PAP_CORE_FOLDRUN_H
 #define PAP_CORE_FOLDRUN_H

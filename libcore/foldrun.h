@@ -78,8 +78,8 @@ static inline uint64_t pap_fold_free(uint64_t r, uint64_t n, uint64_t d,
 
 /* pap_fold_overflows() for a @digit below @n, without a division when
  * n = 2^b, b >= 1: then r*n + digit overflows when r >= 2^(64 - b). */
-static inline int pap_fold_overflows_pow2(uint64_t r, uint64_t n,
-					  uint64_t digit)
+static inline int pap_fold_digit_overflows(uint64_t r, uint64_t n,
+					   uint64_t digit)
 {
 	if (n == 1 || (n & (n - 1)))
 		return pap_fold_overflows(r, n, digit);
@@ -111,7 +111,7 @@ static inline uint64_t pap_fold_run(uint64_t r, uint64_t n, uint64_t first,
 
 	if (!m)
 		return r;
-	if (pap_fold_overflows_pow2(r, n, first))
+	if (pap_fold_digit_overflows(r, n, first))
 		r = pap_fold_break(r, n, first, restart, emit, arg);
 	else
 		r = r * n + first;

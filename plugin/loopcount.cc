@@ -322,14 +322,17 @@ unsigned int pap_loop_counts(function *fun)
 	loop_optimizer_init(LOOPS_NORMAL);
 	calculate_dominance_info(CDI_DOMINATORS);
 	for (auto loop : loops_list(fun, LI_ONLY_INNERMOST)) {
-		struct pap_loop_count *lc = new pap_loop_count;
 		struct pap_loop_fold *lf;
 
-		if (tally && pap_loop_countable(loop, tally_id, lc)) {
-			todo.safe_push(lc);
-			continue;
+		if (tally) {
+			struct pap_loop_count *lc = new pap_loop_count;
+
+			if (pap_loop_countable(loop, tally_id, lc)) {
+				todo.safe_push(lc);
+				continue;
+			}
+			delete lc;
 		}
-		delete lc;
 		lf = pap_loop_fold_find(loop, fold_id);
 		if (lf)
 			folds.safe_push(lf);

@@ -50,48 +50,37 @@ struct pap_loop_fold {
 	uint64_t k;
 };
 
-/* Is every use of @name but @except and debug statements outside
- * @loop? */
-static bool pap_used_outside_only(class loop *loop, tree name,
-				  gimple *except)
+/* Where @name is used, @except and debug statements aside: *@inside
+ * @loop, *@outside it. */
+static void pap_uses(class loop *loop, tree name, gimple *except,
+		     bool *inside, bool *outside)
 {
 	imm_use_iterator it;
 	use_operand_p use;
 
+	*inside = *outside = false;
 	FOR_EACH_IMM_USE_FAST(use, it, name) {
 		gimple *u = USE_STMT(use);
 
-		if (u != except && !is_gimple_debug(u) &&
-		    flow_bb_inside_loop_p(loop, gimple_bb(u)))
-			return false;
+		if (u == except || is_gimple_debug(u))
+			continue;
+		if (flow_bb_inside_loop_p(loop, gimple_bb(u)))
+			*inside = true;
+		else
+			*outside = true;
 	}
-	return true;
-}
-
-/* Has @name a use, debug statements aside, outside @loop? */
-static bool pap_used_outside(class loop *loop, tree name)
-{
-	imm_use_iterator it;
-	use_operand_p use;
-
-	FOR_EACH_IMM_USE_FAST(use, it, name) {
-		gimple *u = USE_STMT(use);
-
-		if (!is_gimple_debug(u) &&
-		    !flow_bb_inside_loop_p(loop, gimple_bb(u)))
-			return true;
-	}
-	return false;
 }
 
 struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id)
 {
 	struct pap_loop_fold lf, *found;
-	tree r, lhs, visible, hidden;
+	bool r_in, r_out, lhs_in, lhs_out;
 	auto_vec<edge> exits;
+	tree r, lhs;
 	gphi *phi;
 	edge e;
 
+	lf.loop = loop;
 	lf.fold = pap_loop_only_call(loop, fold_id, 6, 2);
 	if (!lf.fold)
 		return NULL;
@@ -125,15 +114,14 @@ struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id)
 		return NULL;
 	lf.exit = e;
 	lf.after = dominated_by_p(CDI_DOMINATORS, e->src, gimple_bb(lf.fold));
-	visible = lf.after ? lhs : r;
-	hidden = lf.after ? r : lhs;
-	if (!pap_used_outside_only(loop, r, lf.fold) ||
-	    !pap_used_outside_only(loop, lhs, phi) ||
-	    pap_used_outside(loop, hidden) || pap_abnormal_p(visible))
+	/* inside, r feeds the fold alone and r' the PHI alone; after the
+	 * exit only the one the exit sees is used */
+	pap_uses(loop, r, lf.fold, &r_in, &r_out);
+	pap_uses(loop, lhs, phi, &lhs_in, &lhs_out);
+	if (r_in || lhs_in || (lf.after ? r_out : lhs_out))
 		return NULL;
 	found = new pap_loop_fold;
 	*found = lf;
-	found->loop = loop;
 	return found;
 }
 

@@ -147,11 +147,24 @@ for slots in 64 0; do
 	fi
 done
 
-# which loops: at -O2, from the verbose notes
-n=$((n + 1))
-sed -n "s/.*pap: [^a-z_]*\([a-z_]*\)[^:]*: \([0-9]*\) loop counts kept in registers.*/\1 \2/p" \
-	register-O2epp/cc.log | sort >kept
-want="chase 1
+# which_loops MODE NOTE WANT NOT SAYS: in the -O2 register build of MODE,
+# the functions whose verbose notes say "COUNT NOTE": each line "NAME
+# COUNT" of WANT must be there, no NAME matching NOT (an ERE) may be
+which_loops() {
+	n=$((n + 1))
+	sed -n "s/.*pap: [^a-z_]*\([a-z_]*\)[^:]*: \([0-9]*\) $2.*/\1 \2/p" \
+		register-O2$1/cc.log | sort >which-$1
+	missing=$(echo "$3" | while read -r f c; do
+		grep -qx "$f $c" which-$1 || echo "$f"; done)
+	wrong=$(grep -E "^($4) " which-$1 | cut -d' ' -f1)
+	if [ -n "$missing$wrong" ]; then
+		fail "-O2 $1: missing from \"$2\": ${missing:-none}; there but must not be: ${wrong:-none}"
+		sed 's/^/# /' which-$1
+	else
+		echo "ok $n - -O2 $1: $5"
+	fi
+}
+which_loops epp "loop counts kept in registers" "chase 1
 calls 1
 dowhile 1
 exits 1
@@ -160,42 +173,20 @@ gotoloop 1
 nested 1
 straight 1
 twoloops 2
-twoways 1"
-missing=$(echo "$want" | while read -r f c; do
-	grep -qx "$f $c" kept || echo "$f"; done)
-wrong=$(grep -E '^(branchy|forever|withjmp|plain_call) ' kept | cut -d' ' -f1)
-if [ -n "$missing$wrong" ]; then
-	fail "-O2 epp: loops not counted in registers: ${missing:-none}; counted but must not be: ${wrong:-none}"
-	sed 's/^/# kept: /' kept
-else
-	echo "ok $n - -O2 epp: the one-path call-free loops count in registers; branchy, switch, setjmp, call and asm loops in memory"
-fi
-
-# which loops fold where they end in pap-epp: the one-exit ones of those
-n=$((n + 1))
-sed -n "s/.*pap: [^a-z_]*\([a-z_]*\)[^:]*: \([0-9]*\) loops fold where they end.*/\1 \2/p" \
-	register-O2pap-epp/cc.log | sort >folded
-want="chase 1
+twoways 1" "branchy|forever|withjmp|plain_call" \
+	"the one-path call-free loops count in registers; branchy, switch, setjmp, call and asm loops in memory"
+# in pap-epp, the one-exit ones of those
+which_loops pap-epp "loops fold where they end" "chase 1
 calls 1
 dowhile 1
 gotoloop 1
 straight 1
 twoloops 2
-twoways 1"
-missing=$(echo "$want" | while read -r f c; do
-	grep -qx "$f $c" folded || echo "$f"; done)
-wrong=$(grep -E '^(branchy|forever|withjmp|plain_call|exits|first_at|nested) ' folded |
-	cut -d' ' -f1)
-if [ -n "$missing$wrong" ]; then
-	fail "-O2 pap-epp: loops not folded where they end: ${missing:-none}; folded but must not be: ${wrong:-none}"
-	sed 's/^/# folded: /' folded
-else
-	echo "ok $n - -O2 pap-epp: the one-path, one-exit call-free loops fold where they end; branchy, switch, setjmp, call, asm and many-exit loops fold each iteration"
-fi
+twoways 1" "branchy|forever|withjmp|plain_call|exits|first_at|nested" \
+	"the one-path, one-exit call-free loops fold where they end; branchy, switch, setjmp, call, asm and many-exit loops fold each iteration"
 
 # random programs: csmith's loops after inlining, epp and pap-epp at -O2
-# and -O3,
-# register against memory (PAP_LOOPCOUNT_PROGRAMS, default 30)
+# and -O3, register against memory (PAP_LOOPCOUNT_PROGRAMS, default 30)
 n=$((n + 1))
 inc=/usr/include/csmith
 if ! command -v csmith >/dev/null || [ ! -f $inc/csmith.h ]; then

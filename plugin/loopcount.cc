@@ -247,16 +247,20 @@ static void pap_loop_flush(edge e, gcall *tally, tree n, tree first,
 {
 	tree u64 = long_long_unsigned_type_node;
 	tree zero = build_int_cst(u64, 0), one = build_int_cst(u64, 1);
-	tree some = make_ssa_name(boolean_type_node);
-	tree more = make_ssa_name(boolean_type_node);
-	tree f = make_ssa_name(u64), fi = make_ssa_name(u64);
-	tree r = make_ssa_name(u64), ri = make_ssa_name(u64);
+	tree some, more, f, fi, r, ri;
 	gimple_seq seq = NULL;
 
 	if (operand_equal_p(first, rest, 0)) {
 		gsi_insert_on_edge(e, pap_tally_add_call(tally, first, n));
 		return;
 	}
+	/* made only here: a name without a definition breaks later passes */
+	some = make_ssa_name(boolean_type_node);
+	more = make_ssa_name(boolean_type_node);
+	f = make_ssa_name(u64);
+	fi = make_ssa_name(u64);
+	r = make_ssa_name(u64);
+	ri = make_ssa_name(u64);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(some, NE_EXPR, n, zero));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(more, GT_EXPR, n, one));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(f, NOP_EXPR, some));

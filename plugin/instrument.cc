@@ -372,6 +372,16 @@ gimple_seq pap_edge_seq(const struct pap_plan *plan,
 	return seq;
 }
 
+bool pap_edge_has_code(const struct pap_plan *plan,
+		       const struct pap_cfgtext *g, uint32_t id)
+{
+	const struct pap_edge *pe = &g->cfg->edges[id];
+
+	return (pap_plan_nops(plan, id) || pap_opts.trace) &&
+	       !(pe->flags & PAP_EF_DEAD) && !pap_cfg_is_resume(g->cfg, id) &&
+	       !pap_cfg_is_cut(g->cfg, id);
+}
+
 /*
  * Can every edge's operations be placed?  Code cannot go on abnormal
  * edges, except into the labels of a computed goto or a landing pad; the
@@ -460,6 +470,8 @@ unsigned int pap_instrument_function(function *fun)
 	basic_block bb, *tails = NULL;
 	edge *gcc_edge = NULL;
 	gimple_seq *label_seq = NULL;
+	unsigned char *placed = NULL;
+	auto_vec<edge> moved;
 	const char *asmname, *file, *why = NULL;
 	char err[256], key[4600];
 	uint64_t checksum;
@@ -541,13 +553,13 @@ unsigned int pap_instrument_function(function *fun)
 	em.tally_addr = em.tally ? create_tmp_var(ptr_type_node, "pap_tp") :
 				   NULL_TREE;
 	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);
+	placed = XCNEWVEC(unsigned char, g.cfg->nedges);
+	pap_tail_place(fun, plan, &g, gcc_edge, &em, placed, &moved);
 	for (id = 0; id < g.cfg->nedges; id++) {
 		const struct pap_edge *pe = &g.cfg->edges[id];
 		gimple_seq seq;
 
-		if ((!pap_plan_nops(plan, id) && !pap_opts.trace) ||
-		    pe->flags & PAP_EF_DEAD || pap_cfg_is_resume(g.cfg, id) ||
-		    pap_cfg_is_cut(g.cfg, id))
+		if (placed[id] || !pap_edge_has_code(plan, &g, id))
 			continue;
 		/* a FAKE edge out of a block that goes on (in an infinite
 		 * loop) is never taken: only a dead end's is, at its
@@ -564,6 +576,7 @@ unsigned int pap_instrument_function(function *fun)
 			gsi_insert_seq_on_edge(gcc_edge[id], seq);
 	}
 	gsi_commit_edge_inserts();
+	pap_tail_finish(fun, &moved);
 	for (id = 0; id < g.cfg->nedges; id++)
 		if (label_seq[id])
 			pap_emit_on_label_edge(gcc_edge[id], label_seq[id],
@@ -584,6 +597,7 @@ unsigned int pap_instrument_function(function *fun)
 		       plan->note);
 out:
 	XDELETEVEC(label_seq);
+	XDELETEVEC(placed);
 	XDELETEVEC(tails);
 	XDELETEVEC(gcc_edge);
 	pap_plan_free(plan);

@@ -40,6 +40,10 @@ struct pap_emit {
 gimple_seq pap_edge_seq(const struct pap_plan *plan,
 			const struct pap_cfgtext *g, uint32_t id,
 			const struct pap_emit *em);
+/* Does core edge @id get code: operations, or the oracle's calls, on an
+ * edge that is taken (not dead, not a resume or cut edge)? */
+bool pap_edge_has_code(const struct pap_plan *plan,
+		       const struct pap_cfgtext *g, uint32_t id);
 tree pap_u32_cst(uint32_t v);
 /* A call truncating the trace oracle's activation stack to @depth. */
 gimple *pap_trace_unwind_call(tree depth);
@@ -74,5 +78,18 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
  * places it there, so that it runs exactly when @e is taken. */
 bool pap_label_edge_p(edge e);
 void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
+
+/*
+ * tailcall.cc.  Places the code of each path that ends in a call in tail
+ * position before the call, marking the core edges it placed in
+ * @placed; the edges into a return block that must then return through a
+ * block of their own go into @moved, for pap_tail_finish() once the
+ * other edges' code is committed.  Nothing in a function with shadows.
+ */
+void pap_tail_place(function *fun, const struct pap_plan *plan,
+		    const struct pap_cfgtext *g, edge *gcc_edge,
+		    const struct pap_emit *em, unsigned char *placed,
+		    vec<edge> *moved);
+void pap_tail_finish(function *fun, vec<edge> *moved);
 
 #endif /* PAP_PLUGIN_PROBES_H */

@@ -1,0 +1,101 @@
+#!/bin/sh
+# tailcall.sh - paths that end in a call in tail position (tailcall.c).
+# In every mode at -O2: the instrumented program recurses a million deep
+# in tail position within a 1 MB stack, as the plain build does, because
+# GCC can still turn those calls into jumps; the decoded counts of
+# count_down's, is_even's, is_odd's and walk's paths are what the
+# program's arithmetic says; and at -O0 and -O2 with the tracer, the
+# decoded paths equal the traced ones (block totals in epp).  TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+src=$top_srcdir/testsuite/e2e/tailcall.c
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# aggregate_trace, block_totals
+. "$top_srcdir/testsuite/e2e/tracelib.sh"
+
+deep=1000000
+small=3000
+gcc -O2 -w "$src" -o plain || { echo "Bail out! cannot build tailcall.c"; exit 1; }
+./plain $small >plain.small
+echo "1..9"
+n=0
+fails=0
+if ! (ulimit -s 1024 && ./plain $deep >plain.deep); then
+	echo "Bail out! the plain build needs more than 1 MB of stack: GCC made no jumps"
+	exit 1
+fi
+
+# expect FN COUNTS: the sorted counts of FN's complete paths in decoded
+expect() {
+	got=$(awk -v fn="$1" '$1 == fn && $3 == 1 { print $2 }' decoded.raw |
+	      sort -n | tr '\n' ' ')
+	[ "$got" = "$2 " ] || { echo "# $1: paths counted $got, expected $2"; return 1; }
+}
+
+# count_down(N) takes its three paths 1, N/3 and N - N/3 times;
+# is_even(N) and is_even(N + 1) between them call is_even N + 1 times
+# and is_odd N times before one of each ends the chain
+third=$((deep / 3))
+for mode in epp pap pap-epp; do
+	n=$((n + 1))
+	rm -f pap.prof
+	if ! "$papgcc" -O2 -w -fplugin-arg-pap-mode=$mode "$src" -o inst 2>cc.err; then
+		echo "not ok $n - -O2 $mode: compile failed"; sed 's/^/# /' cc.err
+		fails=$((fails + 1)); continue
+	fi
+	if ! (ulimit -s 1024 && ./inst $deep >inst.deep) ||
+	   ! cmp -s plain.deep inst.deep; then
+		echo "not ok $n - -O2 $mode: $deep calls deep in tail position do not run as the plain build does in 1 MB of stack"
+		fails=$((fails + 1)); continue
+	fi
+	"$decode" --format=paths pap.prof >decoded.raw 2>decode.err &&
+	expect count_down "1 $third $((deep - third))" &&
+	expect is_even "1 $((deep + 1))" &&
+	expect is_odd "1 $deep" &&
+	expect walk "1 $deep" &&
+	expect finish "1"
+	if [ $? -eq 0 ]; then
+		echo "ok $n - -O2 $mode: $deep calls deep in tail position run in 1 MB of stack, path counts as computed"
+	else
+		echo "not ok $n - -O2 $mode: decoded path counts differ from the program's"
+		fails=$((fails + 1))
+	fi
+done
+for opt in -O0 -O2; do
+	for mode in epp pap pap-epp; do
+		n=$((n + 1))
+		rm -f pap.prof pap.trace
+		if ! PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=$mode" \
+		     "$papgcc" $opt -w "$src" -o traced 2>cc.err; then
+			echo "not ok $n - $opt $mode traced: compile failed"
+			fails=$((fails + 1)); continue
+		fi
+		./traced $small >inst.small
+		if ! cmp -s plain.small inst.small; then
+			echo "not ok $n - $opt $mode traced: output differs"
+			fails=$((fails + 1)); continue
+		fi
+		"$decode" --format=paths pap.prof >decoded.raw
+		if [ $mode = epp ]; then
+			block_totals decoded.raw 4 >decoded
+			block_totals pap.trace 3 >traced
+		else
+			sort decoded.raw >decoded
+			aggregate_trace pap.trace >traced
+		fi
+		if [ -s decoded ] && cmp -s decoded traced; then
+			echo "ok $n - $opt $mode traced: $(wc -l <pap.trace) activations, decoded = traced"
+		else
+			echo "not ok $n - $opt $mode traced: decoded paths differ from the trace"
+			diff decoded traced | head -5 | sed 's/^/# /'
+			fails=$((fails + 1))
+		fi
+	done
+done
+[ $fails -eq 0 ]

@@ -583,6 +583,10 @@ unsigned int pap_instrument_function(function *fun)
 					       &em);
 	if (em.shadow)
 		pap_nonlocal_emit(fun, &m, plan, &g, &em);
+	/* the edges split and the blocks made have no place in dominator
+	 * trees an earlier pass may have left */
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
 	/* probes are side effects: the function is no longer pure or const */
 	DECL_PURE_P(fun->decl) = 0;
 	TREE_READONLY(fun->decl) = 0;

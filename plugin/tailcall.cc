@@ -195,6 +195,4 @@ void pap_tail_finish(function *fun, vec<edge> *moved)
 		}
 		redirect_edge_and_branch(e, ret_bb);
 	}
-	if (moved->length())
-		free_dominance_info(CDI_DOMINATORS);
 }

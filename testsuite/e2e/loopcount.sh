@@ -244,12 +244,14 @@ else
 fi
 
 # GCC's garbage collector at every chance: the runtime's declarations
-# that the loop pass uses long after they were made must survive it
+# that the loop pass uses long after they were made must survive it;
+# and GCC's checks of the IR after every pass (-fchecking), which a
+# pass leaving an SSA name without a definition fails
 n=$((n + 1))
 gc_ok=1
 for mode in epp pap-epp; do
 	mkdir gc-$mode
-	if ! (cd gc-$mode && "$papgcc" -O2 -w -fplugin-arg-pap-mode=$mode \
+	if ! (cd gc-$mode && "$papgcc" -O2 -w -fchecking -fplugin-arg-pap-mode=$mode \
 	      --param ggc-min-expand=0 --param ggc-min-heapsize=0 \
 	      "$src" -o prog) >gc-$mode/cc.log 2>&1; then
 		fail "$mode with the collector at every pass: build failed: $(grep -m1 -o 'internal compiler error.*\|error:.*' gc-$mode/cc.log)"
@@ -261,7 +263,7 @@ for mode in epp pap-epp; do
 	fi
 done
 [ $gc_ok = 1 ] &&
-	echo "ok $n - epp and pap-epp build with GCC's collector run at every pass"
+	echo "ok $n - epp and pap-epp build with GCC's collector run and its IR checked at every pass"
 
 n=$((n + 1))
 if "$papgcc" -fplugin-arg-pap-loop-count=sometimes -c "$src" -o x.o 2>err; then

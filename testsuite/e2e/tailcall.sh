@@ -1,6 +1,7 @@
 #!/bin/sh
 # tailcall.sh - paths that end in a call in tail position (tailcall.c).
-# In every mode at -O2: the instrumented program recurses a million deep
+# In every mode at -O2, with GCC's IR checks after every pass
+# (-fchecking): the instrumented program recurses a million deep
 # in tail position within a 1 MB stack, as the plain build does, because
 # GCC can still turn those calls into jumps; the decoded counts of
 # count_down's, is_even's, is_odd's and walk's paths are what the
@@ -45,7 +46,7 @@ third=$((deep / 3))
 for mode in epp pap pap-epp; do
 	n=$((n + 1))
 	rm -f pap.prof
-	if ! "$papgcc" -O2 -w -fplugin-arg-pap-mode=$mode "$src" -o inst 2>cc.err; then
+	if ! "$papgcc" -O2 -w -fchecking -fplugin-arg-pap-mode=$mode "$src" -o inst 2>cc.err; then
 		echo "not ok $n - -O2 $mode: compile failed"; sed 's/^/# /' cc.err
 		fails=$((fails + 1)); continue
 	fi

@@ -284,7 +284,7 @@ static int rt_grow_stack(void)
 	struct pap_breakpoint *nb;
 	sigset_t old;
 	uint64_t *na;
-	int rc = -1;
+	int rc = -1, saved_errno = errno;
 
 	if (!rt_cap_bps) {
 		rt_start();
@@ -302,6 +302,7 @@ static int rt_grow_stack(void)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;	/* the program's, whatever realloc did */
 	return rc;
 }
 
@@ -611,10 +612,9 @@ static const struct pap_breakpoint *rt_pack_in_place(size_t k, size_t *n)
 	return out;
 }
 
-/* __pap_record for an activation that has breakpoints, or whose
- * breakpoints may have been lost. */
-static __attribute__((noinline)) void
-rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
+/* rt_record_slow's work. */
+static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
+			  int complete)
 {
 	struct pap_breakpoint local[RT_DEFER_BPS];
 	struct pap_breakpoint *bps = local;
@@ -705,6 +705,18 @@ packed:
 	}
 }
 
+/* __pap_record for an activation that has breakpoints, or whose
+ * breakpoints may have been lost; errno as the program left it, whatever
+ * packing and allocating do. */
+static __attribute__((noinline)) void
+rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
+{
+	int saved_errno = errno;
+
+	rt_record_bps(fn, act, r, complete);
+	errno = saved_errno;
+}
+
 /*
  * A function without folds has no breakpoint, so its record is its final
  * value.  It leaves breakpoints and a loss mark of activations abandoned
@@ -755,14 +767,17 @@ void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
 		    uint64_t value, const struct pap_breakpoint *bps,
 		    uint32_t nbps, uint64_t count)
 {
+	int saved_errno = errno;	/* allocating may set it */
 	struct rt_thread *t = rt_lock_thread();
 
 	if (!t) {
 		rt_defer_record(fn, kind, complete, value, bps, nbps, count);
+		errno = saved_errno;
 		return;
 	}
 	rt_add(t, fn, kind, complete, value, bps, nbps, count);
 	rt_in_table = 0;
+	errno = saved_errno;
 }
 
 void rt_report_lost(uint64_t n)

@@ -287,8 +287,14 @@ static inline struct rt_ring *rt_ring_get(void)
 	rt_ring_tried = 1;
 	rt_start();
 	pthread_once(&rt_ring_once, rt_ring_init);
-	if (rt_collector)
+	if (rt_collector) {
+		/* the program may be about to read errno: a failed
+		 * connect must not change it */
+		int saved_errno = errno;
+
 		rt_ring = rt_ring_connect();
+		errno = saved_errno;
+	}
 	rt_ring_none = !rt_ring;
 	return rt_ring;
 }

@@ -18,6 +18,7 @@
  * segment has no room the pointer stays NULL and each record takes
  * __pap_count's or __pap_path's way.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -95,9 +96,12 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	if (rt_ring_attached()) {
 		block = rt_ring_tally(counters, fn, kind, nvalues);
 	} else {
+		int saved_errno = errno;	/* allocating may set it */
+
 		rt_start();
 		t = rt_tally_new(fn, kind, nvalues);
 		block = t ? t->counts : NULL;
+		errno = saved_errno;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (block)

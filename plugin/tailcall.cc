@@ -14,7 +14,8 @@
  * never returns (exit, longjmp past its caller) leaves its caller's path
  * counted as complete, which is what it is up to the return.
  *
- * Only calls that cannot throw, in functions without setjmp receivers or
+ * Only calls that cannot throw and do not fork (both processes return
+ * through the caller), in functions without setjmp receivers or
  * nonlocal labels (whose shadows track every call), and on ordinary
  * edges.
  */
@@ -24,6 +25,20 @@
 #include "cfgtext.h"
 #include "probes.h"
 
+/* Does @call create a process that returns through its caller too
+ * (fork), so that both must record the caller's path? */
+static bool pap_forks_p(gcall *call)
+{
+	tree fn = gimple_call_fndecl(call);
+	const char *name;
+
+	if (!fn || !DECL_NAME(fn))
+		return false;
+	name = IDENTIFIER_POINTER(DECL_NAME(fn));
+	return !strcmp(name, "fork") || !strcmp(name, "_Fork") ||
+	       !strcmp(name, "vfork") || !strcmp(name, "clone");
+}
+
 /* Is @stmt a call whose value is @retval (NULL_TREE: a call without a
  * value, before a bare return), that returns once and cannot throw? */
 static gcall *pap_tail_call_p(function *fun, gimple *stmt, tree retval)
@@ -32,20 +47,23 @@ static gcall *pap_tail_call_p(function *fun, gimple *stmt, tree retval)
 
 	if (!call || gimple_call_internal_p(call) ||
 	    gimple_call_flags(call) & (ECF_RETURNS_TWICE | ECF_NORETURN) ||
-	    stmt_could_throw_p(fun, call))
+	    stmt_could_throw_p(fun, call) || pap_forks_p(call))
 		return NULL;
 	return gimple_call_lhs(call) == retval ? call : NULL;
 }
 
-/* Steps @gsi back over debug statements and prediction hints, which
- * run nothing. */
+/* Steps @gsi back over debug statements, prediction hints and the
+ * clobbers that end a local's scope, which run nothing (GCC's tail call
+ * search skips them too). */
 static void pap_skip_hints(gimple_stmt_iterator *gsi)
 {
 	while (!gsi_end_p(*gsi) &&
 	       (is_gimple_debug(gsi_stmt(*gsi)) ||
-		gimple_code(gsi_stmt(*gsi)) == GIMPLE_PREDICT))
+		gimple_code(gsi_stmt(*gsi)) == GIMPLE_PREDICT ||
+		gimple_clobber_p(gsi_stmt(*gsi))))
 		gsi_prev(gsi);
 }
+
 
 /* The last statement of @bb that runs something, or NULL. */
 static gimple *pap_last_stmt(basic_block bb)
@@ -187,11 +205,12 @@ void pap_tail_finish(function *fun, vec<edge> *moved)
 			ret_bb = create_empty_bb(x);
 			if (current_loops)
 				add_bb_to_loop(ret_bb, x->loop_father);
-			copy = gimple_build_return(gimple_return_retval(ret));
-			gimple_set_location(copy, gimple_location(ret));
+			/* a copy keeps the return's location and flags */
+			copy = as_a<greturn *>(gimple_copy(ret));
 			gsi = gsi_start_bb(ret_bb);
 			gsi_insert_after(&gsi, copy, GSI_NEW_STMT);
-			make_edge(ret_bb, EXIT_BLOCK_PTR_FOR_FN(fun), 0);
+			make_edge(ret_bb, EXIT_BLOCK_PTR_FOR_FN(fun), 0)
+				->goto_locus = single_succ_edge(x)->goto_locus;
 		}
 		redirect_edge_and_branch(e, ret_bb);
 	}

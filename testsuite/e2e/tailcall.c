@@ -5,15 +5,17 @@
  *
  * count_down recurses N deep in tail position, is_even and is_odd call
  * each other N deep: built plain at -O2, GCC turns both into jumps and
- * they run in a small stack; the instrumented builds must too.  walk is
- * void, finish's callee exits.  Prints what it computed.
+ * they run in a small stack; the instrumented builds must too.  spin
+ * loops before its tail call, walk is void, finish's callee exits.
+ * The first record must leave errno alone.  Prints what it computed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static long sink;
 
-/* three paths: 1, N/3 and N - 1 - N/3 of them for count_down(N, 0) */
+/* three paths: 1, N/3 and N - N/3 of them for count_down(N, 0) */
 __attribute__((noinline)) long count_down(long n, long acc)
 {
 	if (n == 0)
@@ -37,6 +39,23 @@ __attribute__((noinline)) long is_odd(long n)
 	if (n == 0)
 		return 0;
 	return is_even(n - 1);
+}
+
+/*
+ * A loop before the tail call: in pap and pap-epp an activation number
+ * and a record that may carry breakpoints.  spin(N, 0) takes the loop 0
+ * to 3 times before recursing, N/4 times each for N a multiple of 4,
+ * and once more 0 times at n == 0.
+ */
+__attribute__((noinline)) long spin(long n, long acc)
+{
+	long i;
+
+	for (i = 0; i < (n & 3); i++)
+		acc += i * n;
+	if (n == 0)
+		return acc;
+	return spin(n - 1, acc);
 }
 
 /* a void tail call */
@@ -78,8 +97,14 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 
+	/* the thread's first record, which tries PAP_COLLECTOR's socket
+	 * when that is set, leaves errno as the program set it */
+	errno = EDOM;
+	sink = report(-1) + 1;
+	printf("errno %s\n", errno == EDOM ? "kept" : "changed");
 	printf("count_down %ld\n", count_down(n, 0));
 	printf("is_even %ld %ld\n", is_even(n), is_even(n + 1));
+	printf("spin %ld\n", spin(n, 0));
 	walk(n);
 	printf("depth %ld\n", depth(n < 1000 ? n : 1000));
 	return (int)finish(n);

@@ -3,9 +3,11 @@
 # In every mode at -O2, with GCC's IR checks after every pass
 # (-fchecking): the instrumented program recurses a million deep
 # in tail position within a 1 MB stack, as the plain build does, because
-# GCC can still turn those calls into jumps; the decoded counts of
-# count_down's, is_even's, is_odd's and walk's paths are what the
-# program's arithmetic says; and at -O0 and -O2 with the tracer, the
+# GCC can still turn those calls into jumps, and prints the same (errno
+# too, after a failed connect to a collector); the decoded counts of
+# count_down's, is_even's, is_odd's, spin's and walk's paths are what
+# the program's arithmetic says, at -O0 too; and at -O0 and -O2 with the
+# tracer, the
 # decoded paths equal the traced ones (block totals in epp).  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -24,7 +26,7 @@ deep=1000000
 small=3000
 gcc -O2 -w "$src" -o plain || { echo "Bail out! cannot build tailcall.c"; exit 1; }
 ./plain $small >plain.small
-echo "1..9"
+echo "1..12"
 n=0
 fails=0
 if ! (ulimit -s 1024 && ./plain $deep >plain.deep); then
@@ -32,17 +34,38 @@ if ! (ulimit -s 1024 && ./plain $deep >plain.deep); then
 	exit 1
 fi
 
-# expect FN COUNTS: the sorted counts of FN's complete paths in decoded
+# expect FN COUNTS: the sorted counts of FN's complete paths in decoded.raw
 expect() {
 	got=$(awk -v fn="$1" '$1 == fn && $3 == 1 { print $2 }' decoded.raw |
 	      sort -n | tr '\n' ' ')
 	[ "$got" = "$2 " ] || { echo "# $1: paths counted $got, expected $2"; return 1; }
 }
 
+# counts N: decoded.raw's path counts are what tailcall N computes.
 # count_down(N) takes its three paths 1, N/3 and N - N/3 times;
 # is_even(N) and is_even(N + 1) between them call is_even N + 1 times
-# and is_odd N times before one of each ends the chain
-third=$((deep / 3))
+# and is_odd N times before one of each ends the chain; spin (N a
+# multiple of 4) loops 0 to 3 times N/4 times each, and 0 times once
+# more at the end (in epp, whose paths end at the loop's back edge:
+# entry to exit N/4 + 1 times, and 3N/4 times each entry to back edge,
+# back edge to back edge, back edge to exit); no path is left
+# incomplete but report's
+counts() {
+	q=$(($1 / 4))
+	if [ "$2" = epp ]; then
+		spin="1 $q $((3 * q)) $((3 * q)) $((3 * q))"
+	else
+		spin="1 $q $q $q $q"
+	fi
+	expect count_down "1 $(($1 / 3)) $(($1 - $1 / 3))" &&
+	expect is_even "1 $(($1 + 1))" &&
+	expect is_odd "1 $1" &&
+	expect spin "$spin" &&
+	expect walk "1 $1" &&
+	expect finish "1" &&
+	! awk '$3 == 0 && $1 != "report"' decoded.raw | grep -q .
+}
+
 for mode in epp pap pap-epp; do
 	n=$((n + 1))
 	rm -f pap.prof
@@ -50,21 +73,33 @@ for mode in epp pap pap-epp; do
 		echo "not ok $n - -O2 $mode: compile failed"; sed 's/^/# /' cc.err
 		fails=$((fails + 1)); continue
 	fi
-	if ! (ulimit -s 1024 && ./inst $deep >inst.deep) ||
+	# a collector that is not there: the runtime's failed connect
+	# must not show in errno
+	if ! (ulimit -s 1024 && PAP_COLLECTOR=$tmp/no-collector ./inst $deep >inst.deep) ||
 	   ! cmp -s plain.deep inst.deep; then
 		echo "not ok $n - -O2 $mode: $deep calls deep in tail position do not run as the plain build does in 1 MB of stack"
 		fails=$((fails + 1)); continue
 	fi
 	"$decode" --format=paths pap.prof >decoded.raw 2>decode.err &&
-	expect count_down "1 $third $((deep - third))" &&
-	expect is_even "1 $((deep + 1))" &&
-	expect is_odd "1 $deep" &&
-	expect walk "1 $deep" &&
-	expect finish "1"
+	counts $deep $mode
 	if [ $? -eq 0 ]; then
 		echo "ok $n - -O2 $mode: $deep calls deep in tail position run in 1 MB of stack, path counts as computed"
 	else
 		echo "not ok $n - -O2 $mode: decoded path counts differ from the program's"
+		fails=$((fails + 1))
+	fi
+done
+# -O0: no jumps, the same paths
+for mode in epp pap pap-epp; do
+	n=$((n + 1))
+	rm -f pap.prof
+	if "$papgcc" -O0 -w -fplugin-arg-pap-mode=$mode "$src" -o inst0 2>cc.err &&
+	   ./inst0 $small >inst.small && cmp -s plain.small inst.small &&
+	   "$decode" --format=paths pap.prof >decoded.raw 2>decode.err &&
+	   counts $small $mode; then
+		echo "ok $n - -O0 $mode: path counts as computed"
+	else
+		echo "not ok $n - -O0 $mode: output or decoded path counts differ from the program's"
 		fails=$((fails + 1))
 	fi
 done

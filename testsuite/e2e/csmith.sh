@@ -1,6 +1,7 @@
 #!/bin/sh
 # csmith.sh - differential testing on random programs from csmith: each
-# program built with pap-gcc at -O0, -O2 and -O3 must compile, print the
+# program built with pap-gcc at -O0, -O2 and -O3 must compile (with
+# GCC's IR checks after every pass, -fchecking), print the
 # same checksum and exit with the same status as the plain gcc -O2 build,
 # and its profile must decode.  PAP_CSMITH_PROGRAMS (default 300) and
 # PAP_CSMITH_SEED (default 1) choose the programs; `make soak` runs many
@@ -26,7 +27,7 @@ if [ "${1:-}" = one ]; then
 	[ $? -eq 124 ] && { echo "$seed skip slow"; exit 0; }
 	for opt in -O0 -O2 -O3; do
 		rm -f pap.prof
-		if ! "$PAPGCC" $opt -w -I$inc p.c -o inst 2>cc.err; then
+		if ! "$PAPGCC" $opt -w -fchecking -I$inc p.c -o inst 2>cc.err; then
 			echo "$seed fail $opt: compile failed: $(head -c 200 cc.err | tr '\n' ' ')"
 			exit 0
 		fi

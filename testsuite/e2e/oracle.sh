@@ -1,6 +1,7 @@
 #!/bin/sh
 # oracle.sh - end to end: random C programs built with pap-gcc at -O0 and
-# -O2 in every mode must print what the plain build prints, the paths
+# -O2 in every mode (with GCC's IR checks after every pass, -fchecking)
+# must print what the plain build prints, the paths
 # pap-decode reports must equal, as a multiset per function, the paths an
 # independent tracer (-fplugin-arg-pap-trace) saw, and the program's own
 # functions must have the same paths at -O0 and -O2.  TAP output.
@@ -39,7 +40,7 @@ for seed in $(seq 1 "$nprog"); do
 			mkdir -p "$d"
 			what="program $seed $opt $mode"
 			if ! (cd "$d" && PAP_PLUGIN_ARGS="-fplugin-arg-pap-trace -fplugin-arg-pap-mode=$mode" \
-			      "$OLDPWD/$papgcc" $opt -w -o prog "$src") >"$d/cc.log" 2>&1; then
+			      "$OLDPWD/$papgcc" $opt -w -fchecking -o prog "$src") >"$d/cc.log" 2>&1; then
 				echo "not ok $n - $what: compile failed"
 				sed 's/^/# /' "$d/cc.log"
 				fails=$((fails + 1)); continue

@@ -247,12 +247,59 @@ bool pap_tally_possible(void)
 }
 
 /*
+ * Replaces __pap_tally call @call, on its rare arm, by an asm statement
+ * that pushes the arguments and calls __pap_tally_preserving
+ * (librt/tally_thunk.S), which keeps every register but r10, r11 and the
+ * flags.  As a call, the arm made the function keep its values in
+ * callee-saved registers, saved at entry on every activation; the asm
+ * takes its operands in whatever registers the allocator likes.  It
+ * steps below the red zone first, since a function whose only calls are
+ * such arms may use it.
+ */
+static void pap_tally_preserving(gcall *call)
+{
+	vec<tree, va_gc> *ins = NULL, *clobbers = NULL;
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	const char *const clobbered[4] = { "memory", "cc", "r10", "r11" };
+	gasm *thunk;
+	unsigned k;
+
+	for (k = 0; k < 5; k++) {
+		tree arg = gimple_call_arg(call, k);
+
+		/* constants as immediates; bl (an int) widened to push */
+		if (TREE_CODE(arg) == INTEGER_CST)
+			arg = build_int_cst(long_long_integer_type_node,
+					    tree_to_shwi(arg));
+		/* registers or immediates, never memory: an operand
+		 * addressed from rsp would move with the asm's pushes */
+		vec_safe_push(ins, build_tree_list(build_tree_list(NULL_TREE,
+			build_string(3, "re")), arg));
+	}
+	for (k = 0; k < 4; k++)
+		vec_safe_push(clobbers, build_tree_list(NULL_TREE,
+			build_string(strlen(clobbered[k]) + 1, clobbered[k])));
+	thunk = gimple_build_asm_vec("lea\t-128(%%rsp), %%rsp\n\t"
+				     "pushq\t%0\n\tpushq\t%1\n\t"
+				     "pushq\t%q2\n\tpushq\t%q3\n\t"
+				     "pushq\t%q4\n\t"
+				     "call\t__pap_tally_preserving@PLT\n\t"
+				     "lea\t168(%%rsp), %%rsp",
+				     ins, NULL, clobbers, NULL);
+	gimple_asm_set_volatile(thunk, true);
+	gimple_set_location(thunk, gimple_location(call));
+	unlink_stmt_vdef(call);
+	gsi_replace(&gsi, thunk, false);
+}
+
+/*
  * Makes tally call @call, __pap_tally(&counters, fn, value, nvalues, bl)
  * or __pap_tally_add(&counters, fn, value, nvalues, bl, n),
  *
  *     p = counters;                  the function's thread-local pointer
  *     if (p == 0)
- *         the call;
+ *         the call (__pap_tally's through the thunk that keeps every
+ *         register, pap_tally_preserving());
  *     else
  *         asm volatile ("addq n, %0" : "+m" (p[value]));   n = 1: tally
  *
@@ -313,6 +360,8 @@ static void pap_tally_expand(gcall *call)
 	gimple_asm_set_volatile(add, true);
 	gimple_seq_add_stmt(&fast, add);
 	pap_seq_on_edge(e, fast);
+	if (!n)
+		pap_tally_preserving(call);
 }
 
 /* Is @stmt a call of the function named @id, whatever its arguments? */

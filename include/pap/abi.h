@@ -43,7 +43,13 @@
  *       one instruction that a signal cannot split, and calls only while
  *       counters is NULL.  The runtime counts the record as __pap_count
  *       or __pap_path would, and leaves counters NULL when it has no
- *       block to give (with a collector, its segment is full);
+ *       block to give (with a collector, its segment is full).  On
+ *       x86-64 the instrumented code reaches it through
+ *       __pap_tally_preserving (ABI 7), which is no C function: below
+ *       the red zone, the five arguments pushed in order (counters
+ *       first), then a call; it returns with every register but r10,
+ *       r11 and the flags as it was, the x87, SSE and AVX state too,
+ *       and the caller pops the arguments;
  *   __pap_tally_add(&counters, fn, value, nvalues, bl, n)
  *       n records of __pap_tally's kind at once: the count of a loop
  *       that kept it in a register while it ran.  The instrumented code
@@ -71,7 +77,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 6
+#define PAP_ABI_VERSION 7
 
 #ifdef __cplusplus
 extern "C" {

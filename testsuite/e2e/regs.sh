@@ -1,0 +1,46 @@
+#!/bin/sh
+# regs.sh - registers kept across a count's rare arm (regs.c): a thread's
+# first count in a function calls the runtime through a thunk
+# (librt/tally_thunk.S) that the compiler is told clobbers nothing but
+# r10, r11 and the flags.  64 threads each run functions that keep
+# doubles (SSE), four doubles (AVX, where the CPU has it) and many
+# integers in registers across that arm; in every mode at -O0, -O2 and
+# -O3 the output must equal the plain build's, and the epp build must
+# call the thunk.  TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+src=$top_srcdir/testsuite/e2e/regs.c
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+gcc -O2 -w "$src" -o plain -lpthread && ./plain 64 >plain.out ||
+	{ echo "Bail out! cannot build or run regs.c"; exit 1; }
+echo "1..9"
+n=0
+fails=0
+for opt in -O0 -O2 -O3; do
+	for mode in epp pap pap-epp; do
+		n=$((n + 1))
+		rm -f pap.prof
+		if ! "$papgcc" $opt -w -fchecking -fplugin-arg-pap-mode=$mode \
+		     "$src" -o inst -lpthread 2>cc.err; then
+			echo "not ok $n - $opt $mode: compile failed"; sed 's/^/# /' cc.err
+			fails=$((fails + 1)); continue
+		fi
+		thunks=$(objdump -d inst | grep -c 'call.*<__pap_tally_preserving>')
+		if ! ./inst 64 >inst.out 2>run.err || ! cmp -s plain.out inst.out; then
+			echo "not ok $n - $opt $mode: output differs from the plain build"
+			diff plain.out inst.out | head -3 | sed 's/^/# /'
+			fails=$((fails + 1))
+		elif [ $mode = epp ] && [ "$thunks" -eq 0 ]; then
+			echo "not ok $n - $opt $mode: no count calls the thunk"
+			fails=$((fails + 1))
+		else
+			echo "ok $n - $opt $mode: 64 threads print what plain prints ($thunks calls of the thunk)"
+		fi
+	done
+done
+[ $fails -eq 0 ]

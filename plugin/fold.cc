@@ -246,21 +246,30 @@ bool pap_tally_possible(void)
 #endif
 }
 
+/* @list gets the clobber @name. */
+static void pap_clobber(vec<tree, va_gc> **list, const char *name)
+{
+	vec_safe_push(*list, build_tree_list(NULL_TREE,
+		build_string(strlen(name) + 1, name)));
+}
+
 /*
  * Replaces __pap_tally call @call, on its rare arm, by an asm statement
  * that pushes the arguments and calls __pap_tally_preserving
- * (librt/tally_thunk.S), which keeps every register but r10, r11 and the
- * flags.  As a call, the arm made the function keep its values in
- * callee-saved registers, saved at entry on every activation; the asm
- * takes its operands in whatever registers the allocator likes.  It
- * steps below the red zone first, since a function whose only calls are
- * such arms may use it.
+ * (librt/tally_thunk.S), which keeps the general registers but r10 and
+ * r11.  As a call, the arm made the function keep its integers in
+ * callee-saved registers, saved at entry on every activation.  The asm
+ * clobbers what a call does less those registers: the vector, x87 and
+ * mask registers (which the ABI has the caller save anyway), r10, r11,
+ * the flags and memory; it takes its operands in registers or as
+ * immediates.  It steps below the red zone first, since a function whose
+ * only calls are such arms may use it.
  */
 static void pap_tally_preserving(gcall *call)
 {
 	vec<tree, va_gc> *ins = NULL, *clobbers = NULL;
 	gimple_stmt_iterator gsi = gsi_for_stmt(call);
-	const char *const clobbered[4] = { "memory", "cc", "r10", "r11" };
+	char name[8];
 	gasm *thunk;
 	unsigned k;
 
@@ -276,11 +285,29 @@ static void pap_tally_preserving(gcall *call)
 		vec_safe_push(ins, build_tree_list(build_tree_list(NULL_TREE,
 			build_string(3, "re")), arg));
 	}
-	for (k = 0; k < 4; k++)
-		vec_safe_push(clobbers, build_tree_list(NULL_TREE,
-			build_string(strlen(clobbered[k]) + 1, clobbered[k])));
+	pap_clobber(&clobbers, "memory");
+	pap_clobber(&clobbers, "cc");
+	pap_clobber(&clobbers, "r10");
+	pap_clobber(&clobbers, "r11");
+	pap_clobber(&clobbers, "st");
+	for (k = 0; k < (TARGET_AVX512F ? 32u : 16u); k++) {
+		snprintf(name, sizeof(name), "xmm%u", k);
+		pap_clobber(&clobbers, name);
+	}
+	for (k = 1; k < 8; k++) {
+		snprintf(name, sizeof(name), "st(%u)", k);
+		pap_clobber(&clobbers, name);
+	}
+	for (k = 0; k < 8; k++) {
+		snprintf(name, sizeof(name), "mm%u", k);
+		pap_clobber(&clobbers, name);
+		if (TARGET_AVX512F) {
+			snprintf(name, sizeof(name), "k%u", k);
+			pap_clobber(&clobbers, name);
+		}
+	}
 	thunk = gimple_build_asm_vec("lea\t-128(%%rsp), %%rsp\n\t"
-				     "pushq\t%0\n\tpushq\t%1\n\t"
+				     "pushq\t%q0\n\tpushq\t%q1\n\t"
 				     "pushq\t%q2\n\tpushq\t%q3\n\t"
 				     "pushq\t%q4\n\t"
 				     "call\t__pap_tally_preserving@PLT\n\t"

@@ -47,8 +47,8 @@
  *       x86-64 the instrumented code reaches it through
  *       __pap_tally_preserving (ABI 7), which is no C function: below
  *       the red zone, the five arguments pushed in order (counters
- *       first), then a call; it returns with every register but r10,
- *       r11 and the flags as it was, the x87, SSE and AVX state too,
+ *       first), then a call; it returns with every general register but
+ *       r10 and r11 as it was (the others are clobbered as by a call),
  *       and the caller pops the arguments;
  *   __pap_tally_add(&counters, fn, value, nvalues, bl, n)
  *       n records of __pap_tally's kind at once: the count of a loop

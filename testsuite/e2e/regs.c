@@ -4,10 +4,11 @@
  *   regs NTHREADS
  *
  * Each thread's first count in a function takes the rare arm, which calls
- * the runtime through a thunk that must keep every register: mix keeps
- * doubles in SSE registers across it, vmix (where the CPU has AVX) four
- * doubles in an AVX register, ints keeps many integers live.  Each of
- * NTHREADS threads runs them once; the results are printed in order.
+ * the runtime through a thunk that keeps the general registers and whose
+ * asm statement tells the compiler which others it clobbers: mix keeps
+ * doubles live across it, vmix (where the CPU has AVX) four doubles in
+ * an AVX register, ints many integers.  Each of NTHREADS threads runs
+ * them once; the results are printed in order.
  */
 #include <pthread.h>
 #include <stdio.h>

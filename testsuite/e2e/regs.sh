@@ -1,10 +1,11 @@
 #!/bin/sh
 # regs.sh - registers kept across a count's rare arm (regs.c): a thread's
 # first count in a function calls the runtime through a thunk
-# (librt/tally_thunk.S) that the compiler is told clobbers nothing but
-# r10, r11 and the flags.  64 threads each run functions that keep
-# doubles (SSE), four doubles (AVX, where the CPU has it) and many
-# integers in registers across that arm; in every mode at -O0, -O2 and
+# (librt/tally_thunk.S) that keeps the general registers but r10 and
+# r11, from an asm statement that names what else it clobbers.  64
+# threads each run functions that keep doubles, four doubles (AVX, where
+# the CPU has it) and many integers live across that arm; in every mode
+# at -O0, -O2 and
 # -O3 the output must equal the plain build's, and the epp build must
 # call the thunk.  TAP output.
 set -u

@@ -257,12 +257,12 @@ static void pap_clobber(vec<tree, va_gc> **list, const char *name)
  * Replaces __pap_tally call @call, on its rare arm, by an asm statement
  * that pushes the arguments and calls __pap_tally_preserving
  * (librt/tally_thunk.S), which keeps the general registers but r10 and
- * r11.  As a call, the arm made the function keep its integers in
- * callee-saved registers, saved at entry on every activation.  The asm
- * clobbers what a call does less those registers: the vector, x87 and
- * mask registers (which the ABI has the caller save anyway), r10, r11,
- * the flags and memory; it takes its operands in registers or as
- * immediates.  It steps below the red zone first, since a function whose
+ * r11, and xmm0-15.  As a call, the arm made the function keep its
+ * integers in callee-saved registers, saved at entry on every
+ * activation.  The asm clobbers what a call does less those registers:
+ * r10, r11, the flags, memory, the x87 and MMX registers, and where the
+ * function may use AVX every vector and mask register; it takes its
+ * operands in registers or as immediates.  It steps below the red zone first, since a function whose
  * only calls are such arms may use it.
  */
 static void pap_tally_preserving(gcall *call)
@@ -290,7 +290,8 @@ static void pap_tally_preserving(gcall *call)
 	pap_clobber(&clobbers, "r10");
 	pap_clobber(&clobbers, "r11");
 	pap_clobber(&clobbers, "st");
-	for (k = 0; k < (TARGET_AVX512F ? 32u : 16u); k++) {
+	/* the thunk keeps xmm0-15's 128 bits, all there is without AVX */
+	for (k = 0; TARGET_AVX && k < (TARGET_AVX512F ? 32u : 16u); k++) {
 		snprintf(name, sizeof(name), "xmm%u", k);
 		pap_clobber(&clobbers, name);
 	}

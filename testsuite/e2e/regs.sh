@@ -2,12 +2,14 @@
 # regs.sh - registers kept across a count's rare arm (regs.c): a thread's
 # first count in a function calls the runtime through a thunk
 # (librt/tally_thunk.S) that keeps the general registers but r10 and
-# r11, from an asm statement that names what else it clobbers.  64
+# r11, and xmm0-15, from an asm statement that names what else it
+# clobbers.  64
 # threads each run functions that keep doubles, four doubles (AVX, where
 # the CPU has it) and many integers live across that arm; in every mode
 # at -O0, -O2 and
 # -O3 the output must equal the plain build's, and the epp build must
-# call the thunk.  TAP output.
+# call the thunk; and the thunk alone (thunkabi.c) keeps its contract
+# against a __pap_tally that clobbers all a callee may.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -19,7 +21,7 @@ cd "$tmp" || exit 1
 
 gcc -O2 -w "$src" -o plain -lpthread && ./plain 64 >plain.out ||
 	{ echo "Bail out! cannot build or run regs.c"; exit 1; }
-echo "1..9"
+echo "1..10"
 n=0
 fails=0
 for opt in -O0 -O2 -O3; do
@@ -44,4 +46,15 @@ for opt in -O0 -O2 -O3; do
 		fi
 	done
 done
+# the thunk's contract itself, against a __pap_tally that clobbers all
+# a callee may: arguments handed over, registers kept
+n=$((n + 1))
+if gcc -O2 -w "$top_srcdir/testsuite/e2e/thunkabi.c" \
+       "$top_srcdir/librt/tally_thunk.S" -o thunkabi 2>cc.err &&
+   ./thunkabi >abi.out; then
+	echo "ok $n - the thunk hands over its pushed arguments and keeps rax, rcx, rdx, rsi, rdi, r8, r9 and xmm0-15"
+else
+	echo "not ok $n - the thunk breaks its contract: $(cat abi.out cc.err 2>/dev/null | head -2)"
+	fails=$((fails + 1))
+fi
 [ $fails -eq 0 ]

@@ -48,8 +48,9 @@
  *       __pap_tally_preserving (ABI 7), which is no C function: below
  *       the red zone, the five arguments pushed in order (counters
  *       first), then a call; it returns with every general register but
- *       r10 and r11 as it was (the others are clobbered as by a call),
- *       and the caller pops the arguments;
+ *       r10 and r11, and xmm0-15's low 128 bits, as they were (the
+ *       others are clobbered as by a call), and the caller pops the
+ *       arguments;
  *   __pap_tally_add(&counters, fn, value, nvalues, bl, n)
  *       n records of __pap_tally's kind at once: the count of a loop
  *       that kept it in a register while it ran.  The instrumented code

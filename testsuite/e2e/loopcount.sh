@@ -25,7 +25,7 @@ trap '[ -n "${PAP_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 inputs="0 1 2 7 50 1000"
 
-# aggregate_trace, block_totals
+# aggregate_trace, block_totals, trace_forms
 . "$top_srcdir/testsuite/e2e/tracelib.sh"
 
 # run BUILD-DIR: every input into one profile; prints the outputs
@@ -107,13 +107,7 @@ for mode in epp pap-epp; do
 		run "$d" >"$d/out"
 		kept=$(grep -c "$note" "$d/cc.log")
 		"$decode" --format=paths "$d/pap.prof" >"$d/decoded.raw"
-		if [ $mode = epp ]; then
-			block_totals "$d/decoded.raw" 4 >"$d/decoded"
-			block_totals "$d/pap.trace" 3 >"$d/traced"
-		else
-			sort "$d/decoded.raw" >"$d/decoded"
-			aggregate_trace "$d/pap.trace" >"$d/traced"
-		fi
+		trace_forms $mode "$d"
 		if ! cmp -s plain.out "$d/out"; then
 			fail "$what: output differs"
 		elif [ "$kept" -lt 5 ]; then

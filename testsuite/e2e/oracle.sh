@@ -17,7 +17,7 @@ tmp=$(mktemp -d) || exit 1
 trap '[ -n "$PAP_KEEP" ] || rm -rf "$tmp"' EXIT
 cc=${CC:-gcc}
 
-# aggregate_trace, block_totals
+# aggregate_trace, block_totals, trace_forms
 . "$top_srcdir/testsuite/e2e/tracelib.sh"
 
 $cc -O2 -o "$tmp/genprog" "$top_srcdir/testsuite/e2e/genprog.c" || {
@@ -55,14 +55,7 @@ for seed in $(seq 1 "$nprog"); do
 				sed 's/^/# /' "$d/decode.err"
 				fails=$((fails + 1)); continue
 			fi
-			if [ $mode = epp ]; then
-				# acyclic paths: compare block totals instead
-				block_totals "$d/decoded.raw" 4 >"$d/decoded"
-				block_totals "$d/pap.trace" 3 >"$d/traced"
-			else
-				sort "$d/decoded.raw" >"$d/decoded"
-				aggregate_trace "$d/pap.trace" >"$d/traced"
-			fi
+			trace_forms $mode "$d"
 			acts=$(wc -l <"$d/pap.trace")
 			cut=$(awk '$2 == 0' "$d/pap.trace" | wc -l)
 			if cmp -s "$d/decoded" "$d/traced"; then

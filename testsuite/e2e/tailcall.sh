@@ -19,7 +19,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-# aggregate_trace, block_totals
+# aggregate_trace, block_totals, trace_forms
 . "$top_srcdir/testsuite/e2e/tracelib.sh"
 
 deep=1000000
@@ -118,13 +118,7 @@ for opt in -O0 -O2; do
 			fails=$((fails + 1)); continue
 		fi
 		"$decode" --format=paths pap.prof >decoded.raw
-		if [ $mode = epp ]; then
-			block_totals decoded.raw 4 >decoded
-			block_totals pap.trace 3 >traced
-		else
-			sort decoded.raw >decoded
-			aggregate_trace pap.trace >traced
-		fi
+		trace_forms $mode .
 		if [ -s decoded ] && cmp -s decoded traced; then
 			echo "ok $n - $opt $mode traced: $(wc -l <pap.trace) activations, decoded = traced"
 		else

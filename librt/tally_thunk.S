@@ -22,6 +22,13 @@
  * (so from the top down): bl, nvalues, value, fn, counters; the caller
  * stepped below its red zone (rsp - 128) before pushing, and pops them.
  * Out: every general register but r10 and r11 as it was, and xmm0-15.
+ *
+ * Unwinding: the caller's own unwind tables describe its frame as it was
+ * before the asm, which moved rsp by 176 bytes (red zone, arguments and
+ * this call's return address) without telling them.  So this frame's
+ * CFA is the caller's rsp before the asm, the return address 176 bytes
+ * below it, and a debugger or a forced unwind (pthread_cancel in the
+ * runtime's connect) gets past the caller.
  */
 #if defined(__x86_64__) && defined(__ELF__)
 	.text
@@ -29,10 +36,12 @@
 	.type	__pap_tally_preserving, @function
 __pap_tally_preserving:
 	.cfi_startproc
+	.cfi_def_cfa_offset 176
+	.cfi_offset %rip, -176
 	endbr64
 	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
+	.cfi_def_cfa_offset 184
+	.cfi_offset %rbp, -184
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	pushq	%rax
@@ -91,7 +100,7 @@ __pap_tally_preserving:
 	popq	%rcx
 	popq	%rax
 	popq	%rbp
-	.cfi_def_cfa %rsp, 8
+	.cfi_def_cfa %rsp, 176
 	ret
 	.cfi_endproc
 	.size	__pap_tally_preserving, .-__pap_tally_preserving

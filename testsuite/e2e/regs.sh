@@ -9,7 +9,8 @@
 # at -O0, -O2 and
 # -O3 the output must equal the plain build's, and the epp build must
 # call the thunk; and the thunk alone (thunkabi.c) keeps its contract
-# against a __pap_tally that clobbers all a callee may.  TAP output.
+# against a __pap_tally that clobbers all a callee may, and unwinds
+# through it to main's caller.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -52,7 +53,7 @@ n=$((n + 1))
 if gcc -O2 -w "$top_srcdir/testsuite/e2e/thunkabi.c" \
        "$top_srcdir/librt/tally_thunk.S" -o thunkabi 2>cc.err &&
    ./thunkabi >abi.out; then
-	echo "ok $n - the thunk hands over its pushed arguments and keeps rax, rcx, rdx, rsi, rdi, r8, r9 and xmm0-15"
+	echo "ok $n - the thunk hands over its pushed arguments, keeps rax, rcx, rdx, rsi, rdi, r8, r9 and xmm0-15, and unwinds to main's caller"
 else
 	echo "not ok $n - the thunk breaks its contract: $(cat abi.out cc.err 2>/dev/null | head -2)"
 	fails=$((fails + 1))

@@ -3,14 +3,44 @@
  * for regs.sh: linked with the thunk alone and a __pap_tally of its own
  * that clobbers every register a callee may, a call made as the plugin
  * makes it must hand over the five pushed arguments and come back with
- * rax, rcx, rdx, rsi, rdi, r8, r9 and xmm0-15 as they were.  Exit 0 when
- * it does.
+ * rax, rcx, rdx, rsi, rdi, r8, r9 and xmm0-15 as they were; and an
+ * unwinder started in __pap_tally must get through the thunk and main to
+ * the C library that called main.  Exit 0 when it does.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unwind.h>
 
 static uint64_t got[5];
+
+int main(void);
+
+/* frames walked from __pap_tally: 1 once main was seen, 2 once the frame
+ * after main was found in the C library */
+static int unwound;
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	Dl_info libc, here;
+	int before;
+	uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+
+	(void)arg;
+	if (!before)
+		ip--;	/* a return address: the call is before it */
+	if (unwound == 1) {
+		if (dladdr((void *)ip, &here) && dladdr((void *)puts, &libc) &&
+		    here.dli_fbase == libc.dli_fbase)
+			unwound = 2;
+		return _URC_NORMAL_STOP;
+	}
+	if (_Unwind_FindEnclosingFunction((void *)ip) == (void *)main)
+		unwound = 1;
+	return _URC_NO_REASON;
+}
 
 void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 		 uint64_t nvalues, int bl);
@@ -23,6 +53,7 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	got[2] = value;
 	got[3] = nvalues;
 	got[4] = (uint64_t)bl;
+	_Unwind_Backtrace(walk_frame, NULL);
 	__asm__ volatile(
 		"mov $-1, %%rax\n\tmov %%rax, %%rcx\n\tmov %%rax, %%rdx\n\t"
 		"mov %%rax, %%rsi\n\tmov %%rax, %%rdi\n\tmov %%rax, %%r8\n\t"
@@ -101,6 +132,11 @@ int main(void)
 	}
 	if (memcmp(s.xin, s.xout, sizeof(s.xin))) {
 		puts("an xmm register changed");
+		return 1;
+	}
+	if (unwound != 2) {
+		puts(unwound ? "the unwinder got lost after main" :
+			       "the unwinder did not reach main");
 		return 1;
 	}
 	return 0;

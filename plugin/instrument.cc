@@ -326,6 +326,50 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 }
 
 /*
+ * In a function with shadows, appends to @seq the stores that copy into
+ * the volatile shadows what edge @id's operations changed: r by INIT and
+ * FOLD, a by INIT, ADD and SET, the activation number by INIT (which
+ * starts one with __pap_enter where there are shadows), the tracer's
+ * token only on the ENTRY edge.  A shadow changes exactly where its
+ * variable does, so at every call that may jump back it holds the value
+ * its variable had there, without a store on every edge.
+ */
+static void pap_shadow_seq(const struct pap_plan *plan, uint32_t id,
+			   const struct pap_emit *em, bool from_entry,
+			   gimple_seq *seq)
+{
+	bool r = false, a = false, act = false;
+	uint32_t k;
+
+	for (k = plan->op_off[id]; k < plan->op_off[id + 1]; k++) {
+		switch (plan->ops[k].kind) {
+		case PAP_OP_INIT:
+			r = a = act = true;
+			break;
+		case PAP_OP_FOLD:
+			r = true;
+			break;
+		case PAP_OP_ADD:
+		case PAP_OP_SET:
+			a = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (r)
+		gimple_seq_add_stmt(seq, gimple_build_assign(em->vr, em->r));
+	if (a)
+		gimple_seq_add_stmt(seq, gimple_build_assign(em->va, em->a));
+	if (act)
+		gimple_seq_add_stmt(seq, gimple_build_assign(em->vact,
+							     em->act));
+	if (from_entry && pap_opts.trace)
+		gimple_seq_add_stmt(seq, gimple_build_assign(em->vtok,
+							     em->tok));
+}
+
+/*
  * The oracle's calls for core edge @id: entering a block reports its GCC
  * number; the ENTRY edge opens an activation, an edge into EXIT (or a
  * FAKE edge, cut short) closes it.  No numbering is involved.
@@ -360,15 +404,8 @@ gimple_seq pap_edge_seq(const struct pap_plan *plan,
 
 	if (pap_opts.trace)
 		pap_trace_seq(g, id, em, &seq);
-	if (em->shadow && seq) {
-		gimple_seq_add_stmt(&seq, gimple_build_assign(em->vr, em->r));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(em->va, em->a));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(em->vact,
-							      em->act));
-		if (pap_opts.trace)
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->vtok, em->tok));
-	}
+	if (em->shadow)
+		pap_shadow_seq(plan, id, em, pe->src == g->cfg->entry, &seq);
 	return seq;
 }
 

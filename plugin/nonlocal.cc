@@ -16,8 +16,9 @@
  *    itself), and when the call returns, PAP_AT_BETWEEN: a longjmp that
  *    comes back then (from a signal handler) finds the path's state
  *    unknown, and the path is counted as lost, never recorded wrongly;
- *  - every edge's operations end by storing r, a and act into volatile
- *    copies, which so hold the path's state at the call that jumped;
+ *  - an edge whose operations change r, a or act ends by storing what
+ *    it changed into volatile copies, which so hold the path's state at
+ *    the call that jumped;
  *  - after the setjmp call, when `at` says a longjmp came back, or at the
  *    start of the nonlocal label's block, which only the goto reaches,
  *    inserted code reloads that state, performs the cut edge of the node

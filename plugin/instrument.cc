@@ -584,7 +584,7 @@ unsigned int pap_instrument_function(function *fun)
 		em.tally = pap_tally_var(em.tally_n);
 	} else if (!em.shadow && pap_opts.inline_fold) {
 		/* r is not bounded: the late pass tests r < tally_n */
-		em.tally_n = pap_opts.tally;
+		em.tally_n = MIN(pap_opts.tally, PAP_TALLY_UNBOUNDED);
 		em.tally = pap_tally_var(em.tally_n);
 	}
 	em.tally_addr = em.tally ? create_tmp_var(ptr_type_node, "pap_tp") :

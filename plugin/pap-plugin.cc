@@ -59,7 +59,8 @@ static struct plugin_info pap_plugin_info = {
 	"                        only near overflow (default), or always call\n"
 	"  tally=N               count the records of a function with at most\n"
 	"                        N path values in place, without a call\n"
-	"                        (default 4096; 0: always call)\n"
+	"                        (default 16384, at most 4096 where the plan\n"
+	"                        does not bound them; 0: always call)\n"
 	"  loop-count=register|memory\n"
 	"                        a loop without calls and with one path keeps\n"
 	"                        its count in a register and adds it (epp) or\n"
@@ -158,7 +159,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
-	pap_opts.tally = 4096;
+	pap_opts.tally = 16384;
 	pap_opts.loop_register = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;

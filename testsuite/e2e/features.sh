@@ -2,8 +2,9 @@
 # features.sh - a program with a 300-case switch, VLAs, alloca, nested
 # functions, computed goto and setjmp/longjmp, built with pap-gcc at -O0
 # and -O2 in every mode: same output as the plain build, and (pap, pap-epp)
-# decoded paths equal to the tracer's; and a C++ file that must build and
-# run as with plain g++.  TAP output.
+# decoded paths equal to the tracer's; a C++ file that must build and
+# run as with plain g++; counting in place against through the runtime,
+# and functions of many paths (manypaths.c).  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -14,7 +15,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 gcc -O2 -w "$src" -o plain && ./plain 400 >plain.out
-echo "1..13"
+echo "1..14"
 n=0
 fails=0
 for opt in -O0 -O2; do
@@ -108,6 +109,26 @@ for mode in pap-epp pap epp; do
 		fails=$((fails + 1))
 	fi
 done
+# more paths than counters used to go up to: paths13's 8192 counted in
+# place (the count's thunk is handed 8192 values), paths15's 32768
+# through the runtime; each path as often as manypaths.c's main takes it
+n=$((n + 1))
+rm -f pap.prof
+if PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=epp" "$papgcc" -O2 -w \
+	-save-temps=obj "$top_srcdir/testsuite/e2e/manypaths.c" -o many &&
+   ./many >/dev/null && grep -q 'pushq	\$8192$' many-manypaths.s &&
+   "$decode" --format=paths pap.prof >many.paths &&
+   [ "$(awk '$1 == "paths13" && $2 == 3 && $3 == 1' many.paths |
+	sort -u | wc -l)" -eq 8192 ] &&
+   [ "$(grep -c '^paths13 ' many.paths)" -eq 8192 ] &&
+   [ "$(awk '$1 == "paths15" && $2 == 1 && $3 == 1' many.paths |
+	sort -u | wc -l)" -eq 32768 ] &&
+   [ "$(grep -c '^paths15 ' many.paths)" -eq 32768 ]; then
+	echo "ok $n - epp: 8192 paths counted in place and 32768 through the runtime, each as often as taken"
+else
+	echo "not ok $n - epp: a function of 8192 or 32768 paths miscounted"
+	fails=$((fails + 1))
+fi
 n=$((n + 1))
 rm -f pap.prof
 if PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=epp" "$papgcc" -O2 -w -fPIC \

@@ -1,8 +1,9 @@
 /*
- * manypaths.c - functions with more acyclic paths than the default tally
- * of old (4096), for features.sh: paths13 has 2^13 and paths15 2^15, one
- * for each value of their argument's low bits, since each bit decides one
- * branch.  main calls paths13 with every 13-bit value K times and paths15
+ * manypaths.c - functions of many acyclic paths, for features.sh: paths13
+ * has 2^13 (counted in place by default) and paths15 2^15 (too many to
+ * count in place, so counted by the runtime), one for each value of
+ * their argument's low bits, since each bit decides one branch.  main
+ * calls paths13 with every 13-bit value K times and paths15
  * with every 15-bit value once, so in epp each of paths13's 8192 paths
  * must be counted K times and each of paths15's 32768 paths once,
  * whether counted in place or through the runtime.

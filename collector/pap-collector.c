@@ -60,7 +60,7 @@ static void usage(FILE *f)
 "                       (a power of two, default 65536)\n"
 "      --slots=N        records each producer thread counts in place\n"
 "                       before they go through its ring (0 or a power\n"
-"                       of two up to 65536, default 1024; 0 sends every\n"
+"                       of two up to 65536, default 4096; 0 sends every\n"
 "                       record through the ring)\n"
 "      --max-records=N  distinct records kept at most (default 4194304);\n"
 "                       more are counted as lost\n"
@@ -349,7 +349,7 @@ int main(int argc, char **argv)
 	char file[PATH_MAX], snap[PATH_MAX + 8], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char namebuf[32];
 	const char *out = NULL, *name = NULL;
-	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 1024;
+	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 4096;
 	int c, lossy = 0, verbose = 0, rc;
 	struct run r;
 	sigset_t set, old;

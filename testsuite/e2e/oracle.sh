@@ -14,7 +14,7 @@ papgcc=$top_builddir/plugin/pap-gcc
 decode=$top_builddir/decoder/pap-decode
 nprog=${PAP_E2E_PROGRAMS:-10}
 tmp=$(mktemp -d) || exit 1
-trap '[ -n "$PAP_KEEP" ] || rm -rf "$tmp"' EXIT
+trap '[ -n "${PAP_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cc=${CC:-gcc}
 
 # aggregate_trace, block_totals, trace_forms

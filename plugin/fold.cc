@@ -262,8 +262,8 @@ static void pap_clobber(vec<tree, va_gc> **list, const char *name)
  * activation.  The asm clobbers what a call does less those registers:
  * r10, r11, the flags, memory, the x87 and MMX registers, and where the
  * function may use AVX every vector and mask register; it takes its
- * operands in registers or as immediates.  It steps below the red zone first, since a function whose
- * only calls are such arms may use it.
+ * operands in registers or as immediates.  It steps below the red zone
+ * first, since a function whose only calls are such arms may use it.
  */
 static void pap_tally_preserving(gcall *call)
 {

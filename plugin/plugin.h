@@ -22,14 +22,15 @@ struct pap_options {
 	/* count records of functions with at most this many values in
 	 * place (0: never) */
 	unsigned tally;
-	/* of those, ones whose records the plan does not bound get this
-	 * many counters (at most tally) */
-#define PAP_TALLY_UNBOUNDED 4096u
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
 };
 
 extern struct pap_options pap_opts;
+
+/* Counters of a function that may break, whose records the plan does
+ * not bound (at most pap_opts.tally). */
+#define PAP_TALLY_UNBOUNDED 4096u
 
 /* A growable text buffer. */
 struct pap_text {

@@ -120,6 +120,9 @@ static void pap_keys_build_ctor(tree body)
 	cgraph_node::add_new_function(decl, false);
 	set_cfun(NULL);
 	current_function_decl = NULL_TREE;
+	/* lowered now, with a CFG, as the first IPA pass expects every
+	 * function to be (free_lang_data, under -flto) */
+	symtab->process_new_functions();
 }
 
 void pap_keys_finish(void *gcc_data, void *user_data)

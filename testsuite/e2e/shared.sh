@@ -22,7 +22,7 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
-echo "1..10"
+echo "1..11"
 
 # the plugins: two objects whose functions share a name, so that a
 # record of one taken for the other's (a key at a reused address)
@@ -223,6 +223,11 @@ run "four threads load and close at once, one runs host code" \
 	"$tmp/host" "$tmp/pa.so" "$tmp/pb.so" $args
 args="30 2 1 nodelete"
 run "RTLD_NODELETE" "$tmp/host" "$tmp/pa.so" "$tmp/pb.so" $args
+PAP_PLUGIN_ARGS=$trace "$papgcc" -O2 -flto -fPIC -shared pa.c -o pa-lto.so
+PAP_PLUGIN_ARGS=$trace "$papgcc" -O0 -flto -fPIC -shared pb.c -o pb-lto.so
+args="30 2 1 close"
+run "plugins built with -flto, at -O2 and -O0" \
+	"$tmp/host" "$tmp/pa-lto.so" "$tmp/pb-lto.so" $args
 need="plug_work collatz"
 args="40 2 0 close"
 run "a host without pap loads the runtime with the plugins" \

@@ -192,7 +192,7 @@ static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
 {
 	pap_tally_addr(seq, em);
 	gimple_seq_add_stmt(seq, gimple_build_call(pap_tally_decl, 5,
-		em->tally_addr, em->key, value, pap_cst(em->tally_n),
+		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot), value, pap_cst(em->tally_n),
 		build_int_cst(integer_type_node, bl)));
 }
 
@@ -204,7 +204,8 @@ static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
 {
 	pap_tally_addr(seq, em);
 	gimple_seq_add_stmt(seq, gimple_build_call(pap_end_decl, 5,
-		em->tally_addr, em->key, em->act, em->r,
+		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot),
+		em->act, em->r,
 		pap_cst(em->tally_n)));
 }
 
@@ -299,7 +300,9 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				pap_tally_call(&seq, em, em->d, 1);
 			else
 				gimple_seq_add_stmt(&seq, gimple_build_call(
-					pap_count_decl, 2, em->key, em->d));
+					pap_count_decl, 2,
+					pap_key_arg(&seq, em->key,
+						    em->key_slot), em->d));
 			break;
 		case PAP_OP_RECORD:
 			if (em->tally && complete) {
@@ -310,12 +313,15 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				break;
 			}
 			if (em->lean)
-				g = gimple_build_call(pap_path_decl, 3, em->key,
-					em->r, build_int_cst(integer_type_node,
+				g = gimple_build_call(pap_path_decl, 3,
+					pap_key_arg(&seq, em->key,
+						    em->key_slot), em->r, build_int_cst(integer_type_node,
 							     complete));
 			else
 				g = gimple_build_call(pap_record_decl, 4,
-					em->key, em->act, em->r,
+					pap_key_arg(&seq, em->key,
+						    em->key_slot),
+					em->act, em->r,
 					build_int_cst(integer_type_node,
 						      complete));
 			gimple_seq_add_stmt(&seq, g);
@@ -381,7 +387,7 @@ static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
 
 	if (pe->src == g->cfg->entry) {
 		gimple *call = gimple_build_call(pap_trace_begin_decl, 1,
-						 em->key);
+			pap_key_arg(seq, em->key, em->key_slot));
 
 		gimple_call_set_lhs(call, em->tok);
 		gimple_seq_add_stmt(seq, call);
@@ -569,6 +575,7 @@ unsigned int pap_instrument_function(function *fun)
 	em.d = create_tmp_var(pap_u64, "pap_d");
 	em.act = create_tmp_var(pap_u64, "pap_act");
 	em.key = build_string_literal(strlen(key) + 1, key);
+	em.key_slot = pap_key_slot(em.key);
 	em.tok = create_tmp_var(pap_u64, "pap_tok");
 	em.restart = plan->restart;
 	em.shadow = false;

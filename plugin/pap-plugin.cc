@@ -279,7 +279,11 @@ int plugin_init(struct plugin_name_args *info,
 					pap_inline_folds), "optimized");
 	register_callback(info->base_name, PLUGIN_FINISH_UNIT, pap_finish_unit,
 			  NULL);
+	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
+			  pap_keys_finish, NULL);
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)pap_gc_roots());
+	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+			  (void *)pap_keys_gc_roots());
 	return 0;
 }

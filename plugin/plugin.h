@@ -42,6 +42,20 @@ void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pap_text_free(struct pap_text *t);
 
+/*
+ * keys.cc.  The static slot code for a shared object passes instead of
+ * the key string @literal (an ADDR_EXPR), or NULL_TREE when this
+ * compilation is for an executable and passes @literal itself.
+ */
+tree pap_key_slot(tree literal);
+/* What a call in @seq passes as the key: @key, or a load of @slot
+ * appended to @seq. */
+tree pap_key_arg(gimple_seq *seq, tree key, tree slot);
+/* PLUGIN_ALL_IPA_PASSES_START: the unit's constructor that points its
+ * slots at the runtime's copies (__pap_intern). */
+void pap_keys_finish(void *gcc_data, void *user_data);
+const struct ggc_root_tab *pap_keys_gc_roots(void);
+
 /* instrument.cc: the pass body for one function; 0 or a TODO mask. */
 unsigned int pap_instrument_function(function *fun);
 /*

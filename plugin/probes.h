@@ -12,6 +12,9 @@
 /* The locals instrumented code keeps, and what it passes the runtime. */
 struct pap_emit {
 	tree r, a, d, act, key;
+	/* code for a shared object: the static slot that holds the key
+	 * (keys.cc); NULL_TREE: @key is passed as it is */
+	tree key_slot;
 	tree tok;		/* trace: the activation's trace depth */
 	uint64_t restart;
 	/* functions a longjmp or nonlocal goto comes back into: volatile

@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 6.  The plugin emits a function's probe operations (see
+ * Version 8.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -69,7 +69,16 @@
  * frame byte that tells __pap_end's inline test a fold called the
  * runtime.
  * fn is a string "ASMNAME:CHECKSUM[:METAFILE]" naming the function and
- * the metadata file that describes it.
+ * the metadata file that describes it.  Code for an executable passes
+ * its own string.  Code for a shared object (-fPIC) passes the value of
+ * a static slot that starts out pointing at its own string, and which a
+ * constructor of its translation unit (priority 100, before any of the
+ * program's) sets once to
+ *
+ *   slot = __pap_intern(slot)
+ *       the runtime's copy of the key (ABI 8): one address per distinct
+ *       key for the process's life, which no dlclose unmaps and no
+ *       object loaded later reuses.
  */
 #ifndef PAP_ABI_H
 #define PAP_ABI_H
@@ -78,12 +87,13 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 7
+#define PAP_ABI_VERSION 8
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+PAP_API const char *__pap_intern(const char *key);
 PAP_API uint64_t __pap_enter(void);
 PAP_API uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 			    uint32_t site, uint64_t restart);

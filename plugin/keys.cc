@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * keys.cc - the function keys of code for shared objects.
+ *
+ * The runtime keys what it keeps about a function by the address of the
+ * function's key string (pap/abi.h).  In an executable that string lives
+ * as long as the process.  In a shared object it is unmapped at dlclose,
+ * and the next object loaded may put another key at the same address.
+ * So code compiled for a shared object (flag_shlib) passes the runtime
+ * the value of a static slot instead:
+ *
+ *   static const char *pap_key.N = "f:0123456789abcdef:a.papm";
+ *   ...   tmp = pap_key.N;  __pap_record (tmp, act, r, 1);
+ *
+ * and one constructor per translation unit, run before any of the
+ * program's (priority 100), points every slot at the runtime's own copy:
+ *
+ *   pap_key.N = __pap_intern (pap_key.N);
+ *
+ * Until it has run (code called from another object's constructor) the
+ * slot holds the object's own string, which is the key executables pass.
+ */
+#include "gcc-common.h"
+#include "plugin.h"
+
+/* Priority of the constructor: reserved for the implementation (<= 100),
+ * so it runs before the program's own constructors in the object. */
+#define PAP_KEYS_PRIORITY 100
+
+static tree pap_intern_decl;
+/* this unit's slots, a TREE_LIST, newest first */
+static tree pap_key_slots;
+
+#define PAP_KEYS_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
+			   &gt_pch_nx_tree_node }
+static const struct ggc_root_tab pap_keys_roots[] = {
+	PAP_KEYS_ROOT(pap_intern_decl), PAP_KEYS_ROOT(pap_key_slots),
+	LAST_GGC_ROOT_TAB
+};
+
+const struct ggc_root_tab *pap_keys_gc_roots(void)
+{
+	return pap_keys_roots;
+}
+
+static tree pap_key_type(void)
+{
+	return build_pointer_type(build_qualified_type(char_type_node,
+						       TYPE_QUAL_CONST));
+}
+
+tree pap_key_slot(tree literal)
+{
+	tree var;
+
+	if (!flag_shlib)
+		return NULL_TREE;
+	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			 create_tmp_var_name("pap_key"), pap_key_type());
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	TREE_USED(var) = 1;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	DECL_INITIAL(var) = literal;
+	varpool_node::finalize_decl(var);
+	pap_key_slots = tree_cons(NULL_TREE, var, pap_key_slots);
+	return var;
+}
+
+tree pap_key_arg(gimple_seq *seq, tree key, tree slot)
+{
+	tree tmp;
+
+	if (!slot)
+		return key;
+	tmp = create_tmp_var(pap_key_type(), "pap_k");
+	gimple_seq_add_stmt(seq, gimple_build_assign(tmp, slot));
+	return tmp;
+}
+
+/*
+ * A static constructor of this unit, at PAP_KEYS_PRIORITY, whose body is
+ * the GENERIC @body; never instrumented itself.
+ */
+static void pap_keys_build_ctor(tree body)
+{
+	tree type = build_function_type_list(void_type_node, NULL_TREE);
+	tree decl, result, block;
+
+	decl = build_decl(input_location, FUNCTION_DECL,
+			  create_tmp_var_name("pap_keys"), type);
+	result = build_decl(input_location, RESULT_DECL, NULL_TREE,
+			    void_type_node);
+	DECL_ARTIFICIAL(result) = 1;
+	DECL_IGNORED_P(result) = 1;
+	DECL_CONTEXT(result) = decl;
+	DECL_RESULT(decl) = result;
+	block = make_node(BLOCK);
+	BLOCK_SUPERCONTEXT(block) = decl;
+	TREE_USED(block) = 1;
+	DECL_INITIAL(decl) = block;
+	TREE_STATIC(decl) = 1;
+	TREE_PUBLIC(decl) = 0;
+	TREE_USED(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	DECL_IGNORED_P(decl) = 1;
+	DECL_UNINLINABLE(decl) = 1;
+	DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT(decl) = 1;
+	DECL_ATTRIBUTES(decl) = tree_cons(
+		get_identifier("no_instrument_function"), NULL_TREE,
+		NULL_TREE);
+	DECL_SAVED_TREE(decl) = body;
+	DECL_STATIC_CONSTRUCTOR(decl) = 1;
+	decl_init_priority_insert(decl, PAP_KEYS_PRIORITY);
+	allocate_struct_function(decl, false);
+	current_function_decl = decl;
+	cfun->function_end_locus = input_location;
+	gimplify_function_tree(decl);
+	cgraph_node::add_new_function(decl, false);
+	set_cfun(NULL);
+	current_function_decl = NULL_TREE;
+	/* lowered now, with a CFG, as the first IPA pass expects every
+	 * function to be (free_lang_data, under -flto) */
+	symtab->process_new_functions();
+}
+
+void pap_keys_finish(void *gcc_data, void *user_data)
+{
+	tree body = NULL_TREE, l;
+
+	(void)gcc_data;
+	(void)user_data;
+	if (!pap_key_slots)
+		return;
+	if (!pap_intern_decl) {
+		pap_intern_decl = build_fn_decl("__pap_intern",
+			build_function_type_list(pap_key_type(),
+						 pap_key_type(), NULL_TREE));
+		TREE_NOTHROW(pap_intern_decl) = 1;
+		DECL_ARTIFICIAL(pap_intern_decl) = 1;
+	}
+	for (l = pap_key_slots; l; l = TREE_CHAIN(l)) {
+		tree slot = TREE_VALUE(l);
+
+		append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(slot),
+			slot, build_call_expr(pap_intern_decl, 1, slot)),
+			&body);
+	}
+	pap_key_slots = NULL_TREE;
+	pap_keys_build_ctor(body);
+}

@@ -10,7 +10,7 @@
 # profile must decode and name the program's hot functions.
 #
 # Quick by default (make check: coremark 2,000 iterations, zlib's tests
-# on 500 KB, lua's suite for users plus main.lua and attrib.lua);
+# on 256 KB, lua's suite for users plus main.lua and attrib.lua);
 # PAP_REAL_FULL=1 runs everything (make soak-real: coremark 20,000
 # iterations, zlib on 4 MB, lua's whole suite).  A program whose sources
 # are absent is skipped with a message.  PAP_KEEP=1 keeps the work
@@ -25,7 +25,7 @@ jobs=2
 if [ -n "$full" ]; then
 	cm_iter=20000 zlib_bytes=4000000
 else
-	cm_iter=2000 zlib_bytes=500000
+	cm_iter=2000 zlib_bytes=256000
 fi
 # main.lua's tests of the interactive interpreter need readline
 if [ -f /usr/include/readline/readline.h ]; then

@@ -83,7 +83,9 @@ timings=$tmp/timings
 record() { printf '%-9s %-34s %s\n' "$1" "$2" "$3" >>"$timings"; }
 
 echo "1..18"
-note "mode: ${full:+full}${full:-quick}; plain compiler $cc; sources: $realprog"
+mode=quick
+[ -z "$full" ] || mode=full
+note "mode: $mode; plain compiler $cc; sources: $realprog"
 
 # lost PROFILE: the records it reports lost
 lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }

@@ -52,9 +52,10 @@ coll=$top_builddir/collector/pap-collector
 cc=$(sed -n 's/^cc=\${PAP_CC:-\(.*\)}$/\1/p' "$papgcc" 2>/dev/null)
 cc=${PAP_CC:-${cc:-gcc}}
 realprog=${PAP_REALPROG:-$top_srcdir/../shared/realprog}
-# make check's variables (TESTS=..., -j and the jobserver) must not reach
-# the programs' own makefiles
-unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS CPPFLAGS LDFLAGS
+# make check's variables (TESTS=..., which lua's makefile uses too, -j
+# and the jobserver) and the user's compiler settings must not reach the
+# programs' own builds
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES TESTS CC CFLAGS CPPFLAGS LDFLAGS LIBS
 unset PAP_COLLECTOR PAP_PROFILE PAP_TEST_KILL PAP_COLLECTOR_LOSSY
 export full cm_iter lua_rl lua_rllib
 

@@ -63,8 +63,9 @@ lua_tar=$realprog/lua-5.4.7.tar.gz
 cm_tar=$realprog/coremark-d5fad6b.tar.gz
 bu_tar=$(ls /usr/src/binutils/binutils-*.tar.* 2>/dev/null | head -n 1)
 why_lua= why_cm= why_zlib=
-[ -f "$lua_tar" ] || why_lua="no $lua_tar (../shared/realprog/ is not beside the source tree; PAP_REALPROG names another folder)"
-[ -f "$cm_tar" ] || why_cm="no $cm_tar (../shared/realprog/ is not beside the source tree; PAP_REALPROG names another folder)"
+where="in $realprog (PAP_REALPROG; by default ../shared/realprog/ beside the source tree)"
+[ -f "$lua_tar" ] || why_lua="no lua-5.4.7.tar.gz $where"
+[ -f "$cm_tar" ] || why_cm="no coremark-d5fad6b.tar.gz $where"
 if [ -z "$bu_tar" ]; then
 	why_zlib="zlib comes from Debian's binutils-source, not installed (scripts/install-deps.sh)"
 elif ! command -v cmake >/dev/null; then

@@ -23,9 +23,9 @@ self=$here/realprog.sh
 full=${PAP_REAL_FULL:-}
 jobs=2
 if [ -n "$full" ]; then
-	cm_iter=20000 zlib_bytes=4000000
+	cm_iter=20000 zlib_bytes=4000000 limit=1800
 else
-	cm_iter=2000 zlib_bytes=256000
+	cm_iter=2000 zlib_bytes=256000 limit=600
 fi
 # main.lua's tests of the interactive interpreter need readline
 if [ -f /usr/include/readline/readline.h ]; then
@@ -94,7 +94,8 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 
 # inst_run PROG SINK TREE OUT [INPUT]: PROG's tests on the pap-gcc build in
 # TREE with the file sink (SINK=file) or under pap-collector
-# (SINK=collector), results in OUT, profile OUT.prof; leaves rc, secs
+# (SINK=collector), results in OUT, profile OUT.prof, within $limit
+# seconds (then the results say status 124 or nothing); leaves rc, secs
 # and strays (pap.prof files in TREE: processes whose records missed
 # the profile)
 inst_run() {
@@ -105,9 +106,9 @@ inst_run() {
 	find "$tree" -name 'pap.prof*' -exec rm -f {} +
 	t0=$(now)
 	if [ "$sink" = file ]; then
-		PAP_PROFILE=$out.prof sh "$self" run "$prog" "$tree" "$out" "$@"
+		PAP_PROFILE=$out.prof timeout -k 10 "$limit" sh "$self" run "$prog" "$tree" "$out" "$@"
 	else
-		"$coll" -o "$out.prof" -- sh "$self" run "$prog" "$tree" "$out" "$@"
+		timeout -k 10 "$limit" "$coll" -o "$out.prof" -- sh "$self" run "$prog" "$tree" "$out" "$@"
 	fi >"$out.log" 2>&1
 	rc=$?
 	secs=$(since "$t0")
@@ -118,7 +119,7 @@ plain_run() { # PROG TREE OUT [INPUT]
 	shift 3
 	mkdir -p "$out"
 	t0=$(now)
-	sh "$self" run "$prog" "$tree" "$out" "$@" >"$out.log" 2>&1
+	timeout -k 10 "$limit" sh "$self" run "$prog" "$tree" "$out" "$@" >"$out.log" 2>&1
 	secs=$(since "$t0")
 }
 # same_results PLAIN OUT: every .cmp file of the plain run equals the

@@ -113,7 +113,7 @@ run_zlib_shared() { # BUILD OUT INPUT
 # modules of its test suite (testes/libs, shared objects built with
 # -shared), and its test suite.  Quick: all.lua for users (_U: no long,
 # non-portable or internal tests), then main.lua (the stand-alone
-# interpreter: a hundred child processes, `env -i`, signals) and
+# interpreter: some seventy child processes, `env -i`, signals) and
 # attrib.lua (require and the C modules: dlopen and dlclose) on their
 # own.  Full: all.lua with every test.  math.randomseed() without
 # arguments (all.lua's) takes a fixed seed, so that the output of tests

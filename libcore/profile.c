@@ -12,6 +12,7 @@
 
 #include "bpack.h"
 #include "diag.h"
+#include "fnkey.h"
 #include "profile.h"
 #include "util.h"
 
@@ -433,19 +434,12 @@ static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 	return PAP_OK;
 }
 
-/* Is [s, s+n) shaped like ASMNAME:HEX16[:METAFILE]? */
+/* Is [s, s+n) a function key (fnkey.h)? */
 static int prof_key_ok(const char *s, size_t n)
 {
-	const char *c = memchr(s, ':', n);
-	size_t i, k;
+	struct pap_fnkey k;
 
-	if (!c || c == s)
-		return 0;
-	k = (size_t)(c - s) + 1;
-	for (i = 0; k + i < n && s[k + i] != ':'; i++)
-		if (!strchr("0123456789abcdef", s[k + i]))
-			return 0;
-	return i == 16;
+	return !pap_fnkey_split(s, n, &k);
 }
 
 /* One record line after its kind letter; adds it to @p. */
@@ -457,7 +451,7 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 	size_t nrec;
 	const char *s;
 	size_t n;
-	char fn[4608];
+	char fn[PAP_FNKEY_MAX];
 	uint64_t complete = 1, count, value, nbps = 0, i, site;
 	int err;
 

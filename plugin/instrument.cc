@@ -630,10 +630,8 @@ unsigned int pap_instrument_function(function *fun)
 	TREE_READONLY(fun->decl) = 0;
 	DECL_LOOPING_CONST_OR_PURE_P(fun->decl) = 0;
 
-	pap_text_printf(&pap_meta, "function %s\nfile %s\nmode %s\n%s%s"
-			"checksum %016llx\nend\n", asmname, file,
-			pap_mode_name(plan->mode), graph.s, lines.s,
-			(unsigned long long)checksum);
+	pap_meta_add_fn(asmname, file, plan->mode, graph.s, lines.s,
+			checksum);
 	if (pap_opts.verbose)
 		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: %s", asmname,
 		       plan->note);

@@ -13,6 +13,7 @@
 
 #include "decode.h"
 #include "decoder.h"
+#include "fnkey.h"
 #include "textfile.h"
 
 void decoder_init(struct decoder *d)
@@ -109,22 +110,21 @@ static void scan_dirs(struct decoder *d)
 	}
 }
 
-/* Splits "ASM:SUM[:META]" in place. */
-static int split_key(char *key, char **name, uint64_t *sum, char **meta)
+/* Splits @key into @buf (PAP_FNKEY_MAX bytes): its name and metadata
+ * file as strings there (*@meta NULL: none), and its checksum. */
+static int split_key(const char *key, char *buf, char **name, uint64_t *sum,
+		     char **meta)
 {
-	char *c1 = strchr(key, ':'), *c2, *end;
+	struct pap_fnkey k;
+	size_t n = strlen(key);
 
-	if (!c1)
+	if (n >= PAP_FNKEY_MAX || pap_fnkey_split(key, n, &k))
 		return -1;
-	*c1 = 0;
-	*name = key;
-	c2 = strchr(c1 + 1, ':');
-	if (c2)
-		*c2 = 0;
-	*sum = strtoull(c1 + 1, &end, 16);
-	if (*end || end == c1 + 1)
-		return -1;
-	*meta = c2 ? c2 + 1 : NULL;
+	memcpy(buf, key, n + 1);
+	buf[k.name_len] = 0;
+	*name = buf;
+	*sum = k.checksum;
+	*meta = k.meta ? buf + (k.meta - key) : NULL;
 	return 0;
 }
 
@@ -143,7 +143,7 @@ static void remember_failed(struct decoder *d, const char *key)
 
 struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 {
-	char buf[4608], *name, *meta;
+	char buf[PAP_FNKEY_MAX], *name, *meta;
 	uint64_t sum;
 	struct pap_meta_fn *fn;
 	size_t i;
@@ -153,8 +153,7 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 	for (i = 0; i < d->nfailed; i++)
 		if (!strcmp(d->failed[i], key))
 			return NULL;
-	strcpy(buf, key);
-	if (split_key(buf, &name, &sum, &meta)) {
+	if (split_key(key, buf, &name, &sum, &meta)) {
 		fprintf(stderr, "%s: error: bad function key '%s'\n", pap_prog,
 			key);
 		remember_failed(d, key);

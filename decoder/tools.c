@@ -14,6 +14,7 @@
 #include <pap/version.h>
 
 #include "decoder.h"
+#include "fnkey.h"
 #include "textfile.h"
 
 /* One function seen while merging: name and metadata file, checksum, and
@@ -29,21 +30,17 @@ struct seen {
 	size_t n, cap, last;
 };
 
-/* Splits key "ASM:SUM[:META]" into an id without the checksum; -1 if the
- * key is malformed. */
+/* The function of @key without its checksum, "ASM:[META]", into @id;
+ * its checksum into *@sum; -1 if the key is malformed. */
 static int key_id(const char *key, char *id, size_t idlen, uint64_t *sum)
 {
-	const char *c1 = strchr(key, ':'), *c2;
-	char *end;
+	struct pap_fnkey k;
 
-	if (!c1)
+	if (pap_fnkey_split(key, strlen(key), &k))
 		return -1;
-	c2 = strchr(c1 + 1, ':');
-	*sum = strtoull(c1 + 1, &end, 16);
-	if (end == c1 + 1 || (c2 ? end != c2 : *end))
-		return -1;
-	if (snprintf(id, idlen, "%.*s:%s", (int)(c1 - key), key,
-		     c2 ? c2 + 1 : "") >= (int)idlen)
+	*sum = k.checksum;
+	if (snprintf(id, idlen, "%.*s:%.*s", (int)k.name_len, k.name,
+		     (int)k.meta_len, k.meta ? k.meta : "") >= (int)idlen)
 		return -1;
 	return 0;
 }
@@ -53,7 +50,7 @@ static int key_id(const char *key, char *id, size_t idlen, uint64_t *sum)
 static int check_sums(struct seen *s, const struct pap_profile *p,
 		      const char *file)
 {
-	char id[4608];
+	char id[PAP_FNKEY_MAX];
 	size_t i, j;
 	uint64_t sum;
 

@@ -2,6 +2,7 @@
 /*
  * meta.c - the metadata reader.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,17 @@ out:
 	return r;
 }
 
+int pap_meta_format_fn(char *buf, size_t size, const char *name,
+		       const char *file, enum pap_mode mode,
+		       const char *graph, const char *lines,
+		       uint64_t checksum)
+{
+	return snprintf(buf, size, "function %s\nfile %s\nmode %s\n%s%s"
+			"checksum %016llx\nend\n", name, file,
+			pap_mode_name(mode), graph, lines,
+			(unsigned long long)checksum);
+}
+
 int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		   char *err, size_t errlen)
 {
@@ -213,12 +225,13 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 	size_t first = m->nfns;
 	int r = PAP_OK;
 
-	if (strncmp(text, "pap-meta 1\n", 11))
+	if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
 		return meta_error(err, errlen, file, 1, strncmp(text,
-				  "pap-meta ", 9) ? "not pap metadata" :
+				  PAP_META_MAGIC, strlen(PAP_META_MAGIC)) ?
+				  "not pap metadata" :
 				  "metadata version not supported (this pap "
 				  "reads version 1)");
-	p += 11;
+	p += strlen(PAP_META_HEADER);
 	while (*p && !r) {
 		const char *end = strstr(p, "\nend\n");
 		const char *q;

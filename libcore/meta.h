@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meta.h - reading the plugin's per-unit metadata (NAME.papm).
+ * meta.h - the plugin's per-unit metadata (NAME.papm): written by the
+ * plugin, read by the decoder.
  *
  * Format (text, version 1; doc/formats.md): "pap-meta 1", then for each
  * instrumented function
@@ -19,6 +20,22 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The first line of a metadata file, and what comes before its version. */
+#define PAP_META_HEADER "pap-meta 1\n"
+#define PAP_META_MAGIC "pap-meta "
+
+/*
+ * One function's entry of a metadata file, as the reader above reads it:
+ * function @name from source @file, planned in @mode, with its @graph
+ * and @lines text (each line ending in a newline) and their @checksum.
+ * Into @buf as snprintf writes: the entry's length, however much of it
+ * fits in @size bytes.
+ */
+int pap_meta_format_fn(char *buf, size_t size, const char *name,
+		       const char *file, enum pap_mode mode,
+		       const char *graph, const char *lines,
+		       uint64_t checksum);
 
 struct pap_meta_fn {
 	char *name;		/* assembler name */

@@ -12,6 +12,7 @@
 
 #include "bpack.h"
 #include "diag.h"
+#include "fnkey.h"
 #include "profile.h"
 #include "util.h"
 
@@ -433,23 +434,16 @@ static int prof_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 	return PAP_OK;
 }
 
-/* Is [s, s+n) shaped like ASMNAME:HEX16[:METAFILE]? */
+/* Is [s, s+n) a function key (fnkey.h)? */
 static int prof_key_ok(const char *s, size_t n)
 {
-	const char *c = memchr(s, ':', n);
-	size_t i, k;
+	struct pap_fnkey k;
 
-	if (!c || c == s)
-		return 0;
-	k = (size_t)(c - s) + 1;
-	for (i = 0; k + i < n && s[k + i] != ':'; i++)
-		if (!strchr("0123456789abcdef", s[k + i]))
-			return 0;
-	return i == 16;
+	return !pap_fnkey_split(s, n, &k);
 }
 
-/* One record line after its kind letter; adds it to @p. */
-static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
+/* One record line of @kind after its letter; adds it to @p. */
+static int prof_line(struct prof_lexer *lx, struct pap_profile *p, int kind,
 		     int version, struct pap_breakpoint **bps, size_t *cap,
 		     struct pap_bpack_buf *pack)
 {
@@ -457,7 +451,7 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 	size_t nrec;
 	const char *s;
 	size_t n;
-	char fn[4608];
+	char fn[PAP_FNKEY_MAX];
 	uint64_t complete = 1, count, value, nbps = 0, i, site;
 	int err;
 
@@ -468,14 +462,16 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 				  (int)(n > 60 ? 60 : n), s);
 	memcpy(fn, s, n);
 	fn[n] = 0;
-	if (kind == 'p' && (err = prof_u64(lx, &complete, "completeness")))
+	if (kind == PAP_REC_PATH &&
+	    (err = prof_u64(lx, &complete, "completeness")))
 		return err;
 	if (complete > 1)
 		return prof_error(lx, "completeness must be 0 or 1");
 	if ((err = prof_u64(lx, &count, "count")) ||
-	    (err = prof_u64(lx, &value, kind == 'p' ? "final value" : "id")))
+	    (err = prof_u64(lx, &value, kind == PAP_REC_PATH ? "final value" :
+						      "id")))
 		return err;
-	if (kind == 'p') {
+	if (kind == PAP_REC_PATH) {
 		if ((err = prof_u64(lx, &nbps, "breakpoint count")))
 			return err;
 		if (nbps > UINT32_MAX)
@@ -521,9 +517,8 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, char kind,
 	if (version < 3 && nrec > PAP_BPACK_SHORT &&
 	    !(rec = pap_bpack_old(pack, *bps, &nrec)))
 		return PAP_ENOMEM;
-	return pap_profile_add(p, fn, kind == 'p' ? PAP_REC_PATH : PAP_REC_BL,
-			       (uint8_t)complete, value, rec, (uint32_t)nrec,
-			       count);
+	return pap_profile_add(p, fn, (uint8_t)kind, (uint8_t)complete, value,
+			       rec, (uint32_t)nrec, count);
 }
 
 /* A lost-record line "l COUNT" after its letter; adds to @p's count. */
@@ -583,13 +578,15 @@ static int prof_body(struct prof_parse *ps, const char *text)
 			lx->line++;
 			continue;
 		}
-		if (kind == 'l' && ps->version >= 2 && *lx->p == ' ')
+		if (kind == PAP_PROFILE_LOST_LETTER && ps->version >= 2 &&
+		    *lx->p == ' ')
 			r = prof_lost(lx, &ps->tmp);
-		else if ((kind != 'p' && kind != 'b') || *lx->p != ' ')
+		else if (pap_rec_of_letter(kind) < 0 || *lx->p != ' ')
 			r = prof_error(lx, "unknown record");
 		else
-			r = prof_line(lx, &ps->tmp, kind, ps->version, &ps->bps,
-				      &ps->cap, &ps->pack);
+			r = prof_line(lx, &ps->tmp, pap_rec_of_letter(kind),
+				      ps->version, &ps->bps, &ps->cap,
+				      &ps->pack);
 		if (!r && *lx->p == '\n') {
 			lx->p++;
 			lx->line++;
@@ -1051,6 +1048,7 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	struct prof_order *order;
 	struct prof_out *o;
 	uint32_t *rank, k;
+	char letter[2] = { 0, ' ' };
 	size_t i;
 
 	order = malloc((p->nrecs + 1) * sizeof(*order));
@@ -1078,7 +1076,9 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	prof_put_str(o, "pap-profile", 11);
 	prof_put_num(o, prof_version(p));
 	if (p->lost) {
-		prof_put_str(o, "\nl", 2);
+		letter[0] = PAP_PROFILE_LOST_LETTER;
+		prof_put_str(o, "\n", 1);
+		prof_put_str(o, letter, 1);
 		prof_put_num(o, p->lost);
 	}
 	prof_put_str(o, "\n", 1);
@@ -1093,7 +1093,8 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 			__builtin_prefetch(order[i + PROF_AHEAD].r->bps);
 		if (!r->count)
 			continue;
-		prof_put_str(o, r->kind == PAP_REC_BL ? "b " : "p ", 2);
+		letter[0] = pap_rec_letter(r->kind);
+		prof_put_str(o, letter, 2);
 		prof_put_str(o, r->fn, strlen(r->fn));
 		if (r->kind == PAP_REC_PATH)
 			prof_put_num(o, r->complete);

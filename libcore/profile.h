@@ -25,6 +25,8 @@
 
 #include <stdio.h>
 
+#include <pap/records.h>
+
 #include "decode.h"
 
 #ifdef __cplusplus
@@ -37,10 +39,8 @@ extern "C" {
 #define PAP_PROFILE_VERSION_NOREPEAT 2
 #define PAP_PROFILE_VERSION_NOLOSS 1
 
-enum pap_rec_kind {
-	PAP_REC_PATH = 0,
-	PAP_REC_BL = 1,
-};
+/* the letter of a profile file's lost-records line */
+#define PAP_PROFILE_LOST_LETTER 'l'
 
 struct pap_prof_rec {
 	char *fn;		/* the profile's copy: names[name] */

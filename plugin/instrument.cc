@@ -6,6 +6,7 @@
 #include "plugin.h"
 
 #include "cfgtext.h"
+#include "fnkey.h"
 #include "meta.h"
 #include "model.h"
 #include "probes.h"
@@ -516,7 +517,7 @@ unsigned int pap_instrument_function(function *fun)
 	unsigned char *placed = NULL;
 	auto_vec<edge> moved;
 	const char *asmname, *file, *why = NULL;
-	char err[256], key[4600];
+	char err[256], key[PAP_FNKEY_MAX];
 	uint64_t checksum;
 	uint32_t id;
 	int r, have_graph = 0;
@@ -562,14 +563,7 @@ unsigned int pap_instrument_function(function *fun)
 		goto out;
 	}
 	pap_declare_runtime();
-	/* ASMNAME:CHECKSUM[:METAFILE]; the profile format has no spaces */
-	snprintf(key, sizeof(key), "%s:%016llx", asmname,
-		 (unsigned long long)checksum);
-	if (!strpbrk(pap_meta_path(), " \t\n") &&
-	    strlen(key) + strlen(pap_meta_path()) + 2 < sizeof(key)) {
-		strcat(key, ":");
-		strcat(key, pap_meta_path());
-	}
+	pap_fnkey_format(key, sizeof(key), asmname, checksum, pap_meta_path());
 	em.r = create_tmp_var(pap_u64, "pap_r");
 	em.a = create_tmp_var(pap_u64, "pap_a");
 	em.d = create_tmp_var(pap_u64, "pap_d");
@@ -636,10 +630,8 @@ unsigned int pap_instrument_function(function *fun)
 	TREE_READONLY(fun->decl) = 0;
 	DECL_LOOPING_CONST_OR_PURE_P(fun->decl) = 0;
 
-	pap_text_printf(&pap_meta, "function %s\nfile %s\nmode %s\n%s%s"
-			"checksum %016llx\nend\n", asmname, file,
-			pap_mode_name(plan->mode), graph.s, lines.s,
-			(unsigned long long)checksum);
+	pap_meta_add_fn(asmname, file, plan->mode, graph.s, lines.s,
+			checksum);
 	if (pap_opts.verbose)
 		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: %s", asmname,
 		       plan->note);

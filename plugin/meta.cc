@@ -5,7 +5,10 @@
 #include "gcc-common.h"
 #include "plugin.h"
 
-struct pap_text pap_meta;
+#include "meta.h"
+
+/* the entries of the unit's instrumented functions, in order */
+static struct pap_text pap_meta;
 
 void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 {
@@ -61,6 +64,23 @@ const char *pap_meta_path(void)
 	return path.s;
 }
 
+void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
+		     const char *graph, const char *lines, uint64_t checksum)
+{
+	int n = pap_meta_format_fn(NULL, 0, name, file, mode, graph, lines,
+				   checksum);
+
+	if (n < 0)
+		return;
+	if (pap_meta.cap - pap_meta.len <= (size_t)n) {
+		pap_meta.cap = pap_meta.cap * 2 + (size_t)n + 256;
+		pap_meta.s = XRESIZEVEC(char, pap_meta.s, pap_meta.cap);
+	}
+	pap_meta.len += pap_meta_format_fn(pap_meta.s + pap_meta.len,
+					   pap_meta.cap - pap_meta.len, name,
+					   file, mode, graph, lines, checksum);
+}
+
 /* Writes the unit's metadata atomically: a temporary file renamed. */
 void pap_meta_write(void)
 {
@@ -76,7 +96,7 @@ void pap_meta_write(void)
 		error("pap: cannot write %qs: %m", tmp.s);
 		goto out;
 	}
-	fprintf(f, "pap-meta 1\n");
+	fputs(PAP_META_HEADER, f);
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
 	if (fclose(f) || rename(tmp.s, path)) {
 		error("pap: cannot write %qs: %m", path);

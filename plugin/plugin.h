@@ -118,8 +118,10 @@ struct pap_loop_fold;
 struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id);
 void pap_loop_fold_apply(struct pap_loop_fold *lf);
 
-/* meta.cc: metadata of the translation unit */
-extern struct pap_text pap_meta;
+/* meta.cc: metadata of the translation unit.  Adds one instrumented
+ * function's entry (libcore/meta.h); writes the whole file. */
+void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
+		     const char *graph, const char *lines, uint64_t checksum);
 void pap_meta_write(void);
 const char *pap_meta_path(void);
 

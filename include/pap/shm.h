@@ -2,7 +2,7 @@
 /*
  * pap/shm.h - the shared-memory transport between libpaprt and
  * pap-collector: segment, ring, slot, tally and record layout (version
- * 2.1).
+ * 2.2).
  *
  * One definition for every reader and writer: the runtime (producer), the
  * collector, the ring parser in libcore/ring.c, the tests and the fuzz
@@ -95,6 +95,8 @@
 
 #include <stdint.h>
 
+#include <pap/records.h>
+
 /* "PAPSHM" + major 2: reads as PAP_SHM_MAGIC_SWAPPED on the other order */
 #define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
@@ -112,10 +114,12 @@
 #define PAP_SHM_MAX_COUNT	(1ull << 48)
 
 enum pap_shm_tag {
-	PAP_SHM_FN = 1,
-	PAP_SHM_PATH = 2,
-	PAP_SHM_BL = 3,
-	PAP_SHM_COUNT = 4,
+	PAP_SHM_FN = 1,		/* names a function string by an id */
+	/* PAP_SHM_PATH = 2, PAP_SHM_BL = 3: a record of each kind */
+#define PAP_SHM_REC_TAG(name, value, letter, tag) PAP_SHM_##name = tag,
+	PAP_REC_KINDS(PAP_SHM_REC_TAG)
+#undef PAP_SHM_REC_TAG
+	PAP_SHM_COUNT = 4,	/* a count taken from a slot */
 };
 
 #define PAP_SHM_COUNT_WORDS 6	/* a COUNT record, header included */
@@ -158,7 +162,8 @@ struct pap_shm_ring {
 
 /*
  * A counted record.  key: fn id (bits 31..0) | kind (enum
- * pap_rec_kind, bits 39..32) | complete (bits 47..40); 0: empty.
+ * pap_rec_kind, pap/records.h, bits 39..32) | complete (bits 47..40);
+ * 0: empty.
  */
 struct pap_shm_slot {
 	uint64_t seq;

@@ -20,7 +20,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
 	END { print s + 0 }'; }
 
-echo "1..12"
+echo "1..14"
 
 cat >noret.c <<'C'
 #include <stdlib.h>
@@ -227,4 +227,22 @@ else
 	not_ok "CC=pap-gcc ./configure && make on an Autotools project"
 fi
 cd ..
+
+# -v with files is an ordinary option: instrumented, metadata, runtime
+mkdir verbose && cd verbose && cp ../loop.c . &&
+if "$papgcc" -v -O2 -c loop.c -o loop.o 2>/dev/null && [ -s loop.papm ] &&
+   "$papgcc" -v loop.o -o loop 2>/dev/null && ./loop 3 >/dev/null &&
+   [ "$(acts work pap.prof)" -eq 4 ]; then
+	ok "pap-gcc -v compiles with the plugin and links the runtime"
+else
+	not_ok "pap-gcc -v compiles with the plugin and links the runtime"
+fi
+cd ..
+if "$papgcc" --version | grep -q 'Free Software Foundation' &&
+   [ -x "$("$papgcc" -print-prog-name=cc1)" ] &&
+   "$papgcc" -v 2>&1 | grep -q '^gcc version'; then
+	ok "pap-gcc --version, -v and -print-prog-name are gcc's"
+else
+	not_ok "pap-gcc --version, -v and -print-prog-name are gcc's"
+fi
 [ $fails -eq 0 ]

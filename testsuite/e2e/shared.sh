@@ -22,7 +22,7 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
-echo "1..11"
+echo "1..12"
 
 # the plugins: two objects whose functions share a name, so that a
 # record of one taken for the other's (a key at a reused address)
@@ -228,6 +228,15 @@ PAP_PLUGIN_ARGS=$trace "$papgcc" -O0 -flto -fPIC -shared pb.c -o pb-lto.so
 args="30 2 1 close"
 run "plugins built with -flto, at -O2 and -O0" \
 	"$tmp/host" "$tmp/pa-lto.so" "$tmp/pb-lto.so" $args
+# plugins compiled by gcc -fplugin=pap.so and linked without any runtime:
+# they call the host's
+gcc -O2 -fPIC -shared -fplugin="$top_builddir/plugin/.libs/pap.so" \
+	-fplugin-arg-pap-trace pa.c -o pa-bare.so
+gcc -O2 -fPIC -shared -fplugin="$top_builddir/plugin/.libs/pap.so" \
+	-fplugin-arg-pap-trace pb.c -o pb-bare.so
+args="30 2 1 close"
+run "plugins linked without the runtime use the host's" \
+	"$tmp/host" "$tmp/pa-bare.so" "$tmp/pb-bare.so" $args
 need="plug_work collatz"
 args="40 2 0 close"
 run "a host without pap loads the runtime with the plugins" \

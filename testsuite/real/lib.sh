@@ -115,7 +115,8 @@ run_zlib_shared() { # BUILD OUT INPUT
 # non-portable or internal tests), then main.lua (the stand-alone
 # interpreter: some seventy child processes, `env -i`, signals) and
 # attrib.lua (require and the C modules: dlopen and dlclose) on their
-# own.  Full: all.lua with every test.  math.randomseed() without
+# own.  Full: all.lua with every test.  Without readline, which main.lua
+# needs, both leave out main.lua and the C modules.  math.randomseed() without
 # arguments (all.lua's) takes a fixed seed, so that the output of tests
 # using random numbers is comparable.
 # ---------------------------------------------------------------------
@@ -159,8 +160,11 @@ lua_part() { # OUT NAME LUA-ARGS...
 }
 run_lua() { # DIR OUT
 	cd "$1/testes" || return 1
-	if [ -n "$full" ]; then
+	if [ -n "$full" ] && [ -n "$lua_rl" ]; then
 		lua_part "$2" all -e "$lua_seed" all.lua
+	elif [ -n "$full" ]; then
+		# without main.lua and the C modules (_port)
+		lua_part "$2" all -e "$lua_seed" -e '_port=true' all.lua
 	else
 		lua_part "$2" all -e "$lua_seed" -e '_U=true' all.lua
 		if [ -n "$lua_rl" ]; then

@@ -308,7 +308,7 @@ if [ -n "$why_lua" ]; then
 else
 	d=$tmp/lua
 	unpack "$lua_tar" "$d/plain" && unpack "$lua_tar" "$d/inst"
-	[ -n "$lua_rl" ] || note "lua: no readline (libreadline-dev): main.lua and attrib.lua are left out"
+	[ -n "$lua_rl" ] || note "lua: no readline (libreadline-dev): main.lua and the C modules' tests are left out"
 	t0=$(now)
 	if ! build_lua "$d/plain" "$cc" || ! build_lua_libs "$d/plain" "$cc"; then
 		echo "Bail out! lua: the plain build fails"; diag "$d/plain/build.log"; diag "$d/plain/build-libs.log"; exit 1
@@ -332,9 +332,19 @@ else
 			build_lua_libs "$d/inst" "$cc"
 			libs_note=" (C modules built plain)"
 		fi
-		what="suite for users, main.lua, attrib.lua"
-		[ -n "$lua_rl" ] || what="suite for users"
-		[ -z "$full" ] || what="whole suite"
+		if [ -n "$full" ] && [ -n "$lua_rl" ]; then
+			what="whole suite"
+		elif [ -n "$full" ]; then
+			what="whole suite but main.lua and the C modules (_port)"
+		elif [ -n "$lua_rl" ]; then
+			what="suite for users, main.lua, attrib.lua"
+		else
+			what="suite for users"
+		fi
+		lua_funcs="luaV_execute luaH_getshortstr luaD_precall luaC_step luaS_newlstr"
+		# the C modules', loaded with dlopen and closed at exit
+		[ -n "$libs_note" ] || [ -z "$lua_rl" ] ||
+			lua_funcs="$lua_funcs luaopen_lib11 luaopen_lib2 onefunction"
 		inst_run lua file "$d/inst" "$d/out-file"
 		check_sink lua "file sink" "$d/out-plain" "$d/out-file" \
 			"lua, file sink: $what: exit status, final OK and output as plain$libs_note"
@@ -347,8 +357,8 @@ else
 			not_ok "lua, collector: every process reached the collector (pap.prof written in: $strays)"
 		fi
 		note "lua: records lost: $(lost "$d/out-file.prof") (file sink), $(lost "$d/out-coll.prof") (collector)"
-		check_decode lua "$d/out-file.prof" "$d/out-coll.prof" -- \
-			luaV_execute luaH_getshortstr luaD_precall luaC_step luaS_newlstr
+		# shellcheck disable=SC2086
+		check_decode lua "$d/out-file.prof" "$d/out-coll.prof" -- $lua_funcs
 	else
 		not_ok "lua: its makefile with CC=pap-gcc"; diag "$d/inst/build.log"
 		for w in "C modules" "file sink" "collector" "collector reaches every process" "decode"; do

@@ -17,7 +17,7 @@
 
 #include "cfgtext.h"
 #include "meta.h"
-#include "profile.h"
+#include "profdata.h"
 #include "testlib.h"
 
 struct collect {

@@ -11,7 +11,7 @@
 #include <pap/shm.h>
 
 #include "bpack.h"
-#include "profile.h"
+#include "profdata.h"
 #include "ring.h"
 
 /* Limits that keep a producer writing garbage from growing our memory. */

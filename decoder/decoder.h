@@ -14,7 +14,7 @@
 #include "bpack.h"
 #include "kipf.h"
 #include "meta.h"
-#include "profile.h"
+#include "profdata.h"
 
 #define PAP_MAX_FILE ((size_t)1 << 32)
 /* Source lines past this are taken for corrupt metadata and ignored. */

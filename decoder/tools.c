@@ -15,6 +15,7 @@
 
 #include "decoder.h"
 #include "fnkey.h"
+#include "pathspec.h"
 #include "textfile.h"
 
 /* One function seen while merging: name and metadata file, checksum, and
@@ -485,7 +486,7 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			strerror(errno));
 		return -1;
 	}
-	fprintf(f, "pap-spec 1\n");
+	pap_spec_put_header(f);
 	for (n = 0; n < dp->nfs; n++) {
 		struct dfunc *df = &dp->fs[n];
 
@@ -494,9 +495,8 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 
 			if (!path_shown(o, df, i) || path_open(df, p))
 				continue;
-			fprintf(f, "path %s %016llx %llu", df->fn->name,
-				(unsigned long long)df->fn->checksum,
-				(unsigned long long)p->count);
+			pap_spec_put_path_head(f, df->fn->name,
+					       df->fn->checksum, p->count);
 			put_block_numbers(f, df, p, 0);
 			fputc('\n', f);
 			path_close(p);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bpack.h"
-#include "cfg.h"
+#include "cfgmodel.h"
 
 /* The bucket of a breakpoint: part of the packing's definition, so it
  * never changes without a new profile version. */

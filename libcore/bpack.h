@@ -9,7 +9,7 @@
  * breakpoints that equal those DISTANCE before each of them (a repeat may
  * overlap itself: distance 1, length 1000 is 1000 more of the breakpoint
  * before it).  No real breakpoint has that site: a graph has fewer than
- * 2^31 edges (cfg.c), and PAP_NONE (UINT32_MAX) is the exit fold's.
+ * 2^31 edges (cfgmodel.c), and PAP_NONE (UINT32_MAX) is the exit fold's.
  *
  * Packing is canonical: the packed form is a function of the unpacked
  * sequence alone, so equal paths make equal records wherever they are

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 
 /* Reverse postorder of the reversed graph from EXIT into @order. */
 static uint32_t dom_post_order(const struct pap_cfg *cfg, uint32_t *order)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 #include "kipf.h"
 
 void pap_forest_init(struct pap_forest *f)

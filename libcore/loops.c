@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 
 struct loops_region {
 	uint32_t first, count;	/* slice of the node pool */

@@ -23,7 +23,7 @@
 #ifndef PAP_CORE_PLAN_H
 #define PAP_CORE_PLAN_H
 
-#include "cfg.h"
+#include "cfgmodel.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "bpack.h"
-#include "cfg.h"
-#include "profile.h"
+#include "cfgmodel.h"
+#include "profdata.h"
 #include "util.h"
 #include "ring.h"
 

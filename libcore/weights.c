@@ -2,7 +2,7 @@
 /*
  * weights.c - a static execution estimate for edges without a profile.
  */
-#include "cfg.h"
+#include "cfgmodel.h"
 
 void pap_cfg_estimate_weights(struct pap_cfg *cfg)
 {

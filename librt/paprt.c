@@ -2,7 +2,7 @@
 /*
  * paprt.c - libpaprt: records the paths instrumented code reports.
  *
- * Each thread aggregates into its own profile (libcore/profile.h): no
+ * Each thread aggregates into its own profile (libcore/profdata.h): no
  * lock and no system call per record, and memory only for a path not seen
  * before.  At exit, or on pap_dump(), the threads' profiles are merged into
  * the profile file under a lock file, so the many processes of a test
@@ -25,7 +25,7 @@
 
 #include "bpack.h"
 #include "foldrun.h"
-#include "profile.h"
+#include "profdata.h"
 #include "rt.h"
 #include "textfile.h"
 #include "util.h"

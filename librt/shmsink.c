@@ -43,7 +43,7 @@
 #include <pap/shm.h>
 
 #include "bpack.h"
-#include "profile.h"
+#include "profdata.h"
 #include "ring.h"
 #include "rt.h"
 

@@ -24,7 +24,7 @@
 
 #include <pap/abi.h>
 
-#include "profile.h"
+#include "profdata.h"
 #include "rt.h"
 
 struct rt_tally {

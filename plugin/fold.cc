@@ -32,27 +32,6 @@
 #include "probes.h"
 #include "util.h"
 
-/*
- * Is @stmt a call of the runtime's @id with @nargs arguments, argument
- * @cst a constant (a fold's radix, a tally's count of values)?  Matched
- * by name, so that calls inlined from other units (LTO) count too.
- */
-gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
-			unsigned cst)
-{
-	gcall *call = dyn_cast<gcall *>(stmt);
-	tree fn;
-
-	if (!call || gimple_call_num_args(call) != nargs)
-		return NULL;
-	fn = gimple_call_fndecl(call);
-	if (!fn || DECL_NAME(fn) != id ||
-	    TREE_CODE(gimple_call_arg(call, cst)) != INTEGER_CST ||
-	    !tree_fits_uhwi_p(gimple_call_arg(call, cst)))
-		return NULL;
-	return call;
-}
-
 bool pap_abnormal_p(tree t)
 {
 	return t && TREE_CODE(t) == SSA_NAME &&
@@ -196,7 +175,7 @@ static void pap_fold_run_expand(gcall *call)
 	gphi *phi;
 	edge e;
 
-	if (!pap_runtime_call(call, get_identifier("__pap_fold_run"), 9, 2))
+	if (!pap_runtime_call(call, pap_rt_id(PAP_RT_FOLD_RUN), 9, 2))
 		return;
 	n = tree_to_uhwi(gimple_call_arg(call, 2));
 	if (n < 2 || (n & (n - 1)) || !lhs || TREE_CODE(lhs) != SSA_NAME ||
@@ -452,7 +431,7 @@ static void pap_end_expand(gcall *call, tree brk)
 							 c2));
 	e = pap_call_on_rare_arm(call, before, NE_EXPR, c, boolean_false_node,
 				 &rare, &join);
-	tally = gimple_build_call(pap_tally_fndecl(), 5, addr, fn, r, n,
+	tally = gimple_build_call(pap_rt_decl(PAP_RT_TALLY), 5, addr, fn, r, n,
 				  integer_zero_node);
 	gimple_seq_add_stmt(&fast, tally);
 	pap_seq_on_edge(e, fast);
@@ -461,11 +440,11 @@ static void pap_end_expand(gcall *call, tree brk)
 
 unsigned int pap_inline_folds(function *fun)
 {
-	tree fold_id = get_identifier("__pap_fold");
-	tree fold_run_id = get_identifier("__pap_fold_run");
-	tree tally_id = get_identifier("__pap_tally");
-	tree tally_add_id = get_identifier("__pap_tally_add");
-	tree end_id = get_identifier("__pap_end");
+	tree fold_id = pap_rt_id(PAP_RT_FOLD);
+	tree fold_run_id = pap_rt_id(PAP_RT_FOLD_RUN);
+	tree tally_id = pap_rt_id(PAP_RT_TALLY);
+	tree tally_add_id = pap_rt_id(PAP_RT_TALLY_ADD);
+	tree end_id = pap_rt_id(PAP_RT_END);
 	auto_vec<gcall *> folds, tallies, ends, others, runs;
 	tree brk = NULL_TREE;
 	/*

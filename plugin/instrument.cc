@@ -10,124 +10,7 @@
 #include "meta.h"
 #include "model.h"
 #include "probes.h"
-
-/* Declarations of the runtime calls, made once per translation unit. */
-static tree pap_enter_decl, pap_fold_decl, pap_count_decl, pap_record_decl;
-static tree pap_fold_run_decl;
-static tree pap_path_decl, pap_tally_decl, pap_tally_add_decl, pap_end_decl;
-static tree pap_trace_begin_decl, pap_trace_block_decl, pap_trace_end_decl;
-static tree pap_trace_unwind_decl, pap_lost_decl, pap_resume_decl;
-static tree pap_u64, pap_u32;
-
-/* The declarations as roots of GCC's garbage collector: until a call
- * uses one, nothing else refers to it, and a later pass builds calls of
- * __pap_tally_add and __pap_fold_run long after they were made. */
-#define PAP_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
-		      &gt_pch_nx_tree_node }
-static const struct ggc_root_tab pap_runtime_roots[] = {
-	PAP_ROOT(pap_enter_decl), PAP_ROOT(pap_fold_decl),
-	PAP_ROOT(pap_count_decl), PAP_ROOT(pap_record_decl),
-	PAP_ROOT(pap_fold_run_decl), PAP_ROOT(pap_path_decl),
-	PAP_ROOT(pap_tally_decl), PAP_ROOT(pap_tally_add_decl),
-	PAP_ROOT(pap_end_decl), PAP_ROOT(pap_trace_begin_decl),
-	PAP_ROOT(pap_trace_block_decl), PAP_ROOT(pap_trace_end_decl),
-	PAP_ROOT(pap_trace_unwind_decl), PAP_ROOT(pap_lost_decl),
-	PAP_ROOT(pap_resume_decl),
-	LAST_GGC_ROOT_TAB
-};
-
-const struct ggc_root_tab *pap_gc_roots(void)
-{
-	return pap_runtime_roots;
-}
-
-static tree pap_runtime_decl(const char *name, tree type)
-{
-	tree decl = build_fn_decl(name, type);
-
-	TREE_NOTHROW(decl) = 1;
-	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE,
-					  DECL_ATTRIBUTES(decl));
-	DECL_ARTIFICIAL(decl) = 1;
-	return decl;
-}
-
-static void pap_declare_runtime(void)
-{
-	tree cs = build_pointer_type(build_qualified_type(char_type_node,
-							  TYPE_QUAL_CONST));
-
-	if (pap_fold_decl)
-		return;
-	pap_u64 = long_long_unsigned_type_node;
-	pap_u32 = unsigned_type_node;
-	pap_enter_decl = pap_runtime_decl("__pap_enter",
-		build_function_type_list(pap_u64, NULL_TREE));
-	pap_fold_decl = pap_runtime_decl("__pap_fold",
-		build_function_type_list(pap_u64, pap_u64, pap_u64, pap_u64,
-					 pap_u64, pap_u32, pap_u64, NULL_TREE));
-	pap_fold_run_decl = pap_runtime_decl("__pap_fold_run",
-		build_function_type_list(pap_u64, pap_u64, pap_u64, pap_u64,
-					 pap_u64, pap_u64, pap_u32, pap_u64,
-					 pap_u64,
-					 build_pointer_type(
-						unsigned_char_type_node),
-					 NULL_TREE));
-	pap_count_decl = pap_runtime_decl("__pap_count",
-		build_function_type_list(void_type_node, cs, pap_u64,
-					 NULL_TREE));
-	pap_record_decl = pap_runtime_decl("__pap_record",
-		build_function_type_list(void_type_node, cs, pap_u64, pap_u64,
-					 integer_type_node, NULL_TREE));
-	pap_trace_begin_decl = pap_runtime_decl("__pap_trace_begin",
-		build_function_type_list(pap_u64, cs, NULL_TREE));
-	pap_path_decl = pap_runtime_decl("__pap_path",
-		build_function_type_list(void_type_node, ptr_type_node,
-					 pap_u64, integer_type_node,
-					 NULL_TREE));
-	pap_tally_decl = pap_runtime_decl("__pap_tally",
-		build_function_type_list(void_type_node, ptr_type_node, cs,
-					 pap_u64, pap_u64, integer_type_node,
-					 NULL_TREE));
-	pap_tally_add_decl = pap_runtime_decl("__pap_tally_add",
-		build_function_type_list(void_type_node, ptr_type_node, cs,
-					 pap_u64, pap_u64, integer_type_node,
-					 pap_u64, NULL_TREE));
-	pap_end_decl = pap_runtime_decl("__pap_end",
-		build_function_type_list(void_type_node, ptr_type_node, cs,
-					 pap_u64, pap_u64, pap_u64,
-					 NULL_TREE));
-	pap_lost_decl = pap_runtime_decl("__pap_lost",
-		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
-	pap_resume_decl = pap_runtime_decl("__pap_resume",
-		build_function_type_list(void_type_node, ptr_type_node,
-					 NULL_TREE));
-	pap_trace_unwind_decl = pap_runtime_decl("__pap_trace_unwind",
-		build_function_type_list(void_type_node, pap_u64, NULL_TREE));
-	pap_trace_block_decl = pap_runtime_decl("__pap_trace_block",
-		build_function_type_list(void_type_node, pap_u32, NULL_TREE));
-	pap_trace_end_decl = pap_runtime_decl("__pap_trace_end",
-		build_function_type_list(void_type_node, integer_type_node,
-					 NULL_TREE));
-}
-
-tree pap_tally_fndecl(void)
-{
-	pap_declare_runtime();
-	return pap_tally_decl;
-}
-
-tree pap_tally_add_fndecl(void)
-{
-	pap_declare_runtime();
-	return pap_tally_add_decl;
-}
-
-tree pap_fold_run_fndecl(void)
-{
-	pap_declare_runtime();
-	return pap_fold_run_decl;
-}
+#include "rtabi.h"
 
 /* Is @fun to be instrumented under the include/exclude options? */
 static bool pap_selected(function *fun)
@@ -152,27 +35,27 @@ static bool pap_selected(function *fun)
 
 static tree pap_cst(uint64_t v)
 {
-	return build_int_cstu(pap_u64, v);
+	return build_int_cstu(pap_rt_u64(), v);
 }
 
 tree pap_u32_cst(uint32_t v)
 {
-	return build_int_cstu(pap_u32, v);
+	return build_int_cstu(pap_rt_u32(), v);
 }
 
 gimple *pap_trace_unwind_call(tree depth)
 {
-	return gimple_build_call(pap_trace_unwind_decl, 1, depth);
+	return gimple_build_call(pap_rt_decl(PAP_RT_TRACE_UNWIND), 1, depth);
 }
 
 gimple *pap_lost_call(tree act)
 {
-	return gimple_build_call(pap_lost_decl, 1, act);
+	return gimple_build_call(pap_rt_decl(PAP_RT_LOST), 1, act);
 }
 
 gimple *pap_resume_call(tree frame_var)
 {
-	return gimple_build_call(pap_resume_decl, 1,
+	return gimple_build_call(pap_rt_decl(PAP_RT_RESUME), 1,
 				 build_fold_addr_expr(frame_var));
 }
 
@@ -192,7 +75,7 @@ static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
 			   tree value, int bl)
 {
 	pap_tally_addr(seq, em);
-	gimple_seq_add_stmt(seq, gimple_build_call(pap_tally_decl, 5,
+	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TALLY), 5,
 		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot), value, pap_cst(em->tally_n),
 		build_int_cst(integer_type_node, bl)));
 }
@@ -204,7 +87,7 @@ static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
 static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
 {
 	pap_tally_addr(seq, em);
-	gimple_seq_add_stmt(seq, gimple_build_call(pap_end_decl, 5,
+	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_END), 5,
 		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot),
 		em->act, em->r,
 		pap_cst(em->tally_n)));
@@ -224,7 +107,7 @@ static tree pap_tally_var(uint64_t nvalues)
 		return NULL_TREE;
 	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
 			 create_tmp_var_name("pap_tally"),
-			 build_pointer_type(pap_u64));
+			 build_pointer_type(pap_rt_u64()));
 	TREE_STATIC(var) = 1;
 	TREE_PUBLIC(var) = 0;
 	TREE_USED(var) = 1;
@@ -260,7 +143,7 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 			if ((plan->mode == PAP_MODE_EPP && !em->shadow) ||
 			    em->lean)
 				break;
-			g = gimple_build_call(pap_enter_decl, 0);
+			g = gimple_build_call(pap_rt_decl(PAP_RT_ENTER), 0);
 			gimple_call_set_lhs(g, em->act);
 			gimple_seq_add_stmt(&seq, g);
 			break;
@@ -286,10 +169,10 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 			}
 			/* a lean function has no activation number; its
 			 * folds (called under fold=call) never overflow */
-			g = gimple_build_call(pap_fold_decl, 6,
+			g = gimple_build_call(pap_rt_decl(PAP_RT_FOLD), 6,
 				em->lean ? pap_cst(0) : em->act, em->r,
 				pap_cst(op->n), em->d,
-				build_int_cstu(pap_u32, op->site),
+				build_int_cstu(pap_rt_u32(), op->site),
 				pap_cst(em->restart));
 			gimple_call_set_lhs(g, em->r);
 			gimple_seq_add_stmt(&seq, g);
@@ -301,7 +184,7 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				pap_tally_call(&seq, em, em->d, 1);
 			else
 				gimple_seq_add_stmt(&seq, gimple_build_call(
-					pap_count_decl, 2,
+					pap_rt_decl(PAP_RT_COUNT), 2,
 					pap_key_arg(&seq, em->key,
 						    em->key_slot), em->d));
 			break;
@@ -314,12 +197,12 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 				break;
 			}
 			if (em->lean)
-				g = gimple_build_call(pap_path_decl, 3,
+				g = gimple_build_call(pap_rt_decl(PAP_RT_PATH), 3,
 					pap_key_arg(&seq, em->key,
 						    em->key_slot), em->r, build_int_cst(integer_type_node,
 							     complete));
 			else
-				g = gimple_build_call(pap_record_decl, 4,
+				g = gimple_build_call(pap_rt_decl(PAP_RT_RECORD), 4,
 					pap_key_arg(&seq, em->key,
 						    em->key_slot),
 					em->act, em->r,
@@ -387,19 +270,19 @@ static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
 	const struct pap_edge *pe = &g->cfg->edges[id];
 
 	if (pe->src == g->cfg->entry) {
-		gimple *call = gimple_build_call(pap_trace_begin_decl, 1,
+		gimple *call = gimple_build_call(pap_rt_decl(PAP_RT_TRACE_BEGIN), 1,
 			pap_key_arg(seq, em->key, em->key_slot));
 
 		gimple_call_set_lhs(call, em->tok);
 		gimple_seq_add_stmt(seq, call);
 	}
 	if (pe->dst == g->cfg->exit)
-		gimple_seq_add_stmt(seq, gimple_build_call(pap_trace_end_decl,
+		gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TRACE_END),
 			1, build_int_cst(integer_type_node,
 					 pe->kind != PAP_EDGE_FAKE)));
 	else
-		gimple_seq_add_stmt(seq, gimple_build_call(pap_trace_block_decl,
-			1, build_int_cstu(pap_u32, pe->dst + 1)));
+		gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TRACE_BLOCK),
+			1, build_int_cstu(pap_rt_u32(), pe->dst + 1)));
 }
 
 gimple_seq pap_edge_seq(const struct pap_plan *plan,
@@ -562,15 +445,14 @@ unsigned int pap_instrument_function(function *fun)
 			       "abnormal edges", asmname);
 		goto out;
 	}
-	pap_declare_runtime();
 	pap_fnkey_format(key, sizeof(key), asmname, checksum, pap_meta_path());
-	em.r = create_tmp_var(pap_u64, "pap_r");
-	em.a = create_tmp_var(pap_u64, "pap_a");
-	em.d = create_tmp_var(pap_u64, "pap_d");
-	em.act = create_tmp_var(pap_u64, "pap_act");
+	em.r = create_tmp_var(pap_rt_u64(), "pap_r");
+	em.a = create_tmp_var(pap_rt_u64(), "pap_a");
+	em.d = create_tmp_var(pap_rt_u64(), "pap_d");
+	em.act = create_tmp_var(pap_rt_u64(), "pap_act");
 	em.key = build_string_literal(strlen(key) + 1, key);
 	em.key_slot = pap_key_slot(em.key);
-	em.tok = create_tmp_var(pap_u64, "pap_tok");
+	em.tok = create_tmp_var(pap_rt_u64(), "pap_tok");
 	em.restart = plan->restart;
 	em.shadow = false;
 	for (id = 0; id < g.cfg->nblocks; id++)

@@ -27,14 +27,13 @@
  * so it runs before the program's own constructors in the object. */
 #define PAP_KEYS_PRIORITY 100
 
-static tree pap_intern_decl;
 /* this unit's slots, a TREE_LIST, newest first */
 static tree pap_key_slots;
 
 #define PAP_KEYS_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
 			   &gt_pch_nx_tree_node }
 static const struct ggc_root_tab pap_keys_roots[] = {
-	PAP_KEYS_ROOT(pap_intern_decl), PAP_KEYS_ROOT(pap_key_slots),
+	PAP_KEYS_ROOT(pap_key_slots),
 	LAST_GGC_ROOT_TAB
 };
 
@@ -133,18 +132,12 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 	(void)user_data;
 	if (!pap_key_slots)
 		return;
-	if (!pap_intern_decl) {
-		pap_intern_decl = build_fn_decl("__pap_intern",
-			build_function_type_list(pap_key_type(),
-						 pap_key_type(), NULL_TREE));
-		TREE_NOTHROW(pap_intern_decl) = 1;
-		DECL_ARTIFICIAL(pap_intern_decl) = 1;
-	}
 	for (l = pap_key_slots; l; l = TREE_CHAIN(l)) {
 		tree slot = TREE_VALUE(l);
 
 		append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(slot),
-			slot, build_call_expr(pap_intern_decl, 1, slot)),
+			slot, build_call_expr(pap_rt_decl(PAP_RT_INTERN), 1,
+						slot)),
 			&body);
 	}
 	pap_key_slots = NULL_TREE;

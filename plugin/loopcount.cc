@@ -231,7 +231,7 @@ static bool pap_loop_countable(class loop *loop, tree tally_id,
  * counters. */
 static gcall *pap_tally_add_call(gcall *tally, tree value, tree n)
 {
-	return gimple_build_call(pap_tally_add_fndecl(), 6,
+	return gimple_build_call(pap_rt_decl(PAP_RT_TALLY_ADD), 6,
 				 gimple_call_arg(tally, 0),
 				 gimple_call_arg(tally, 1), value,
 				 gimple_call_arg(tally, 3),
@@ -300,8 +300,8 @@ static void pap_loop_count_apply(struct pap_loop_count *lc)
 
 unsigned int pap_loop_counts(function *fun)
 {
-	tree tally_id = get_identifier("__pap_tally");
-	tree fold_id = get_identifier("__pap_fold");
+	tree tally_id = pap_rt_id(PAP_RT_TALLY);
+	tree fold_id = pap_rt_id(PAP_RT_FOLD);
 	auto_vec<struct pap_loop_count *> todo;
 	auto_vec<struct pap_loop_fold *> folds;
 	bool tally = pap_tally_possible(), any = false;

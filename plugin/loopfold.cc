@@ -165,7 +165,7 @@ void pap_loop_fold_apply(struct pap_loop_fold *lf)
 	/* the exit gets a block of its own, which every use of r or r'
 	 * after the loop follows; only one of them has such uses */
 	at = split_edge(lf->exit);
-	run = gimple_build_call(pap_fold_run_fndecl(), 9,
+	run = gimple_build_call(pap_rt_decl(PAP_RT_FOLD_RUN), 9,
 		gimple_call_arg(lf->fold, 0),
 		PHI_ARG_DEF_FROM_EDGE(lf->phi, loop_preheader_edge(loop)),
 		gimple_call_arg(lf->fold, 2), first, rest,

@@ -16,7 +16,7 @@
  * may longjmp or goto a nonlocal label through an abnormal dispatcher
  * block to the setjmp receivers and nonlocal labels.  The model leaves the
  * dispatcher out; a receiver becomes a RESUME node and a block whose call
- * may jump and also return a CUT node (see libcore/cfg.h).  A nonlocal
+ * may jump and also return a CUT node (see libcore/cfgmodel.h).  A nonlocal
  * label's block is never an empty forwarder.  Exception edges are
  * ordinary model edges: nonlocal.cc gives each a landing pad of its own.
  */

@@ -282,7 +282,7 @@ int plugin_init(struct plugin_name_args *info,
 	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
 			  pap_keys_finish, NULL);
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
-			  (void *)pap_gc_roots());
+			  (void *)pap_rt_gc_roots());
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)pap_keys_gc_roots());
 	return 0;

@@ -8,6 +8,7 @@
 #include <regex.h>
 
 #include "plan.h"
+#include "rtabi.h"
 
 struct pap_options {
 	enum pap_mode mode;
@@ -65,23 +66,12 @@ unsigned int pap_instrument_function(function *fun);
  * Returns the pass's TODO flags.
  */
 unsigned int pap_inline_folds(function *fun);
-/*
- * fold.cc's helpers, for loopcount.cc: is @stmt a call of the runtime's
- * @id with @nargs arguments and argument @cst constant; does @t take part
- * in an abnormal PHI.
- */
-gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs, unsigned cst);
+/* fold.cc's helper, for loopcount.cc: does @t take part in an abnormal
+ * PHI? */
 bool pap_abnormal_p(tree t);
 /* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
  * 64-bit x86 target, code for an executable (static TLS). */
 bool pap_tally_possible(void);
-/* instrument.cc: the runtime's declarations, for GCC's collector. */
-const struct ggc_root_tab *pap_gc_roots(void);
-/* instrument.cc: the runtime's __pap_tally, __pap_tally_add and
- * __pap_fold_run, for the later passes. */
-tree pap_tally_fndecl(void);
-tree pap_tally_add_fndecl(void);
-tree pap_fold_run_fndecl(void);
 /*
  * loopcount.cc, the pass before the loop optimisers: in each innermost
  * loop of @fun that makes no call but one __pap_tally or one __pap_fold,

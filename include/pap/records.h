@@ -2,7 +2,7 @@
 /*
  * pap/records.h - the kinds of record pap makes, listed once for every
  * format that carries them: the runtime's and the decoder's profiles in
- * memory, the profile file (libcore/profile.h), and the shared-memory
+ * memory, the profile file (libcore/profdata.h), and the shared-memory
  * transport (pap/shm.h).
  *
  * PAP_REC_KINDS(X) calls X(NAME, VALUE, LETTER, SHM_TAG) for each kind:

@@ -16,7 +16,7 @@
 #include "cfgtext.h"
 #include "decode.h"
 #include "meta.h"
-#include "profile.h"
+#include "profdata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

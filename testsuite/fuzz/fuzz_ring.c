@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profdata.h"
 #include "ring.h"
 
 #define NW 256u

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "bpack.h"
-#include "cfg.h"
+#include "cfgmodel.h"
 
 static uint64_t seed = 42;
 

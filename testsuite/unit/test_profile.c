@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "bpack.h"
-#include "profile.h"
+#include "profdata.h"
 
 #define FN "work:0123456789abcdef"
 
@@ -626,7 +626,7 @@ static void test_profile_add_many(void **state)
 	free(ats);
 }
 
-/* The multipliers of prof_hash() in libcore/profile.c. */
+/* The multipliers of prof_hash() in libcore/profdata.c. */
 #define TIE_P 0x100000001b3ull
 #define TIE_G 0x9e3779b97f4a7c15ull
 
@@ -644,7 +644,7 @@ static uint64_t tie_mix(uint64_t h)
 /*
  * test_profile_hash_tie: two records of one function with one breakpoint
  * each and equal hashes (made so from the hash's published steps, see
- * profile.c's prof_hash) are written by value whichever was added first;
+ * profdata.c's prof_hash) are written by value whichever was added first;
  * 300 other records make the writer sort as it does large profiles.  The
  * hashes' equality is checked first, so a changed hash fails loudly
  * rather than testing nothing.

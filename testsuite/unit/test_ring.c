@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cfg.h"
-#include "profile.h"
+#include "cfgmodel.h"
+#include "profdata.h"
 #include "ring.h"
 #include "ringenc.h"
 

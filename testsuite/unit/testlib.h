@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 #include "decode.h"
 #include "plan.h"
 

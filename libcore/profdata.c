@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile.c - distinct records with counts; the profile file format.
+ * profdata.c - distinct records with counts; the profile file format.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include "bpack.h"
 #include "diag.h"
 #include "fnkey.h"
-#include "profile.h"
+#include "profdata.h"
 #include "util.h"
 
 /* The hash of a function's text. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile_file.c - merging into a profile file that many processes share.
+ * profdata_file.c - merging into a profile file that many processes share.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "profdata.h"
 #include "textfile.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfg.h - the control-flow graph model every pap component shares.
+ * cfgmodel.h - the control-flow graph model every pap component shares.
  *
  * A caller (the GCC plugin, a test, the decoder reading metadata) creates a
  * graph of user blocks 0..n-1, adds edges, names the entry block and the
@@ -14,8 +14,8 @@
  * ENTRY->resume blocks, return blocks->EXIT, cut blocks->EXIT (FAKE), the
  * FAKE edges of blocks that cannot reach EXIT; each group by block.
  */
-#ifndef PAP_CORE_CFG_H
-#define PAP_CORE_CFG_H
+#ifndef PAP_CORE_CFGMODEL_H
+#define PAP_CORE_CFGMODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -188,4 +188,4 @@ int pap_loop_within(const struct pap_loop_nest *nest, uint32_t inner,
 }
 #endif
 
-#endif /* PAP_CORE_CFG_H */
+#endif /* PAP_CORE_CFGMODEL_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfg.c - building and finishing the control-flow graph model.
+ * cfgmodel.c - building and finishing the control-flow graph model.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "cfgmodel.h"
 #include "util.h"
 
 const char *pap_strerror(int err)

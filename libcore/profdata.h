@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile.h - an in-memory profile and its file format.
+ * profdata.h - an in-memory profile and its file format.
  *
  * A profile is a set of distinct records, each with a count: whole paths
  * (PAP, PAP+EPP: final value, breakpoints, whether the activation was cut
@@ -20,8 +20,8 @@
  * are written in a fixed order (doc/formats.md), so equal profiles are
  * equal files.
  */
-#ifndef PAP_CORE_PROFILE_H
-#define PAP_CORE_PROFILE_H
+#ifndef PAP_CORE_PROFDATA_H
+#define PAP_CORE_PROFDATA_H
 
 #include <stdio.h>
 
@@ -222,4 +222,4 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 }
 #endif
 
-#endif /* PAP_CORE_PROFILE_H */
+#endif /* PAP_CORE_PROFDATA_H */

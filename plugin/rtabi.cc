@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtabi.cc - the runtime's functions as GCC declarations (rtabi.h).
+ */
+#include "gcc-common.h"
+#include "plugin.h"
+#include "rtabi.h"
+
+static tree pap_rt_decls[PAP_RT_NFNS];
+static tree pap_rt_u64_type, pap_rt_u32_type;
+
+static const char *const pap_rt_names[PAP_RT_NFNS] = {
+	"__pap_enter", "__pap_fold", "__pap_fold_run", "__pap_count",
+	"__pap_record", "__pap_path", "__pap_tally", "__pap_tally_add",
+	"__pap_end", "__pap_lost", "__pap_resume", "__pap_intern",
+	"__pap_trace_begin", "__pap_trace_unwind", "__pap_trace_block",
+	"__pap_trace_end",
+};
+
+/* Until a call uses one, nothing else refers to a declaration, and later
+ * passes build calls of __pap_tally_add and __pap_fold_run long after
+ * the first pass made them. */
+static const struct ggc_root_tab pap_rt_roots[] = {
+	{ &pap_rt_decls[0], PAP_RT_NFNS, sizeof(pap_rt_decls[0]),
+	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	LAST_GGC_ROOT_TAB
+};
+
+const struct ggc_root_tab *pap_rt_gc_roots(void)
+{
+	return pap_rt_roots;
+}
+
+tree pap_rt_u64(void)
+{
+	if (!pap_rt_u64_type)
+		pap_rt_u64_type = long_long_unsigned_type_node;
+	return pap_rt_u64_type;
+}
+
+tree pap_rt_u32(void)
+{
+	if (!pap_rt_u32_type)
+		pap_rt_u32_type = unsigned_type_node;
+	return pap_rt_u32_type;
+}
+
+/* @f's C type, as pap/abi.h declares it. */
+static tree pap_rt_type(enum pap_rt_fn f)
+{
+	tree cs = build_pointer_type(build_qualified_type(char_type_node,
+							  TYPE_QUAL_CONST));
+	tree u64 = pap_rt_u64(), u32 = pap_rt_u32(), vd = void_type_node;
+	tree in = integer_type_node, ptr = ptr_type_node;
+
+	switch (f) {
+	case PAP_RT_ENTER:
+		return build_function_type_list(u64, NULL_TREE);
+	case PAP_RT_FOLD:
+		return build_function_type_list(u64, u64, u64, u64, u64, u32,
+						 u64, NULL_TREE);
+	case PAP_RT_FOLD_RUN:
+		return build_function_type_list(u64, u64, u64, u64, u64, u64,
+			u32, u64, u64,
+			build_pointer_type(unsigned_char_type_node),
+			NULL_TREE);
+	case PAP_RT_COUNT:
+		return build_function_type_list(vd, cs, u64, NULL_TREE);
+	case PAP_RT_RECORD:
+		return build_function_type_list(vd, cs, u64, u64, in,
+						 NULL_TREE);
+	case PAP_RT_PATH:
+		return build_function_type_list(vd, ptr, u64, in, NULL_TREE);
+	case PAP_RT_TALLY:
+		return build_function_type_list(vd, ptr, cs, u64, u64, in,
+						 NULL_TREE);
+	case PAP_RT_TALLY_ADD:
+		return build_function_type_list(vd, ptr, cs, u64, u64, in, u64,
+						 NULL_TREE);
+	case PAP_RT_END:
+		return build_function_type_list(vd, ptr, cs, u64, u64, u64,
+						 NULL_TREE);
+	case PAP_RT_LOST:
+		return build_function_type_list(vd, u64, NULL_TREE);
+	case PAP_RT_RESUME:
+		return build_function_type_list(vd, ptr, NULL_TREE);
+	case PAP_RT_INTERN:
+		return build_function_type_list(cs, cs, NULL_TREE);
+	case PAP_RT_TRACE_BEGIN:
+		return build_function_type_list(u64, cs, NULL_TREE);
+	case PAP_RT_TRACE_UNWIND:
+		return build_function_type_list(vd, u64, NULL_TREE);
+	case PAP_RT_TRACE_BLOCK:
+		return build_function_type_list(vd, u32, NULL_TREE);
+	case PAP_RT_TRACE_END:
+		return build_function_type_list(vd, in, NULL_TREE);
+	case PAP_RT_NFNS:
+		break;
+	}
+	gcc_unreachable();
+}
+
+tree pap_rt_decl(enum pap_rt_fn f)
+{
+	tree decl = pap_rt_decls[f];
+
+	if (decl)
+		return decl;
+	decl = build_fn_decl(pap_rt_names[f], pap_rt_type(f));
+	TREE_NOTHROW(decl) = 1;
+	/* __pap_intern runs in constructors, where leaf adds nothing */
+	if (f != PAP_RT_INTERN)
+		DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"),
+						  NULL_TREE,
+						  DECL_ATTRIBUTES(decl));
+	DECL_ARTIFICIAL(decl) = 1;
+	pap_rt_decls[f] = decl;
+	return decl;
+}
+
+tree pap_rt_id(enum pap_rt_fn f)
+{
+	return get_identifier(pap_rt_names[f]);
+}
+
+gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
+			unsigned cst)
+{
+	gcall *call = dyn_cast<gcall *>(stmt);
+	tree fn;
+
+	if (!call || gimple_call_num_args(call) != nargs)
+		return NULL;
+	fn = gimple_call_fndecl(call);
+	if (!fn || DECL_NAME(fn) != id ||
+	    TREE_CODE(gimple_call_arg(call, cst)) != INTEGER_CST ||
+	    !tree_fits_uhwi_p(gimple_call_arg(call, cst)))
+		return NULL;
+	return call;
+}

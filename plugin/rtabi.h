@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtabi.h - the runtime's ABI (pap/abi.h) as the plugin calls it: one
+ * list of the runtime's functions, their GCC declarations made once per
+ * translation unit, and how a later pass recognises their calls.
+ */
+#ifndef PAP_PLUGIN_RTABI_H
+#define PAP_PLUGIN_RTABI_H
+
+/* Every runtime function the plugin emits calls of (pap/abi.h). */
+enum pap_rt_fn {
+	PAP_RT_ENTER,		/* __pap_enter */
+	PAP_RT_FOLD,		/* __pap_fold */
+	PAP_RT_FOLD_RUN,	/* __pap_fold_run */
+	PAP_RT_COUNT,		/* __pap_count */
+	PAP_RT_RECORD,		/* __pap_record */
+	PAP_RT_PATH,		/* __pap_path */
+	PAP_RT_TALLY,		/* __pap_tally */
+	PAP_RT_TALLY_ADD,	/* __pap_tally_add */
+	PAP_RT_END,		/* __pap_end */
+	PAP_RT_LOST,		/* __pap_lost */
+	PAP_RT_RESUME,		/* __pap_resume */
+	PAP_RT_INTERN,		/* __pap_intern */
+	PAP_RT_TRACE_BEGIN,	/* __pap_trace_begin (the tracer) */
+	PAP_RT_TRACE_UNWIND,	/* __pap_trace_unwind */
+	PAP_RT_TRACE_BLOCK,	/* __pap_trace_block */
+	PAP_RT_TRACE_END,	/* __pap_trace_end */
+	PAP_RT_NFNS
+};
+
+/*
+ * The declaration of runtime function @f: external, nothrow, leaf (it
+ * calls nothing back in the unit), artificial; made on first use and
+ * kept alive for GCC's collector by pap_rt_gc_roots().
+ */
+tree pap_rt_decl(enum pap_rt_fn f);
+/* @f's name as an identifier: how calls of it are recognised. */
+tree pap_rt_id(enum pap_rt_fn f);
+/* The runtime's integer types: uint64_t and uint32_t. */
+tree pap_rt_u64(void);
+tree pap_rt_u32(void);
+/*
+ * Is @stmt a call of the runtime's @id with @nargs arguments, argument
+ * @cst a constant (a fold's radix, a tally's count of values)?  Matched
+ * by name, so that calls inlined from other units (LTO) count too.
+ */
+gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
+			unsigned cst);
+/* The declarations, as roots of GCC's garbage collector. */
+const struct ggc_root_tab *pap_rt_gc_roots(void);
+
+#endif /* PAP_PLUGIN_RTABI_H */

@@ -174,8 +174,11 @@ int col_rv_advertise(struct col_rv *rv, long anchor, const char *sock,
 		       "collector %ld %llu\nanchor %ld %llu\nlossy %d\n"
 		       "socket %s\nprofile %s\n", (long)getpid(), cstart,
 		       anchor, astart, lossy != 0, sock, file);
-	if (len < 0 || len >= (int)sizeof(text) || len >= 8192)
+	if (len < 0 || len >= (int)sizeof(text) || len >= 8192) {
+		fprintf(stderr, "pap-collector: warning: %s: paths too long "
+			"for an entry; not advertised\n", dir);
 		goto fail;
+	}
 	rv_clean(rv->dfd);
 	snprintf(tmp, sizeof(tmp), ".tmp%ld", (long)getpid());
 	snprintf(rv->name, sizeof(rv->name), "%ld", anchor);

@@ -21,10 +21,12 @@
  * other copy of the format).
  *
  * Cost: a process with PAP_COLLECTOR or PAP_PROFILE set does two getenv
- * calls; without, and without the directory, one failing open.  All of
- * it once per process, in a constructor.
+ * calls; without, and without the directory, one failing open; with an
+ * empty directory, a look at it; else a read of /proc/PID/stat and an
+ * openat per ancestor.  All of it once per process, in a constructor.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rendezvous.h"
@@ -76,6 +79,26 @@ static int rt_rv_stat(long pid, long *ppid, unsigned long long *start)
 	}
 	*start = strtoull(p, NULL, 10);
 	return 0;
+}
+
+/*
+ * Does the directory @dfd hold an entry (a name not starting with a dot)?
+ * 1 also when it cannot be read: then the entries are looked for one by
+ * one.  Spares a process the walk up its parents when no collector runs.
+ */
+static int rt_rv_any(int dfd)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	struct dirent64 *d;
+	long n, off;
+
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (struct dirent64 *)(buf + off);
+			if (d->d_name[0] != '.')
+				return 1;
+		}
+	return n < 0;
 }
 
 /* Prints why the rendezvous at @path is not used. */
@@ -202,6 +225,8 @@ void rt_rendezvous(void)
 			     "(mode 0700, no symbolic link)");
 		goto out;
 	}
+	if (!rt_rv_any(dfd))
+		goto out;
 	/* the nearest ancestor with an entry; pid 1 too (a collector may
 	 * be a container's first process) */
 	pid = getppid();

@@ -187,6 +187,11 @@ static int rt_rv_entry(int dfd, const char *dir, long anchor,
 	return rc;
 }
 
+/*
+ * See rendezvous.h.  Whatever it finds wrong (a directory or entry not
+ * this user's alone) it says on stderr, and the process goes on with the
+ * file sink; errno is as it was.
+ */
 void rt_rendezvous(void)
 {
 	const char *dir = getenv("PAP_RENDEZVOUS_DIR");

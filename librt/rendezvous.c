@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rendezvous.c - a process started under pap-collector whose environment
+ * was cleared (env -i) finds its collector all the same.
+ *
+ * A collector that runs a command advertises itself in a fixed per-user
+ * directory, /tmp/pap-rendezvous-UID (PAP_RENDEZVOUS_DIR overrides it),
+ * with one entry per anchor: a file named by the anchor's pid (the
+ * collector itself, or with --rendezvous and no command the process that
+ * started it), holding the collector's and the anchor's pids and start
+ * times, its socket and its output file.  A process that finds neither
+ * PAP_COLLECTOR nor PAP_PROFILE walks its parent chain in /proc and takes
+ * the entry of the nearest ancestor that has one, provided the directory
+ * and the entry are this user's alone (owner, type, mode 0700 and 0600,
+ * no symbolic link followed) and both processes the entry names are still
+ * the ones that wrote it (start times).  It then sets PAP_COLLECTOR and
+ * PAP_PROFILE as the collector sets them for its command, so that the
+ * ring code connects as usual, whatever the process cannot hand over
+ * lands in the collector's output file, and its own children inherit
+ * both.  The collector writes the entry (collector/rendezvous.c, the
+ * other copy of the format).
+ *
+ * Cost: a process with PAP_COLLECTOR or PAP_PROFILE set does two getenv
+ * calls; without, and without the directory, one failing open; with an
+ * empty directory, a look at it; else a read of /proc/PID/stat and an
+ * openat per ancestor.  All of it once per process, in a constructor.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rendezvous.h"
+
+#define RV_MAX_DEPTH 512	/* ancestors looked at, at most */
+#define RV_MAX_ENTRY 8192	/* bytes of an entry, at most */
+
+static int rt_rv_done;
+
+/*
+ * Reads @pid's parent and start time (clock ticks since boot) from
+ * /proc/PID/stat: 0, or -1 when the process is gone or unreadable.  The
+ * command name, which may hold spaces and parentheses, ends at the last
+ * ')'.
+ */
+static int rt_rv_stat(long pid, long *ppid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -1;
+	p += 2;			/* field 3, the state */
+	for (i = 3; i < 22; i++) {
+		if (i == 4)
+			*ppid = strtol(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+/*
+ * Does the directory @dfd hold an entry (a name not starting with a dot)?
+ * 1 also when it cannot be read: then the entries are looked for one by
+ * one.  Spares a process the walk up its parents when no collector runs.
+ */
+static int rt_rv_any(int dfd)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	struct dirent64 *d;
+	long n, off;
+
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (struct dirent64 *)(buf + off);
+			if (d->d_name[0] != '.')
+				return 1;
+		}
+	return n < 0;
+}
+
+/* Prints why the rendezvous at @path is not used. */
+static void rt_rv_refuse(const char *path, const char *why)
+{
+	fprintf(stderr, "pap: error: %s: %s; not used\n", path, why);
+}
+
+/*
+ * Takes the advertisement in @text (the entry named @anchor, whose start
+ * time is @astart): 1 when it is well formed, names @anchor and a
+ * collector that is still the process that wrote it, and its settings
+ * are now in the environment; 0 (stale, or not ours to use) otherwise.
+ */
+static int rt_rv_take(char *text, long anchor, unsigned long long astart)
+{
+	long cpid, apid, cppid;
+	unsigned long long cstart, ast, now;
+	int lossy, n = 0;
+	char *sock, *prof, *end;
+
+	if (sscanf(text, "pap-rendezvous 1\ncollector %ld %llu\nanchor %ld "
+		   "%llu\nlossy %d\nsocket %n", &cpid, &cstart, &apid, &ast,
+		   &lossy, &n) != 5 || !n)
+		return 0;
+	sock = text + n;
+	end = strchr(sock, '\n');
+	if (!end || strncmp(end + 1, "profile ", 8))
+		return 0;
+	*end = 0;
+	prof = end + 9;
+	end = strchr(prof, '\n');
+	if (!end || end[1])
+		return 0;
+	*end = 0;
+	if (apid != anchor || ast != astart || sock[0] != '/' ||
+	    prof[0] != '/')
+		return 0;
+	/* the collector, alive and the one that wrote this */
+	if (rt_rv_stat(cpid, &cppid, &now) || now != cstart)
+		return 0;
+	setenv("PAP_COLLECTOR", sock, 1);
+	setenv("PAP_PROFILE", prof, 1);
+	if (lossy)
+		setenv("PAP_COLLECTOR_LOSSY", "1", 1);
+	return 1;
+}
+
+/*
+ * Reads the entry @name of the directory @dfd (@dir) if there is one: 1
+ * when it was taken, 0 when there is none or it is stale, -1 when it is
+ * refused (not a private regular file of this user: said on stderr).
+ */
+static int rt_rv_entry(int dfd, const char *dir, long anchor,
+		       unsigned long long astart)
+{
+	char name[32], path[PATH_MAX + 32], *text;
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
+
+	snprintf(name, sizeof(name), "%ld", anchor);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    st.st_size >= RV_MAX_ENTRY) {
+		rt_rv_refuse(path, "not a private file of this user (mode "
+			     "0600, no symbolic link)");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	text = malloc(RV_MAX_ENTRY);
+	if (text) {
+		n = read(fd, text, RV_MAX_ENTRY - 1);
+		if (n > 0) {
+			text[n] = 0;
+			rc = rt_rv_take(text, anchor, astart);
+		}
+		free(text);
+	}
+	close(fd);
+	return rc;
+}
+
+/*
+ * See rendezvous.h.  Whatever it finds wrong (a directory or entry not
+ * this user's alone) it says on stderr, and the process goes on with the
+ * file sink; errno is as it was.
+ */
+void rt_rendezvous(void)
+{
+	const char *dir = getenv("PAP_RENDEZVOUS_DIR");
+	char def[64];
+	unsigned long long start;
+	struct stat st;
+	long pid, ppid;
+	int dfd, depth, saved_errno;
+
+	if (rt_rv_done)
+		return;
+	rt_rv_done = 1;
+	/* set, even empty, PAP_COLLECTOR says where records go (empty: no
+	 * collector); so does PAP_PROFILE */
+	if (getenv("PAP_COLLECTOR"))
+		return;
+	if (getenv("PAP_PROFILE") && *getenv("PAP_PROFILE"))
+		return;
+	if (!dir || !*dir) {
+		snprintf(def, sizeof(def), "/tmp/pap-rendezvous-%u",
+			 (unsigned)geteuid());
+		dir = def;
+	}
+	saved_errno = errno;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno != ENOENT)
+			rt_rv_refuse(dir, "not a private directory of this "
+				     "user (mode 0700, no symbolic link)");
+		errno = saved_errno;
+		return;
+	}
+	if (fstat(dfd, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+		rt_rv_refuse(dir, "not a private directory of this user "
+			     "(mode 0700, no symbolic link)");
+		goto out;
+	}
+	if (!rt_rv_any(dfd))
+		goto out;
+	/* the nearest ancestor with an entry; pid 1 too (a collector may
+	 * be a container's first process) */
+	pid = getppid();
+	for (depth = 0; pid > 0 && depth < RV_MAX_DEPTH; depth++) {
+		if (rt_rv_stat(pid, &ppid, &start))
+			break;
+		if (rt_rv_entry(dfd, dir, pid, start))
+			break;
+		if (pid == 1)
+			break;
+		pid = ppid;
+	}
+out:
+	close(dfd);
+	errno = saved_errno;
+}
+
+/* Before main, while the process has one thread: setenv is safe. */
+__attribute__((constructor(101))) static void rt_rendezvous_init(void)
+{
+	rt_rendezvous();
+}

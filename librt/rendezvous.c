@@ -13,23 +13,26 @@
  * the entry of the nearest ancestor that has one, provided the directory
  * and the entry are this user's alone (owner, type, mode 0700 and 0600,
  * no symbolic link followed) and both processes the entry names are still
- * the ones that wrote it (start times).  It then sets PAP_COLLECTOR and
- * PAP_PROFILE as the collector sets them for its command, so that the
- * ring code connects as usual, whatever the process cannot hand over
- * lands in the collector's output file, and its own children inherit
- * both.  The collector writes the entry (collector/rendezvous.c, the
- * other copy of the format).
+ * the ones that wrote it (start times).  The runtime then uses its socket
+ * and output file as if PAP_COLLECTOR and PAP_PROFILE said them, so that
+ * the ring code connects as usual and whatever the process cannot hand
+ * over lands in the collector's output file; the program's environment
+ * is left as it is (its children look for themselves).  The collector
+ * writes the entry (collector/rendezvous.c, the other copy of the
+ * format).
  *
  * Cost: a process with PAP_COLLECTOR or PAP_PROFILE set does two getenv
  * calls; without, and without the directory, one failing open; with an
  * empty directory, a look at it; else a read of /proc/PID/stat and an
- * openat per ancestor.  All of it once per process, in a constructor.
+ * openat per ancestor.  All of it once per process, when the runtime
+ * first needs to know where its records go.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +45,11 @@
 #define RV_MAX_DEPTH 512	/* ancestors looked at, at most */
 #define RV_MAX_ENTRY 8192	/* bytes of an entry, at most */
 
-static int rt_rv_done;
+static pthread_once_t rt_rv_once = PTHREAD_ONCE_INIT;
+/* what the environment, or else a rendezvous, says */
+static const char *rt_rv_collector;	/* NULL: no collector */
+static const char *rt_rv_profile;	/* NULL: none found */
+static int rt_rv_lossy;
 
 /*
  * Reads @pid's parent and start time (clock ticks since boot) from
@@ -110,8 +117,9 @@ static void rt_rv_refuse(const char *path, const char *why)
 /*
  * Takes the advertisement in @text (the entry named @anchor, whose start
  * time is @astart): 1 when it is well formed, names @anchor and a
- * collector that is still the process that wrote it, and its settings
- * are now in the environment; 0 (stale, or not ours to use) otherwise.
+ * collector that is still the process that wrote it, and its socket and
+ * output file are now the runtime's; 0 (stale, or not ours to use)
+ * otherwise.
  */
 static int rt_rv_take(char *text, long anchor, unsigned long long astart)
 {
@@ -140,10 +148,15 @@ static int rt_rv_take(char *text, long anchor, unsigned long long astart)
 	/* the collector, alive and the one that wrote this */
 	if (rt_rv_stat(cpid, &cppid, &now) || now != cstart)
 		return 0;
-	setenv("PAP_COLLECTOR", sock, 1);
-	setenv("PAP_PROFILE", prof, 1);
-	if (lossy)
-		setenv("PAP_COLLECTOR_LOSSY", "1", 1);
+	rt_rv_collector = strdup(sock);
+	rt_rv_profile = strdup(prof);
+	if (!rt_rv_collector || !rt_rv_profile) {
+		free((char *)rt_rv_collector);
+		free((char *)rt_rv_profile);
+		rt_rv_collector = rt_rv_profile = NULL;
+		return 0;
+	}
+	rt_rv_lossy = lossy != 0;
 	return 1;
 }
 
@@ -188,26 +201,28 @@ static int rt_rv_entry(int dfd, const char *dir, long anchor,
 }
 
 /*
- * See rendezvous.h.  Whatever it finds wrong (a directory or entry not
- * this user's alone) it says on stderr, and the process goes on with the
- * file sink; errno is as it was.
+ * Settles once where this process's records go (rendezvous.h).  Whatever
+ * it finds wrong (a directory or entry not this user's alone) it says on
+ * stderr, and the process goes on with the file sink; errno is as it was.
  */
-void rt_rendezvous(void)
+static void rt_rv_lookup(void)
 {
 	const char *dir = getenv("PAP_RENDEZVOUS_DIR");
+	const char *env = getenv("PAP_COLLECTOR");
 	char def[64];
 	unsigned long long start;
 	struct stat st;
 	long pid, ppid;
 	int dfd, depth, saved_errno;
 
-	if (rt_rv_done)
-		return;
-	rt_rv_done = 1;
 	/* set, even empty, PAP_COLLECTOR says where records go (empty: no
 	 * collector); so does PAP_PROFILE */
-	if (getenv("PAP_COLLECTOR"))
+	if (env) {
+		rt_rv_collector = *env ? env : NULL;
+		env = getenv("PAP_COLLECTOR_LOSSY");
+		rt_rv_lossy = env && *env && strcmp(env, "0");
 		return;
+	}
 	if (getenv("PAP_PROFILE") && *getenv("PAP_PROFILE"))
 		return;
 	if (!dir || !*dir) {
@@ -249,8 +264,24 @@ out:
 	errno = saved_errno;
 }
 
-/* Before main, while the process has one thread: setenv is safe. */
-__attribute__((constructor(101))) static void rt_rendezvous_init(void)
+const char *rt_where_collector(void)
 {
-	rt_rendezvous();
+	pthread_once(&rt_rv_once, rt_rv_lookup);
+	return rt_rv_collector;
+}
+
+int rt_where_lossy(void)
+{
+	pthread_once(&rt_rv_once, rt_rv_lookup);
+	return rt_rv_lossy;
+}
+
+const char *rt_where_profile(void)
+{
+	const char *p = getenv("PAP_PROFILE");
+
+	if (p && *p)
+		return p;
+	pthread_once(&rt_rv_once, rt_rv_lookup);
+	return rt_rv_profile ? rt_rv_profile : "pap.prof";
 }

@@ -8,13 +8,18 @@
 #define PAP_RT_RENDEZVOUS_H
 
 /*
- * Once per process, and only when neither PAP_COLLECTOR nor PAP_PROFILE
- * is in the environment: looks for a collector that advertised itself
- * for an ancestor of this process and, if one is found and trusted, sets
- * PAP_COLLECTOR, PAP_PROFILE (and PAP_COLLECTOR_LOSSY) as the collector
- * sets them for its command.  Runs from a constructor, before main;
- * later calls do nothing.
+ * Where this process's records go: the collector's socket (NULL: none)
+ * and whether it may drop records, and the profile file.  PAP_COLLECTOR
+ * (even empty: no collector) and PAP_PROFILE say; when neither is in the
+ * environment, the first call looks, once per process, for a collector
+ * that advertised itself for an ancestor of this process, and takes its
+ * socket and output file if it is found and trusted.  The environment is
+ * never changed.  PAP_PROFILE is read again on every call, as the
+ * program may set it; the profile is never NULL ("pap.prof" at last).
+ * Any thread.
  */
-void rt_rendezvous(void);
+const char *rt_where_collector(void);
+int rt_where_lossy(void);
+const char *rt_where_profile(void);
 
 #endif

@@ -113,16 +113,10 @@ static void rt_ring_thread_end(void *arg);
 
 static void rt_ring_init(void)
 {
-	const char *s, *k = getenv("PAP_TEST_KILL");
+	const char *k = getenv("PAP_TEST_KILL");
 
-	/* done before main; here it links rendezvous.o into static
-	 * programs and makes sure it ran */
-	rt_rendezvous();
-	s = getenv("PAP_COLLECTOR");
-	if (s && *s)
-		rt_collector = s;
-	s = getenv("PAP_COLLECTOR_LOSSY");
-	rt_lossy = s && *s && strcmp(s, "0");
+	rt_collector = rt_where_collector();
+	rt_lossy = rt_where_lossy();
 	if (k) {
 		static const char *const modes[] = { "mid:", "after:", "evict:",
 						     "rewrite:" };

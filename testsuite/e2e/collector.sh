@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..71"
+echo "1..72"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -413,6 +413,24 @@ mkdir -p sub out
 "$coll" -o e1.prof -- sh -c 'env -i ./w threads 2 100'
 check "env -i under the collector: in its profile, byte-identical to the file sink's" \
 	'cmp -s e0.prof e1.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+# ... and the program's environment is left as the command made it
+cat >envp.c <<'C'
+#include <stdio.h>
+extern char **environ;
+int main(void)
+{
+	int n = 0;
+
+	while (environ[n])
+		n++;
+	printf("%d\n", n);
+	return 0;
+}
+C
+"$papgcc" -O2 -o envp envp.c
+"$coll" -o ev.prof -- sh -c 'env -i ./envp >envp.out'
+check "env -i under the collector: collected, its environment still empty" \
+	'[ "$(cat envp.out)" = 0 ] && grep -q "^p main:" ev.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
 "$coll" -o e2.prof -- sh -c 'env -i sh -c "cd sub && exec ../w threads 2 100"'
 check "env -i in another directory: in the collector's profile, no stray pap.prof" \
 	'cmp -s e0.prof e2.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'

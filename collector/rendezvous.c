@@ -3,23 +3,10 @@
  * rendezvous.c - the collector advertises itself to the processes it
  * started that lost PAP_COLLECTOR (their environment was cleared).
  *
- * The directory is fixed per user, /tmp/pap-rendezvous-UID (TMPDIR and
- * XDG_RUNTIME_DIR are among what env -i clears), or PAP_RENDEZVOUS_DIR.
- * It must be a directory of this user's, mode 0700, reached without a
- * symbolic link; an entry is a 0600 regular file named by its anchor's
- * pid, written under a temporary name and linked into place, so that it
- * is created exclusively and read whole or not at all:
- *
- *   pap-rendezvous 1
- *   collector PID START
- *   anchor PID START
- *   lossy 0|1
- *   socket PATH
- *   profile PATH
- *
- * START is the process's start time in /proc/PID/stat, so that a pid
- * used again is not taken for the process that wrote the entry.  The
- * runtime's reader is librt/rendezvous.c.
+ * The directory, the entry and its format are libcore/rendezvous.h's;
+ * an entry is written under a temporary name and linked into place, so
+ * that it is created exclusively and read whole or not at all.  The
+ * runtime's reader is librt/rtwhere.c.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,36 +20,7 @@
 #include <unistd.h>
 
 #include "collector.h"
-
-/* Reads @pid's start time from /proc/PID/stat: 0, or -1 (gone). */
-static int rv_start_time(long pid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return -1;
-	p += 2;			/* field 3 */
-	for (i = 3; i < 22; i++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-		p++;
-	}
-	*start = strtoull(p, NULL, 10);
-	return 0;
-}
+#include "rendezvous.h"
 
 /*
  * Is the entry @name of @dfd stale: a regular file whose collector is no
@@ -71,8 +29,9 @@ static int rv_start_time(long pid, unsigned long long *start)
  */
 static int rv_stale(int dfd, const char *name, long *cpid)
 {
-	char buf[256];
-	unsigned long long start, now;
+	char buf[PAP_RV_MAX_ENTRY];
+	struct pap_rv_entry e;
+	unsigned long long now;
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -90,10 +49,11 @@ static int rv_stale(int dfd, const char *name, long *cpid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	if (sscanf(buf, "pap-rendezvous 1\ncollector %ld %llu", cpid,
-		   &start) != 2)
+	if (pap_rv_parse(buf, &e))
 		return 0;
-	return rv_start_time(*cpid, &now) || now != start;
+	*cpid = e.collector;
+	return pap_proc_stat(e.collector, NULL, &now) ||
+	       now != e.collector_start;
 }
 
 /* Removes the entries of @dfd whose collector is gone, and temporary
@@ -117,7 +77,7 @@ static void rv_clean(int dfd)
 		if (!strncmp(s, ".tmp", 4)) {
 			/* .tmpPID: gone when PID is */
 			pid = strtol(s + 4, NULL, 10);
-			if (pid > 0 && rv_start_time(pid, &start))
+			if (pid > 0 && pap_proc_stat(pid, NULL, &start))
 				unlinkat(dfd, s, 0);
 		} else if (s[0] >= '0' && s[0] <= '9' &&
 			   strspn(s, "0123456789") == strlen(s) &&
@@ -131,20 +91,15 @@ static void rv_clean(int dfd)
 int col_rv_advertise(struct col_rv *rv, long anchor, const char *sock,
 		     const char *file, int lossy)
 {
-	const char *dir = getenv("PAP_RENDEZVOUS_DIR");
-	char def[64], tmp[32], text[2 * PATH_MAX + 256];
-	unsigned long long cstart, astart;
+	char def[64], tmp[32], text[PAP_RV_MAX_ENTRY];
+	const char *dir = pap_rv_dir(def, sizeof(def));
+	struct pap_rv_entry e;
 	struct stat st;
 	long other;
 	int fd, len, tries;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->dfd = -1;
-	if (!dir || !*dir) {
-		snprintf(def, sizeof(def), "/tmp/pap-rendezvous-%u",
-			 (unsigned)geteuid());
-		dir = def;
-	}
 	if (strchr(sock, '\n') || strchr(file, '\n')) {
 		fprintf(stderr, "pap-collector: warning: %s: a path with a "
 			"newline cannot be advertised\n", file);
@@ -156,25 +111,26 @@ int col_rv_advertise(struct col_rv *rv, long anchor, const char *sock,
 		return -1;
 	}
 	rv->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (rv->dfd < 0 || fstat(rv->dfd, &st) || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (rv->dfd < 0 || fstat(rv->dfd, &st) || !pap_rv_private(&st, 1)) {
 		fprintf(stderr, "pap-collector: error: %s: not a private "
 			"directory of this user (mode 0700, no symbolic "
 			"link); processes that clear their environment will "
 			"not find this collector\n", dir);
 		goto fail;
 	}
-	if (rv_start_time(getpid(), &cstart) ||
-	    rv_start_time(anchor, &astart)) {
+	e.collector = (long)getpid();
+	e.anchor = anchor;
+	e.lossy = lossy != 0;
+	e.socket = sock;
+	e.profile = file;
+	if (pap_proc_stat(e.collector, NULL, &e.collector_start) ||
+	    pap_proc_stat(anchor, NULL, &e.anchor_start)) {
 		fprintf(stderr, "pap-collector: warning: /proc/%ld/stat: "
 			"cannot read it; not advertised\n", anchor);
 		goto fail;
 	}
-	len = snprintf(text, sizeof(text), "pap-rendezvous 1\n"
-		       "collector %ld %llu\nanchor %ld %llu\nlossy %d\n"
-		       "socket %s\nprofile %s\n", (long)getpid(), cstart,
-		       anchor, astart, lossy != 0, sock, file);
-	if (len < 0 || len >= (int)sizeof(text) || len >= 8192) {
+	len = pap_rv_format(text, sizeof(text), &e);
+	if (len < 0 || len >= (int)sizeof(text)) {
 		fprintf(stderr, "pap-collector: warning: %s: paths too long "
 			"for an entry; not advertised\n", dir);
 		goto fail;

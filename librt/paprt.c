@@ -26,7 +26,7 @@
 #include "bpack.h"
 #include "foldrun.h"
 #include "profdata.h"
-#include "rendezvous.h"
+#include "rtwhere.h"
 #include "rt.h"
 #include "textfile.h"
 #include "util.h"

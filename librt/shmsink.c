@@ -44,7 +44,7 @@
 
 #include "bpack.h"
 #include "profdata.h"
-#include "rendezvous.h"
+#include "rtwhere.h"
 #include "ring.h"
 #include "rt.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rendezvous.c - a process started under pap-collector whose environment
- * was cleared (env -i) finds its collector all the same.
+ * rtwhere.c - where a process's records go; a process started under
+ * pap-collector whose environment was cleared (env -i) finds its
+ * collector all the same.
  *
  * A collector that runs a command advertises itself in a fixed per-user
  * directory, /tmp/pap-rendezvous-UID (PAP_RENDEZVOUS_DIR overrides it),
@@ -18,8 +19,8 @@
  * the ring code connects as usual and whatever the process cannot hand
  * over lands in the collector's output file; the program's environment
  * is left as it is (its children look for themselves).  The collector
- * writes the entry (collector/rendezvous.c, the other copy of the
- * format).
+ * writes the entry (collector/rendezvous.c); its format is
+ * libcore/rendezvous.c's.
  *
  * Cost: a process with PAP_COLLECTOR or PAP_PROFILE set does two getenv
  * calls; without, and without the directory, one failing open; with an
@@ -41,52 +42,15 @@
 #include <unistd.h>
 
 #include "rendezvous.h"
+#include "rtwhere.h"
 
 #define RV_MAX_DEPTH 512	/* ancestors looked at, at most */
-#define RV_MAX_ENTRY 8192	/* bytes of an entry, at most */
 
 static pthread_once_t rt_rv_once = PTHREAD_ONCE_INIT;
 /* what the environment, or else a rendezvous, says */
 static const char *rt_rv_collector;	/* NULL: no collector */
 static const char *rt_rv_profile;	/* NULL: none found */
 static int rt_rv_lossy;
-
-/*
- * Reads @pid's parent and start time (clock ticks since boot) from
- * /proc/PID/stat: 0, or -1 when the process is gone or unreadable.  The
- * command name, which may hold spaces and parentheses, ends at the last
- * ')'.
- */
-static int rt_rv_stat(long pid, long *ppid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return -1;
-	p += 2;			/* field 3, the state */
-	for (i = 3; i < 22; i++) {
-		if (i == 4)
-			*ppid = strtol(p, NULL, 10);
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-		p++;
-	}
-	*start = strtoull(p, NULL, 10);
-	return 0;
-}
 
 /*
  * Does the directory @dfd hold an entry (a name not starting with a dot)?
@@ -123,40 +87,25 @@ static void rt_rv_refuse(const char *path, const char *why)
  */
 static int rt_rv_take(char *text, long anchor, unsigned long long astart)
 {
-	long cpid, apid, cppid;
-	unsigned long long cstart, ast, now;
-	int lossy, n = 0;
-	char *sock, *prof, *end;
+	struct pap_rv_entry e;
+	unsigned long long now;
 
-	if (sscanf(text, "pap-rendezvous 1\ncollector %ld %llu\nanchor %ld "
-		   "%llu\nlossy %d\nsocket %n", &cpid, &cstart, &apid, &ast,
-		   &lossy, &n) != 5 || !n)
-		return 0;
-	sock = text + n;
-	end = strchr(sock, '\n');
-	if (!end || strncmp(end + 1, "profile ", 8))
-		return 0;
-	*end = 0;
-	prof = end + 9;
-	end = strchr(prof, '\n');
-	if (!end || end[1])
-		return 0;
-	*end = 0;
-	if (apid != anchor || ast != astart || sock[0] != '/' ||
-	    prof[0] != '/')
+	if (pap_rv_parse(text, &e) || e.anchor != anchor ||
+	    e.anchor_start != astart)
 		return 0;
 	/* the collector, alive and the one that wrote this */
-	if (rt_rv_stat(cpid, &cppid, &now) || now != cstart)
+	if (pap_proc_stat(e.collector, NULL, &now) ||
+	    now != e.collector_start)
 		return 0;
-	rt_rv_collector = strdup(sock);
-	rt_rv_profile = strdup(prof);
+	rt_rv_collector = strdup(e.socket);
+	rt_rv_profile = strdup(e.profile);
 	if (!rt_rv_collector || !rt_rv_profile) {
 		free((char *)rt_rv_collector);
 		free((char *)rt_rv_profile);
 		rt_rv_collector = rt_rv_profile = NULL;
 		return 0;
 	}
-	rt_rv_lossy = lossy != 0;
+	rt_rv_lossy = e.lossy != 0;
 	return 1;
 }
 
@@ -178,18 +127,17 @@ static int rt_rv_entry(int dfd, const char *dir, long anchor,
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077) ||
-	    st.st_size >= RV_MAX_ENTRY) {
+	if (fd < 0 || fstat(fd, &st) || !pap_rv_private(&st, 0) ||
+	    st.st_size >= PAP_RV_MAX_ENTRY) {
 		rt_rv_refuse(path, "not a private file of this user (mode "
 			     "0600, no symbolic link)");
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	text = malloc(RV_MAX_ENTRY);
+	text = malloc(PAP_RV_MAX_ENTRY);
 	if (text) {
-		n = read(fd, text, RV_MAX_ENTRY - 1);
+		n = read(fd, text, PAP_RV_MAX_ENTRY - 1);
 		if (n > 0) {
 			text[n] = 0;
 			rc = rt_rv_take(text, anchor, astart);
@@ -207,8 +155,7 @@ static int rt_rv_entry(int dfd, const char *dir, long anchor,
  */
 static void rt_rv_lookup(void)
 {
-	const char *dir = getenv("PAP_RENDEZVOUS_DIR");
-	const char *env = getenv("PAP_COLLECTOR");
+	const char *env = getenv("PAP_COLLECTOR"), *dir;
 	char def[64];
 	unsigned long long start;
 	struct stat st;
@@ -225,11 +172,7 @@ static void rt_rv_lookup(void)
 	}
 	if (getenv("PAP_PROFILE") && *getenv("PAP_PROFILE"))
 		return;
-	if (!dir || !*dir) {
-		snprintf(def, sizeof(def), "/tmp/pap-rendezvous-%u",
-			 (unsigned)geteuid());
-		dir = def;
-	}
+	dir = pap_rv_dir(def, sizeof(def));
 	saved_errno = errno;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
@@ -239,8 +182,7 @@ static void rt_rv_lookup(void)
 		errno = saved_errno;
 		return;
 	}
-	if (fstat(dfd, &st) || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (fstat(dfd, &st) || !pap_rv_private(&st, 1)) {
 		rt_rv_refuse(dir, "not a private directory of this user "
 			     "(mode 0700, no symbolic link)");
 		goto out;
@@ -251,7 +193,7 @@ static void rt_rv_lookup(void)
 	 * be a container's first process) */
 	pid = getppid();
 	for (depth = 0; pid > 0 && depth < RV_MAX_DEPTH; depth++) {
-		if (rt_rv_stat(pid, &ppid, &start))
+		if (pap_proc_stat(pid, &ppid, &start))
 			break;
 		if (rt_rv_entry(dfd, dir, pid, start))
 			break;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rendezvous.h - how a process whose environment was cleared finds the
- * pap-collector that started it (internal; see rendezvous.c and
+ * rtwhere.h - where a process's records go: the collector and the profile
+ * the environment names, or else the collector that started it, found
+ * through its rendezvous (internal; see rtwhere.c and
  * doc/collector.md, "Processes that clear their environment").
  */
-#ifndef PAP_RT_RENDEZVOUS_H
-#define PAP_RT_RENDEZVOUS_H
+#ifndef PAP_RT_RTWHERE_H
+#define PAP_RT_RTWHERE_H
 
 /*
  * Where this process's records go: the collector's socket (NULL: none)

@@ -105,15 +105,8 @@ static tree pap_tally_var(uint64_t nvalues)
 	if (!pap_opts.tally || !nvalues || nvalues > pap_opts.tally ||
 	    !pap_tally_possible())
 		return NULL_TREE;
-	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-			 create_tmp_var_name("pap_tally"),
-			 build_pointer_type(pap_rt_u64()));
-	TREE_STATIC(var) = 1;
-	TREE_PUBLIC(var) = 0;
-	TREE_USED(var) = 1;
+	var = pap_static_var("pap_tally", build_pointer_type(pap_rt_u64()));
 	TREE_ADDRESSABLE(var) = 1;
-	DECL_ARTIFICIAL(var) = 1;
-	DECL_IGNORED_P(var) = 1;
 	set_decl_tls_model(var, decl_default_tls_model(var));
 	varpool_node::finalize_decl(var);
 	return var;

@@ -119,4 +119,22 @@ int col_finish(struct collector *c, const char *file);
  * count now, to @file (a snapshot); 0 or -1. */
 int col_snapshot(struct collector *c, const char *file);
 
+/*
+ * The rendezvous (rendezvous.c): how processes started by the collector
+ * whose environment was cleared find it.  col_rv_advertise writes the
+ * entry for @anchor (this collector's pid with a command, its parent's
+ * with --rendezvous and none) exclusively in the per-user directory,
+ * after removing entries of collectors that are gone: 0, or -1 with a
+ * message on stderr (the collector goes on without it).
+ * col_rv_withdraw removes the entry if it is still this one.
+ */
+struct col_rv {
+	int on, dfd;
+	ino_t ino;
+	char name[32];
+};
+int col_rv_advertise(struct col_rv *rv, long anchor, const char *sock,
+		     const char *file, int lossy);
+void col_rv_withdraw(struct col_rv *rv);
+
 #endif /* PAP_COLLECTOR_H */

@@ -9,7 +9,9 @@
  * deduplicated profile and, at the end, merges it into FILE the way the
  * runtime's file sink does.  With a command, runs it with PAP_COLLECTOR
  * set and ends when it does, with its status; without, runs until SIGINT
- * or SIGTERM.  SIGUSR1 writes a snapshot to FILE.snap.
+ * or SIGTERM.  SIGUSR1 writes a snapshot to FILE.snap.  With a command
+ * (or --rendezvous), advertises itself to the processes it started that
+ * lost PAP_COLLECTOR (rendezvous.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,6 +66,15 @@ static void usage(FILE *f)
 "                       record through the ring)\n"
 "      --max-records=N  distinct records kept at most (default 4194304);\n"
 "                       more are counted as lost\n"
+"      --rendezvous     advertise this collector in /tmp/pap-rendezvous-UID/\n"
+"                       to the processes it started whose environment was\n"
+"                       cleared (env -i): with COMMAND, the default, to\n"
+"                       COMMAND and its descendants (the collector also\n"
+"                       adopts those whose parent dies); without COMMAND,\n"
+"                       to the descendants of the collector's parent\n"
+"                       process (the shell that started it)\n"
+"      --no-rendezvous  do not advertise: a process without PAP_COLLECTOR\n"
+"                       and PAP_PROFILE writes ./pap.prof itself\n"
 "  -v, --verbose        print what was collected and lost at the end\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -210,23 +221,40 @@ struct run {
 	int lsock, sfd;
 	pid_t cmd;
 	int status, cmd_done, stop;
+	int reaper;		/* a subreaper: orphaned descendants are ours */
 	const char *file, *snap;
 };
+
+/* Has this process children left (live ones, or zombies not yet
+ * waited for)? */
+static int have_children(void)
+{
+	siginfo_t si;
+
+	return !waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+}
 
 static void on_signals(struct run *r)
 {
 	struct signalfd_siginfo si;
+	pid_t pid;
 	int st;
 
 	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGCHLD:
-			while (r->cmd > 0 && waitpid(r->cmd, &st, WNOHANG) ==
-						     r->cmd) {
+			/* the command, and orphans we adopted as a subreaper,
+			 * whose status nobody wants */
+			while ((pid = waitpid(r->reaper ? -1 : r->cmd, &st,
+					      WNOHANG)) > 0) {
+				if (pid != r->cmd)
+					continue;
 				r->cmd_done = 1;
 				r->status = WIFEXITED(st) ? WEXITSTATUS(st) :
 					    128 + WTERMSIG(st);
 				r->cmd = 0;
+				if (!r->reaper)
+					break;
 			}
 			break;
 		case SIGUSR1:
@@ -315,10 +343,13 @@ static void serve(struct run *r)
 		if (r->stop)
 			break;
 		if (r->cmd_done) {
-			/* descendants may still be finishing: a little while */
+			/* descendants may still be finishing: a little while;
+			 * as a subreaper, orphans that have not connected yet
+			 * are waited for too */
 			if (!done_at)
 				done_at = now_ms();
-			if (!r->c.nprods || now_ms() - done_at > 2000)
+			if ((!r->c.nprods && !(r->reaper && have_children())) ||
+			    now_ms() - done_at > 2000)
 				break;
 		}
 	}
@@ -341,6 +372,8 @@ int main(int argc, char **argv)
 		{ "ring-words", required_argument, NULL, 'R' },
 		{ "slots", required_argument, NULL, 'S' },
 		{ "max-records", required_argument, NULL, 'M' },
+		{ "rendezvous", no_argument, NULL, 'A' },
+		{ "no-rendezvous", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -350,7 +383,8 @@ int main(int argc, char **argv)
 	char namebuf[32];
 	const char *out = NULL, *name = NULL;
 	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 4096;
-	int c, lossy = 0, verbose = 0, rc;
+	int c, lossy = 0, verbose = 0, rc, rendezvous = -1;
+	struct col_rv rv = { 0, -1, 0, "" };
 	struct run r;
 	sigset_t set, old;
 	char *end;
@@ -393,6 +427,12 @@ int main(int argc, char **argv)
 					"'%s'\n", prog, optarg);
 				return 2;
 			}
+			break;
+		case 'A':
+			rendezvous = 1;
+			break;
+		case 'N':
+			rendezvous = 0;
 			break;
 		case 'v':
 			verbose = 1;
@@ -454,11 +494,26 @@ int main(int argc, char **argv)
 			"this collector is killed, what it drained is lost "
 			"without being counted\n", prog, file, (long)getpid(),
 			strerror(errno));
+	/* by default advertised for the command's sake, never for an
+	 * unknown set of shells without one */
+	if (rendezvous < 0)
+		rendezvous = optind < argc;
+	if (rendezvous && optind >= argc && getppid() == 1)
+		fprintf(stderr, "%s: warning: no parent process to advertise "
+			"this collector to; --rendezvous ignored\n", prog);
+	else if (rendezvous &&
+		 !col_rv_advertise(&rv, optind < argc ? (long)getpid() :
+				   (long)getppid(), sock, file, lossy) &&
+		 optind < argc)
+		/* a descendant whose parent dies stays ours, and so in
+		 * reach of the rendezvous */
+		r.reaper = !prctl(PR_SET_CHILD_SUBREAPER, 1UL);
 	if (optind < argc) {
 		r.cmd = start_command(argv + optind, &old, sock, file, lossy);
 		if (r.cmd < 0) {
 			fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
 			unlink(sock);
+			col_rv_withdraw(&rv);
 			col_free(&r.c);
 			return 1;
 		}
@@ -470,6 +525,9 @@ int main(int argc, char **argv)
 	close(r.lsock);
 	unlink(sock);
 	rc = col_finish(&r.c, file);
+	/* only now: a process that looks the collector up meanwhile still
+	 * learns FILE, and merges into it itself */
+	col_rv_withdraw(&rv);
 	if (verbose || r.c.prof.lost)
 		fprintf(stderr, "%s: %llu producers (%llu refused), %llu records,"
 			" %llu distinct; lost %llu: %llu dropped, %llu made "

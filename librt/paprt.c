@@ -26,6 +26,7 @@
 #include "bpack.h"
 #include "foldrun.h"
 #include "profdata.h"
+#include "rtwhere.h"
 #include "rt.h"
 #include "textfile.h"
 #include "util.h"
@@ -802,7 +803,7 @@ static uint64_t rt_pending(const struct rt_thread *t)
 
 int pap_dump(void)
 {
-	const char *path = getenv("PAP_PROFILE");
+	const char *path = rt_where_profile();
 	struct pap_profile mine, *out = &mine;
 	struct rt_thread *t, *only = NULL;
 	size_t nwith = 0;
@@ -813,8 +814,6 @@ int pap_dump(void)
 	int held = !rt_in_table;
 	int rc;
 
-	if (!path || !*path)
-		path = "pap.prof";
 	pap_profile_init(&mine);
 	if (held)
 		rt_in_table = RT_HERE();

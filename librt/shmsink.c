@@ -44,6 +44,7 @@
 
 #include "bpack.h"
 #include "profdata.h"
+#include "rtwhere.h"
 #include "ring.h"
 #include "rt.h"
 
@@ -112,13 +113,10 @@ static void rt_ring_thread_end(void *arg);
 
 static void rt_ring_init(void)
 {
-	const char *s = getenv("PAP_COLLECTOR");
 	const char *k = getenv("PAP_TEST_KILL");
 
-	if (s && *s)
-		rt_collector = s;
-	s = getenv("PAP_COLLECTOR_LOSSY");
-	rt_lossy = s && *s && strcmp(s, "0");
+	rt_collector = rt_where_collector();
+	rt_lossy = rt_where_lossy();
 	if (k) {
 		static const char *const modes[] = { "mid:", "after:", "evict:",
 						     "rewrite:" };
@@ -184,7 +182,8 @@ static size_t rt_ring_state_size(uint32_t nslots)
 /*
  * Connects this thread to the collector and maps its ring; NULL when
  * there is no collector, or it does not answer as one should.  The
- * segment must be ours, 0600, and of the size the header says.
+ * collector must run as this user (SO_PEERCRED), and the segment must be
+ * ours, 0600, and of the size the header says.
  */
 static struct rt_ring *rt_ring_connect(void)
 {
@@ -193,6 +192,8 @@ static struct rt_ring *rt_ring_connect(void)
 				       PAP_SHM_VERSION_MINOR, 0, 0 };
 	struct pap_shm_welcome w;
 	struct timeval tv = { 2, 0 };
+	struct ucred cred;
+	socklen_t credlen = sizeof(cred);
 	struct pap_shm_ring *shm;
 	struct rt_ring *r;
 	struct stat st;
@@ -211,6 +212,8 @@ static struct rt_ring *rt_ring_connect(void)
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) ||
+	    cred.uid != geteuid() ||
 	    send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) != sizeof(hello) ||
 	    (fd = rt_recv_segment(sock, &w)) < 0)
 		goto fail_sock;

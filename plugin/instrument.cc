@@ -105,15 +105,8 @@ static tree pap_tally_var(uint64_t nvalues)
 	if (!pap_opts.tally || !nvalues || nvalues > pap_opts.tally ||
 	    !pap_tally_possible())
 		return NULL_TREE;
-	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-			 create_tmp_var_name("pap_tally"),
-			 build_pointer_type(pap_rt_u64()));
-	TREE_STATIC(var) = 1;
-	TREE_PUBLIC(var) = 0;
-	TREE_USED(var) = 1;
+	var = pap_static_var("pap_tally", build_pointer_type(pap_rt_u64()));
 	TREE_ADDRESSABLE(var) = 1;
-	DECL_ARTIFICIAL(var) = 1;
-	DECL_IGNORED_P(var) = 1;
 	set_decl_tls_model(var, decl_default_tls_model(var));
 	varpool_node::finalize_decl(var);
 	return var;
@@ -386,6 +379,46 @@ static edge *pap_edge_table(function *fun, const struct pap_model *m,
 	return t;
 }
 
+/*
+ * Sets pass-local flag 1 on every statement @fun has now: they are the
+ * user's.  Statements made later start without it; a copy of one of
+ * these (gimple_copy) keeps it.
+ */
+static void pap_mark_user_stmts(function *fun)
+{
+	gimple_stmt_iterator gsi;
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun)
+		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			gimple_set_plf(gsi_stmt(gsi), GF_PLF_1, true);
+}
+
+/*
+ * Marks every statement of @fun that pap_mark_user_stmts() did not see,
+ * the probes pap made, so that -Wdangling-pointer steps over them.  It
+ * looks for stores of a local's address into memory that outlives the
+ * function by walking back from the exit, and stops at the first
+ * statement that could use an escaped local or that stores through
+ * anything it cannot see, which in GCC 12 includes every assignment to
+ * an SSA name: a probe between the store and the return (the path's
+ * record is there) hid the store from it.  Probes read and write no
+ * local of the user's, so stepping over them is exact.  The mark is
+ * GCC's own (suppress_warning()), for -Wdangling-pointer and the warnings
+ * GCC groups with it, and only on statements pap made.
+ */
+static void pap_quiet_probes(function *fun)
+{
+	gimple_stmt_iterator gsi;
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun)
+		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (!gimple_plf(gsi_stmt(gsi), GF_PLF_1))
+				suppress_warning(gsi_stmt(gsi),
+						 OPT_Wdangling_pointer_);
+}
+
 unsigned int pap_instrument_function(function *fun)
 {
 	struct pap_text graph = { NULL, 0, 0 };
@@ -445,6 +478,7 @@ unsigned int pap_instrument_function(function *fun)
 			       "abnormal edges", asmname);
 		goto out;
 	}
+	pap_mark_user_stmts(fun);
 	pap_fnkey_format(key, sizeof(key), asmname, checksum, pap_meta_path());
 	em.r = create_tmp_var(pap_rt_u64(), "pap_r");
 	em.a = create_tmp_var(pap_rt_u64(), "pap_a");
@@ -503,6 +537,7 @@ unsigned int pap_instrument_function(function *fun)
 					       &em);
 	if (em.shadow)
 		pap_nonlocal_emit(fun, &m, plan, &g, &em);
+	pap_quiet_probes(fun);
 	/* the edges split and the blocks made have no place in dominator
 	 * trees an earlier pass may have left */
 	free_dominance_info(CDI_DOMINATORS);

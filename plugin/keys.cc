@@ -48,19 +48,26 @@ static tree pap_key_type(void)
 						       TYPE_QUAL_CONST));
 }
 
+tree pap_static_var(const char *prefix, tree type)
+{
+	tree var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			      create_tmp_var_name(prefix), type);
+
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	TREE_USED(var) = 1;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	return var;
+}
+
 tree pap_key_slot(tree literal)
 {
 	tree var;
 
 	if (!flag_shlib)
 		return NULL_TREE;
-	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-			 create_tmp_var_name("pap_key"), pap_key_type());
-	TREE_STATIC(var) = 1;
-	TREE_PUBLIC(var) = 0;
-	TREE_USED(var) = 1;
-	DECL_ARTIFICIAL(var) = 1;
-	DECL_IGNORED_P(var) = 1;
+	var = pap_static_var("pap_key", pap_key_type());
 	DECL_INITIAL(var) = literal;
 	varpool_node::finalize_decl(var);
 	pap_key_slots = tree_cons(NULL_TREE, var, pap_key_slots);

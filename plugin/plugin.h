@@ -43,6 +43,9 @@ void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pap_text_free(struct pap_text *t);
 
+/* keys.cc: a new file-scope static variable of pap's own, named from
+ * @prefix, of @type, for the caller to finish and finalize. */
+tree pap_static_var(const char *prefix, tree type);
 /*
  * keys.cc.  The static slot code for a shared object passes instead of
  * the key string @literal (an ADDR_EXPR), or NULL_TREE when this

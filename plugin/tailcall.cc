@@ -9,10 +9,12 @@
  * the record) would go after the call and keep GCC from turning it into a
  * jump: tail recursion would stay recursion, each level a frame.  So the
  * operations of the path's last edges go before the call, and the call
- * returns through a block that only returns.  The path is the same; it is
- * recorded as the call starts instead of as it returns, and a callee that
- * never returns (exit, longjmp past its caller) leaves its caller's path
- * counted as complete, which is what it is up to the return.
+ * returns through a block that only ends the scopes the return block
+ * ended (its clobbers, which late warnings read) and returns.  The path
+ * is the same; it is recorded as the call starts instead of as it
+ * returns, and a callee that never returns (exit, longjmp past its
+ * caller) leaves its caller's path counted as complete, which is what it
+ * is up to the return.
  *
  * Only calls that cannot throw and do not fork (both processes return
  * through the caller), in functions without setjmp receivers or
@@ -112,8 +114,8 @@ static void pap_tail_emit(const struct pap_plan *plan,
 }
 
 /*
- * Exit edge @id out of return block @x whose only statement is a return
- * of @ret's value: the edges into @x that end in a tail call get their
+ * Exit edge @id out of return block @x whose only statements are scope
+ * clobbers and a return of @ret's value: the edges into @x that end in a tail call get their
  * own operations and then @id's before the call, and are noted in @moved
  * to return through a block of their own (pap_tail_finish); @id's go on
  * its edge only for the other edges into @x.
@@ -188,6 +190,24 @@ void pap_tail_place(function *fun, const struct pap_plan *plan,
 	}
 }
 
+/*
+ * Copies into @to, in their order, the clobbers of return block @x that
+ * end locals' scopes.  Every path into @x passed them, so a block that
+ * returns in @x's place must end the same scopes: GCC's late warnings
+ * (-Wdangling-pointer) take a use of a local that can reach the exit
+ * without meeting the local's clobber for a use after its scope ended.
+ * They run nothing and GCC's tail call search skips them.
+ */
+static void pap_copy_clobbers(basic_block x, gimple_stmt_iterator *to)
+{
+	gimple_stmt_iterator gsi;
+
+	for (gsi = gsi_start_bb(x); !gsi_end_p(gsi); gsi_next(&gsi))
+		if (gimple_clobber_p(gsi_stmt(gsi)))
+			gsi_insert_after(to, gimple_copy(gsi_stmt(gsi)),
+					 GSI_NEW_STMT);
+}
+
 void pap_tail_finish(function *fun, vec<edge> *moved)
 {
 	basic_block ret_bb = NULL, x = NULL;
@@ -205,9 +225,10 @@ void pap_tail_finish(function *fun, vec<edge> *moved)
 			ret_bb = create_empty_bb(x);
 			if (current_loops)
 				add_bb_to_loop(ret_bb, x->loop_father);
+			gsi = gsi_start_bb(ret_bb);
+			pap_copy_clobbers(x, &gsi);
 			/* a copy keeps the return's location and flags */
 			copy = as_a<greturn *>(gimple_copy(ret));
-			gsi = gsi_start_bb(ret_bb);
 			gsi_insert_after(&gsi, copy, GSI_NEW_STMT);
 			make_edge(ret_bb, EXIT_BLOCK_PTR_FOR_FN(fun), 0)
 				->goto_locus = single_succ_edge(x)->goto_locus;

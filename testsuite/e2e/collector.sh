@@ -38,7 +38,7 @@ lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..55"
+echo "1..72"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -403,6 +403,131 @@ wait $cpid
 check "a 2.1 producer's long path: packed, its 30 copies one record" \
 	'[ "$(grep -c "^p old:" o.prof)" -eq 1 ] && grep -qx "p old:0123456789abcdef 1 30 5 3 0 100 1 101 4294967294 8589934630" o.prof'
 
+# processes that clear their environment (env -i): they find the
+# collector that started them through its rendezvous, an entry named by
+# the anchor's pid in /tmp/pap-rendezvous-UID (or PAP_RENDEZVOUS_DIR);
+# e0.prof is what the file sink gives for the same run
+rm -f pap.prof
+./w threads 2 100 && mv pap.prof e0.prof
+mkdir -p sub out
+"$coll" -o e1.prof -- sh -c 'env -i ./w threads 2 100'
+check "env -i under the collector: in its profile, byte-identical to the file sink's" \
+	'cmp -s e0.prof e1.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+# ... and the program's environment is left as the command made it
+cat >envp.c <<'C'
+#include <stdio.h>
+extern char **environ;
+int main(void)
+{
+	int n = 0;
+
+	while (environ[n])
+		n++;
+	printf("%d\n", n);
+	return 0;
+}
+C
+"$papgcc" -O2 -o envp envp.c
+"$coll" -o ev.prof -- sh -c 'env -i ./envp >envp.out'
+check "env -i under the collector: collected, its environment still empty" \
+	'[ "$(cat envp.out)" = 0 ] && grep -q "^p main:" ev.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+"$coll" -o e2.prof -- sh -c 'env -i sh -c "cd sub && exec ../w threads 2 100"'
+check "env -i in another directory: in the collector's profile, no stray pap.prof" \
+	'cmp -s e0.prof e2.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+# an orphan (its parent exits first) is adopted by the collector, which
+# waits for it, and stays in reach of the rendezvous
+"$coll" -o e3.prof -- sh -c '(sleep 0.3; exec env -i ./w threads 2 100) & exit 0'
+check "env -i in an orphan: adopted and collected, no stray pap.prof" \
+	'cmp -s e0.prof e3.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+# a process of the same user that is not a descendant is not collected
+rm -f ro.prof ro.ready ro.go
+"$coll" -o ro.prof -- sh -c 'touch ro.ready; while [ ! -e ro.go ]; do sleep 0.02; done' &
+cpid=$!
+wait_for ro.ready
+(cd out && env -i ../w threads 2 100)
+touch ro.go
+wait $cpid
+check "env -i outside a running collector: not collected, its own pap.prof" \
+	'cmp -s e0.prof out/pap.prof && [ "$(acts ro.prof)" -eq 0 ]'
+rm -f out/pap.prof
+"$coll" -o rn.prof --no-rendezvous -- sh -c 'cd out && env -i ../w threads 2 100'
+check "--no-rendezvous: env -i writes its own pap.prof" \
+	'cmp -s e0.prof out/pap.prof && [ "$(acts rn.prof)" -eq 0 ]'
+rm -f out/pap.prof
+
+# without a command, --rendezvous advertises to the descendants of the
+# collector's parent (this shell, $$)
+rm -f rd.prof
+mkdir -m 700 rv
+PAP_RENDEZVOUS_DIR="$tmp/rv" "$coll" -o rd.prof --rendezvous >/dev/null 2>rd.err &
+cpid=$!
+wait_for "rv/$$"
+env -i PAP_RENDEZVOUS_DIR="$tmp/rv" ./w threads 2 100 2>out/err
+check "--rendezvous without a command: the entry is 0600 in a 0700 directory, a child of its shell is collected" \
+	'[ "$(stat -c %a rv)" = 700 ] && [ "$(stat -c %a "rv/$$")" = 600 ] &&
+	 [ ! -e pap.prof ] && [ ! -s out/err ]'
+# refused: each would reach the collector above if it were trusted;
+# each run must instead write its own pap.prof, and say why
+refused() { # NAME DIR WHAT
+	rn=$1 rd=$2 rw=$3
+	mkdir -p "r.$rn"
+	(cd "r.$rn" && env -i PAP_RENDEZVOUS_DIR="$rd" ../w threads 2 100 2>err)
+	check "a rendezvous $rn is refused with a message, the run not collected" \
+		'cmp -s e0.prof "r.$rn/pap.prof" &&
+		 grep -q "^pap: error: $rd.*: not a private $rw of this user" "r.$rn/err"'
+}
+ln -s rv rvlink
+refused "directory reached by a symbolic link" "$tmp/rvlink" directory
+chmod 755 rv
+refused "directory of mode 0755" "$tmp/rv" directory
+chmod 700 rv
+mkdir -m 700 rv2 rv3
+ln -s "$tmp/rv/$$" "rv2/$$"
+refused "entry that is a symbolic link" "$tmp/rv2" file
+cp "rv/$$" "rv3/$$" && chmod 644 "rv3/$$"
+refused "entry of mode 0644" "$tmp/rv3" file
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534 rv
+	refused "directory of another user" "$tmp/rv" directory
+	chown 0 rv
+	chmod 600 "rv3/$$" && chown 65534 "rv3/$$"
+	refused "entry of another user" "$tmp/rv3" file
+else
+	ok "# SKIP a rendezvous directory of another user is refused (needs root)"
+	ok "# SKIP a rendezvous entry of another user is refused (needs root)"
+fi
+PAP_RENDEZVOUS_DIR="$tmp/rvlink" "$coll" -o rx.prof -- true 2>rx.err
+r1=$?
+kill -TERM $cpid
+wait $cpid
+check "the collector refuses a planted directory too, and runs" \
+	'[ $r1 -eq 0 ] && grep -q "^pap-collector: error: $tmp/rvlink: not a private directory" rx.err'
+check "... and collected the one run that was its own, nothing refused; the entry is gone" \
+	'cmp -s e0.prof rd.prof && [ ! -e "rv/$$" ] && [ ! -s rd.err ]'
+
+# a collector SIGKILLed leaves a stale entry: ignored without a word,
+# then replaced by the next collector for the same anchor
+mkdir -m 700 rv5 stale
+PAP_RENDEZVOUS_DIR="$tmp/rv5" "$coll" -o k5.prof --rendezvous >/dev/null 2>&1 &
+cpid=$!
+wait_for "rv5/$$"
+kill -KILL $cpid
+wait $cpid 2>/dev/null
+(cd stale && env -i PAP_RENDEZVOUS_DIR="$tmp/rv5" ../w threads 2 100 2>err)
+check "a dead collector's entry is ignored: the run writes its own pap.prof, silently" \
+	'[ -e "rv5/$$" ] && cmp -s e0.prof stale/pap.prof && [ ! -s stale/err ] && [ ! -e k5.prof ]'
+PAP_RENDEZVOUS_DIR="$tmp/rv5" "$coll" -o rg.prof --rendezvous >/dev/null 2>rg.err &
+cpid=$!
+i=0
+while ! grep -q "^collector $cpid " "rv5/$$" 2>/dev/null && [ $i -lt 500 ]; do
+	sleep 0.01; i=$((i + 1)); done
+rm -f pap.prof
+env -i PAP_RENDEZVOUS_DIR="$tmp/rv5" ./w threads 2 100
+kill -TERM $cpid
+wait $cpid
+check "... and replaced by the next collector, which collects" \
+	'cmp -s e0.prof rg.prof && [ ! -e pap.prof ] && [ ! -e "rv5/$$" ] && [ ! -s rg.err ]'
+
 # security
 "$coll" -o s.prof --name sec >/dev/null 2>sec.err &
 cpid=$!
@@ -433,7 +558,7 @@ check "names that would leave the collector's directory are refused" \
 
 # the command line
 check "--help and --version" \
-	'"$coll" --help | grep -q "^Usage: pap-collector -o FILE" && "$coll" --version | grep -q "^pap-collector (pap) "'
+	'"$coll" --help | grep -q "^Usage: pap-collector -o FILE" && "$coll" --help | grep -q -- "--no-rendezvous" && "$coll" --version | grep -q "^pap-collector (pap) "'
 "$coll" -- true 2>err.txt
 r1=$?
 check "no -o: exit 2 with an error" \

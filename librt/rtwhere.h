@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtwhere.h - where a process's records go: the collector and the profile
+ * the environment names, or else the collector that started it, found
+ * through its rendezvous (internal; see rtwhere.c and
+ * doc/collector.md, "Processes that clear their environment").
+ */
+#ifndef PAP_RT_RTWHERE_H
+#define PAP_RT_RTWHERE_H
+
+/*
+ * Where this process's records go: the collector's socket (NULL: none)
+ * and whether it may drop records, and the profile file.  PAP_COLLECTOR
+ * (even empty: no collector) and PAP_PROFILE say; when neither is in the
+ * environment, the first call looks, once per process, for a collector
+ * that advertised itself for an ancestor of this process, and takes its
+ * socket and output file if it is found and trusted.  The environment is
+ * never changed.  PAP_PROFILE is read again on every call, as the
+ * program may set it; the profile is never NULL ("pap.prof" at last).
+ * Any thread.
+ */
+const char *rt_where_collector(void);
+int rt_where_lossy(void);
+const char *rt_where_profile(void);
+
+#endif

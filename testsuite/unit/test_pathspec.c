@@ -99,6 +99,7 @@ static void test_pathspec_errors(void **state)
 				 bad[i].where);
 		assert_int_equal(s.npaths, 0);
 	}
+	pap_spec_free(&s);
 }
 
 /* test_pathspec_later_minor: a later minor version's unknown lines are

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "papdefs.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,23 +8,6 @@
 #include "cfgmodel.h"
 #include "util.h"
 
-const char *pap_strerror(int err)
-{
-	switch (err) {
-	case PAP_OK:
-		return "success";
-	case PAP_ENOMEM:
-		return "out of memory";
-	case PAP_EINVAL:
-		return "invalid argument or malformed graph";
-	case PAP_ECORRUPT:
-		return "record stream does not match the plan";
-	case PAP_ELIMIT:
-		return "size limit exceeded";
-	}
-	return "unknown error";
-}
-
 struct pap_cfg *pap_cfg_new(uint32_t nblocks)
 {
 	struct pap_cfg *cfg;

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "papdefs.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,17 +71,6 @@ struct pap_cfg {
 	uint32_t *rpo_index;		/* node -> position in rpo, or PAP_NONE */
 	uint32_t nback;			/* number of back edges */
 };
-
-/* Error codes shared by the core API (negative errno-like values). */
-enum pap_err {
-	PAP_OK = 0,
-	PAP_ENOMEM = -1,
-	PAP_EINVAL = -2,	/* bad argument or malformed graph */
-	PAP_ECORRUPT = -3,	/* record stream inconsistent with the plan */
-	PAP_ELIMIT = -4,	/* a size limit was exceeded */
-};
-
-const char *pap_strerror(int err);
 
 /* A graph with @nblocks user blocks and no edges; NULL if out of memory. */
 struct pap_cfg *pap_cfg_new(uint32_t nblocks);

@@ -5,6 +5,7 @@
 #ifndef PAP_CORE_DECODE_H
 #define PAP_CORE_DECODE_H
 
+#include "papdefs.h"
 #include "plan.h"
 
 #ifdef __cplusplus
@@ -25,12 +26,6 @@ void pap_path_free(struct pap_path *p);
 int pap_path_push(struct pap_path *p, uint32_t edge);
 /* Appends @n edges; PAP_ENOMEM leaves @p unchanged. */
 int pap_path_append(struct pap_path *p, const uint32_t *edges, size_t n);
-
-/* A breakpoint as the runtime emits it: the fold edge and r before it. */
-struct pap_breakpoint {
-	uint32_t site;
-	uint64_t r;
-};
 
 /*
  * What the probes of one activation emitted, in order: breakpoints, the

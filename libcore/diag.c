@@ -6,6 +6,24 @@
 #include <stdio.h>
 
 #include "diag.h"
+#include "papdefs.h"
+
+const char *pap_strerror(int err)
+{
+	switch (err) {
+	case PAP_OK:
+		return "success";
+	case PAP_ENOMEM:
+		return "out of memory";
+	case PAP_EINVAL:
+		return "invalid argument or malformed graph";
+	case PAP_ECORRUPT:
+		return "record stream does not match the plan";
+	case PAP_ELIMIT:
+		return "size limit exceeded";
+	}
+	return "unknown error";
+}
 
 int pap_diag(int code, char *err, size_t errlen, const char *file,
 	     unsigned line, const char *fmt, ...)

@@ -27,7 +27,7 @@
 
 #include <pap/records.h>
 
-#include "decode.h"
+#include "papdefs.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,7 +15,7 @@
 
 #include <pap/shm.h>
 
-#include "decode.h"
+#include "papdefs.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,7 +101,7 @@ static int check_sums(struct seen *s, const struct pap_profile *p,
 /* Writes @p to @out ("-": standard output) through a temporary file. */
 static int write_profile(const struct pap_profile *p, const char *out)
 {
-	char tmp[4200];
+	char tmp[PATH_MAX];
 	FILE *f;
 
 	if (!strcmp(out, "-")) {
@@ -109,8 +110,10 @@ static int write_profile(const struct pap_profile *p, const char *out)
 		return 0;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		return -1;
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
 	f = fopen(tmp, "w");
 	if (!f)
 		goto fail;

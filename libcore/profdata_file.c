@@ -16,10 +16,14 @@
 #include "textfile.h"
 #include "util.h"
 
-/* Pending-loss files of collectors that died, found next to a profile. */
-#define PF_MAX_ORPHANS 64
-struct pf_orphans {
-	char *names[PF_MAX_ORPHANS];
+/*
+ * The PATH.pending.PID files that collectors which died left next to a
+ * profile: each holds how many records its collector drained but never
+ * wrote.
+ */
+#define PF_MAX_DEAD_COLLECTORS 64
+struct pf_dead_collectors {
+	char *names[PF_MAX_DEAD_COLLECTORS];
 	unsigned n;
 	uint64_t lost;
 };
@@ -29,7 +33,8 @@ struct pf_orphans {
  * records they say it drained but never wrote.  Called with the lock held;
  * the files are removed once the profile that counts them is in place.
  */
-static void pf_find_orphans(const char *path, struct pf_orphans *o)
+static void pf_find_dead_collectors(const char *path,
+				    struct pf_dead_collectors *o)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096], prefix[512], *name;
@@ -48,7 +53,7 @@ static void pf_find_orphans(const char *path, struct pf_orphans *o)
 	d = opendir(slash && slash == path ? "/" : dir);
 	if (!d)
 		return;
-	while ((e = readdir(d)) && o->n < PF_MAX_ORPHANS) {
+	while ((e = readdir(d)) && o->n < PF_MAX_DEAD_COLLECTORS) {
 		char *end;
 		long pid;
 		uint64_t v = 0;
@@ -85,7 +90,7 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg)
 {
 	char lockpath[4096], tmppath[4096], badpath[4096], err[256];
-	struct pf_orphans orphans = { { NULL }, 0, 0 };
+	struct pf_dead_collectors dead = { { NULL }, 0, 0 };
 	struct pap_profile all, view;
 	const struct pap_profile *out_prof;
 	int lockfd, fd, rc = -1;
@@ -136,9 +141,9 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		}
 		out_prof = &all;
 	}
-	pf_find_orphans(path, &orphans);
+	pf_find_dead_collectors(path, &dead);
 	view = *out_prof;
-	view.lost = pap_sat_add(view.lost, orphans.lost);
+	view.lost = pap_sat_add(view.lost, dead.lost);
 	f = fopen(tmppath, "w");
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
@@ -151,14 +156,14 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		unlink(tmppath);
 		goto out;
 	}
-	for (i = 0; i < orphans.n; i++)
-		unlink(orphans.names[i]);
+	for (i = 0; i < dead.n; i++)
+		unlink(dead.names[i]);
 	if (written)
 		written(arg);
 	rc = 0;
 out:
-	for (i = 0; i < orphans.n; i++)
-		free(orphans.names[i]);
+	for (i = 0; i < dead.n; i++)
+		free(dead.names[i]);
 	pap_profile_free(&all);
 	close(lockfd);	/* releases the lock */
 	return rc;

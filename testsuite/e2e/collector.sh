@@ -19,10 +19,7 @@ export TMPDIR="$tmp"
 trap 'kill $(jobs -p) 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 unset PAP_COLLECTOR PAP_PROFILE PAP_TEST_KILL PAP_COLLECTOR_LOSSY
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+. "$top_srcdir/testsuite/tap.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # activations of work in PROFILE
 acts() { "$decode" --format=paths "$1" 2>/dev/null | awk '$1 == "work" { s += $2 }
@@ -572,4 +569,4 @@ r1=$?
 check "a slot count that is not a power of two: exit 2 with an error" \
 	'[ $r1 -eq 2 ] && grep -q "error: --slots must be" err.txt'
 
-[ $fails -eq 0 ]
+tap_done

@@ -14,10 +14,7 @@ src=$top_srcdir/testsuite/e2e/reports.c
 tmp=$(mktemp -d) || exit 1
 [ -n "${PAP_KEEP_TMP:-}" ] && echo "# $tmp" || trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+. "$top_srcdir/testsuite/tap.sh"
 check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 
 # k-grams of the Ball-Larus stream ("FN COUNT ID...") up to length K,
@@ -238,4 +235,4 @@ check "decode: records reported lost are said, with their number" \
 	'"$decode" lost.prof >/dev/null 2>err && grep -q "lost.prof: 7 records were reported lost" err &&
 	 "$decode" a.prof >/dev/null 2>err && ! grep -q "reported lost" err'
 
-exit $((fails != 0))
+tap_done

@@ -6,15 +6,13 @@
 # TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
 papgcc=$top_builddir/plugin/pap-gcc
 decode=$top_builddir/decoder/pap-decode
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+. "$top_srcdir/testsuite/tap.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # activations of FUNCTION in PROFILE
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
@@ -245,4 +243,4 @@ if "$papgcc" --version | grep -q 'Free Software Foundation' &&
 else
 	not_ok "pap-gcc --version, -v and -print-prog-name are gcc's"
 fi
-[ $fails -eq 0 ]
+tap_done

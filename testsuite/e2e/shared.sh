@@ -17,10 +17,7 @@ collector=$top_builddir/collector/pap-collector
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+. "$top_srcdir/testsuite/tap.sh"
 
 echo "1..12"
 
@@ -330,4 +327,4 @@ else
 	not_ok "no stray or set-aside profile anywhere"
 fi
 
-[ $fails -eq 0 ]
+tap_done

@@ -5,14 +5,7 @@
 # the pap-gcc build with the file sink and under pap-collector, and
 # compares.
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-# diag FILE [LINES]: the last LINES (default 15) lines of FILE as comments
-diag() { [ -f "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
-note() { echo "# $*"; }
+. "$here/../tap.sh"
 
 now() { date +%s.%N; }
 # since START: seconds elapsed, one decimal

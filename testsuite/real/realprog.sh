@@ -368,4 +368,4 @@ fi
 
 note "timings and sizes (2 jobs):"
 sed 's/^/#   /' "$timings"
-[ $fails -eq 0 ]
+tap_done

@@ -6,10 +6,7 @@ tool="${top_builddir:-.}/decoder/pap-plan"
 ex="${top_srcdir:-.}/examples"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+. "${top_srcdir:-.}/testsuite/tap.sh"
 check() { # description, command...
 	d=$1
 	shift
@@ -50,4 +47,4 @@ printf 'A B D F\n' >"$tmp/bad.walk"
 expect_error "walk that does not return" "must end in a block that returns" "$tool" -w "$tmp/bad.walk" "$ex/fig2.cfg"
 printf 'A D\n' >"$tmp/bad2.walk"
 expect_error "walk over a missing edge" "no edge A -> D" "$tool" -w "$tmp/bad2.walk" "$ex/fig2.cfg"
-[ "$fails" -eq 0 ]
+tap_done

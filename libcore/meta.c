@@ -8,19 +8,7 @@
 
 #include "diag.h"
 #include "meta.h"
-
-uint64_t pap_fnv1a(const void *p, size_t len)
-{
-	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
+#include "util.h"
 
 void pap_meta_init(struct pap_meta *m)
 {

@@ -16,6 +16,7 @@
 
 #include "cfgtext.h"
 #include "plan.h"
+#include "util.h"	/* pap_fnv1a: the graph checksum */
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,8 +74,6 @@ struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
 /* The function's plan, built on first use; NULL if it cannot be built. */
 const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn);
 
-/* FNV-1a, the checksum of metadata graphs. */
-uint64_t pap_fnv1a(const void *p, size_t len);
 
 #ifdef __cplusplus
 }

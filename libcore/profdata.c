@@ -16,16 +16,6 @@
 #include "profdata.h"
 #include "util.h"
 
-/* The hash of a function's text. */
-static uint64_t prof_text_hash(const char *fn)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *fn; fn++)
-		h = (h ^ (unsigned char)*fn) * 0x100000001b3ull;
-	return h;
-}
-
 /* The hash of a record whose function's text hashes to @fn_hash. */
 static uint64_t prof_hash(uint64_t fn_hash, uint8_t kind, uint8_t complete,
 			  uint64_t value, const struct pap_breakpoint *bps,
@@ -153,7 +143,7 @@ static uint64_t prof_key_hash(const char *fn)
  */
 static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 {
-	uint64_t h = p->by_address ? prof_key_hash(fn) : prof_text_hash(fn);
+	uint64_t h = p->by_address ? prof_key_hash(fn) : pap_fnv1a_str(fn);
 	struct pap_prof_name *nm;
 	size_t s;
 
@@ -187,7 +177,7 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 		return PAP_ENOMEM;
 	nm->key = p->by_address ? fn : NULL;
 	nm->slot_hash = h;
-	nm->hash = p->by_address ? prof_text_hash(fn) : h;
+	nm->hash = p->by_address ? pap_fnv1a_str(fn) : h;
 	*at = (uint32_t)p->nnames;
 	p->name_slots[s] = prof_slot(h, p->nnames++);
 	return PAP_OK;

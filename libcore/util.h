@@ -5,6 +5,7 @@
 #ifndef PAP_CORE_UTIL_H
 #define PAP_CORE_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* a + b, or UINT64_MAX when the sum does not fit. */
@@ -41,6 +42,31 @@ static inline int pap_fold_may_overflow(uint64_t rmax, uint64_t n)
 	if (n <= 1)
 		return n == 0;	/* no radix 0 exists: assume the worst */
 	return rmax >= pap_fold_limit(n);
+}
+
+/*
+ * FNV-1a (64 bits) of @len bytes at @p: the metadata's graph checksum,
+ * and the hash of function keys wherever they are looked up by text.
+ */
+static inline uint64_t pap_fnv1a(const void *p, size_t len)
+{
+	const unsigned char *c = (const unsigned char *)p;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a of the NUL-terminated string @s, without its NUL. */
+static inline uint64_t pap_fnv1a_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
 }
 
 #endif /* PAP_CORE_UTIL_H */

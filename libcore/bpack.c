@@ -8,16 +8,6 @@
 #include "bpack.h"
 #include "cfgmodel.h"
 
-/* The bucket of a breakpoint: part of the packing's definition, so it
- * never changes without a new profile version. */
-static inline size_t bpack_bucket(const struct pap_breakpoint *bp)
-{
-	uint64_t h = ((uint64_t)bp->site * 0x9e3779b97f4a7c15ull) ^ bp->r;
-
-	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h >> 52);
-}
-
 static inline int bpack_same(const struct pap_breakpoint *a,
 			     const struct pap_breakpoint *b)
 {
@@ -39,7 +29,7 @@ size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 	 * signal handler) leaves nothing the next would take as its own */
 	t->base = base + n;
 	while (i < n) {
-		size_t b = bpack_bucket(&in[i]), len = 0, d = 0;
+		size_t b = pap_bpack_bucket(&in[i]), len = 0, d = 0;
 		uint64_t at = t->last[b];
 
 		if (at > base) {
@@ -52,7 +42,7 @@ size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 			out[o].site = PAP_BP_REPEAT;
 			out[o++].r = (uint64_t)d << 32 | len;
 			for (k = 0; k < len; k++)
-				t->last[bpack_bucket(&in[i + k])] =
+				t->last[pap_bpack_bucket(&in[i + k])] =
 					base + i + k + 1;
 			i += len;
 		} else {

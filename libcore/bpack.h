@@ -47,6 +47,16 @@ struct pap_bpack_table {
 	uint64_t last[PAP_BPACK_BUCKETS];
 };
 
+/* The bucket of a breakpoint: part of the packing's definition, so it
+ * never changes without a new profile version. */
+static inline size_t pap_bpack_bucket(const struct pap_breakpoint *bp)
+{
+	uint64_t h = ((uint64_t)bp->site * 0x9e3779b97f4a7c15ull) ^ bp->r;
+
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h >> 52);
+}
+
 static inline int pap_bp_is_repeat(const struct pap_breakpoint *bp)
 {
 	return bp->site == PAP_BP_REPEAT;

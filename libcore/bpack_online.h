@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpack_online.h - packing a path's breakpoints as they are made.
+ *
+ * pap_bpack() packs a whole sequence at once, so the sequence must first
+ * be held unpacked: a long activation's breakpoints, 16 bytes each, until
+ * it ends.  A struct pap_bpack_online takes the breakpoints one at a time
+ * and keeps only the packed items made so far, the open repeat, a window
+ * of the last PAP_BPACK_WINDOW breakpoints and the latest position of
+ * each bucket that occurred: memory grows with what the packing cannot
+ * fold (distinct content), not with the sequence's length.
+ *
+ * The result is pap_bpack()'s, item for item (the rule in bpack.h), for
+ * every sequence pap_bpack() accepts (at most UINT32_MAX breakpoints).
+ * Longer sequences extend the rule in the one place where its encoding
+ * runs out: a candidate more than UINT32_MAX positions back is not taken
+ * (a repeat's distance has 32 bits).
+ *
+ * How an earlier breakpoint is read back: from the window when it is
+ * recent, else from the packed items, where a position inside a repeat of
+ * distance d stands for the one d before it, followed back to a literal.
+ */
+#ifndef PAP_CORE_BPACK_ONLINE_H
+#define PAP_CORE_BPACK_ONLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "papdefs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Breakpoints kept unpacked: a power of two above PAP_BPACK_SHORT. */
+#define PAP_BPACK_WINDOW 64
+
+struct pap_bpack_online {
+	struct pap_breakpoint *out;	/* the packed items made so far */
+	uint64_t *first;		/* first[k]: position out[k] starts at */
+	size_t n, cap;
+	uint64_t pushed;		/* breakpoints taken */
+	/* the open run: run_len (1: a candidate, >= 2: a repeat) breakpoints
+	 * from position run_start on, each equal to the one run_dist
+	 * before it; none when run_len is 0 */
+	uint64_t run_start, run_dist;
+	uint32_t run_len;
+	/* bucket -> latest position + 1: open addressing on bucket + 1 */
+	uint16_t *slot_bucket;
+	uint64_t *slot_pos;
+	size_t nslots, used;
+	struct pap_breakpoint window[PAP_BPACK_WINDOW];
+};
+
+/* An empty packing; also what pap_bpack_online_free() leaves. */
+void pap_bpack_online_init(struct pap_bpack_online *s);
+
+/*
+ * Takes the next breakpoint @bp (not a repeat).  PAP_OK, or PAP_ENOMEM
+ * with @s exactly as it was (the breakpoint not taken).
+ */
+int pap_bpack_online_push(struct pap_bpack_online *s,
+			  const struct pap_breakpoint *bp);
+
+/*
+ * Ends the sequence: the packed form of everything pushed, pap_bpack()'s
+ * for the same sequence, and its length in *@n.  Owned by @s (valid until
+ * it is reset or freed); never fails.
+ */
+const struct pap_breakpoint *pap_bpack_online_finish(struct pap_bpack_online *s,
+						     size_t *n);
+
+/* Starts a new sequence, keeping the memory. */
+void pap_bpack_online_reset(struct pap_bpack_online *s);
+
+/* Bytes of memory @s holds beyond its own struct. */
+size_t pap_bpack_online_memory(const struct pap_bpack_online *s);
+
+void pap_bpack_online_free(struct pap_bpack_online *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_BPACK_ONLINE_H */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bpack_online.c - packing breakpoints one at a time gives what
+ * packing the whole sequence gives, in memory that does not grow with
+ * the sequence's length.
+ *
+ * The sequences are walks of loops as a program makes them: each
+ * iteration of a loop takes one of 1 to 50 paths, each path making a
+ * breakpoint or a few; loops nest; the choice of path is periodic,
+ * random, or periodic with disturbances.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bpack.h"
+#include "bpack_online.h"
+
+static uint64_t seed = 7;
+
+static uint32_t rnd(void)
+{
+	seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(seed >> 33);
+}
+
+struct seq {
+	struct pap_breakpoint *x;
+	size_t n, cap;
+};
+
+static void put(struct seq *s, uint32_t site, uint64_t r)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->x = realloc(s->x, s->cap * sizeof(*s->x));
+		assert_non_null(s->x);
+	}
+	s->x[s->n].site = site;
+	s->x[s->n++].r = r;
+}
+
+/*
+ * One loop of @iters iterations at nesting @depth: each iteration takes
+ * one of @npaths paths (by @how: 0 periodic with a period of up to 9
+ * iterations, 1 at random, 2 periodic and now and then another), a path
+ * making one to three breakpoints; an inner loop runs in some iterations.
+ */
+static void walk_loop(struct seq *s, unsigned depth, unsigned npaths,
+		      unsigned iters, unsigned how, size_t max)
+{
+	unsigned period = 1 + rnd() % 9, pick[9], i, k, base = rnd() % 1000;
+
+	for (i = 0; i < period; i++)
+		pick[i] = rnd() % npaths;
+	for (i = 0; i < iters && s->n < max; i++) {
+		unsigned path = pick[i % period];
+
+		if (how == 1 || (how == 2 && rnd() % 53 == 0))
+			path = rnd() % npaths;
+		for (k = 0; k <= path % 3; k++)
+			put(s, base + path * 3 + k,
+			    (uint64_t)(depth + 1) << 40 | (path * 7919 + k));
+		if (depth < 2 && path % 4 == 0)
+			walk_loop(s, depth + 1, 1 + rnd() % 50,
+				  1 + rnd() % (depth ? 40 : 400), rnd() % 3,
+				  max);
+	}
+}
+
+/* Packs @x[0..@n) with pap_bpack() into a fresh buffer; its length in
+ * *@np. */
+static struct pap_breakpoint *pack_whole(const struct pap_breakpoint *x,
+					 size_t n, size_t *np)
+{
+	struct pap_breakpoint *p = malloc((n ? n : 1) * sizeof(*p));
+	struct pap_bpack_table *t = calloc(1, sizeof(*t));
+
+	assert_true(p && t);
+	*np = pap_bpack(x, n, p, t);
+	free(t);
+	return p;
+}
+
+static void assert_same_bps(const struct pap_breakpoint *a,
+			    const struct pap_breakpoint *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].site != b[i].site || a[i].r != b[i].r)
+			fail_msg("item %zu: %u %llu against %u %llu", i,
+				 a[i].site, (unsigned long long)a[i].r,
+				 b[i].site, (unsigned long long)b[i].r);
+}
+
+/* Packs @x[0..@n) online with @s (reset first) and checks the result
+ * against pap_bpack() and the sequence itself. */
+static void check_online(struct pap_bpack_online *s,
+			 const struct pap_breakpoint *x, size_t n)
+{
+	const struct pap_breakpoint *o;
+	struct pap_breakpoint *w, *u;
+	size_t i, no, nw;
+
+	pap_bpack_online_reset(s);
+	for (i = 0; i < n; i++)
+		assert_int_equal(pap_bpack_online_push(s, &x[i]), PAP_OK);
+	o = pap_bpack_online_finish(s, &no);
+	w = pack_whole(x, n, &nw);
+	assert_int_equal(no, nw);
+	assert_same_bps(o, w, no);
+	assert_int_equal(pap_bpack_length(o, no, UINT64_MAX), n);
+	u = malloc((n ? n : 1) * sizeof(*u));
+	assert_non_null(u);
+	pap_bunpack(o, no, u);
+	assert_same_bps(u, x, n);
+	free(u);
+	free(w);
+}
+
+/*
+ * test_online_equals_whole: 600 walks of nested loops (1 to 50 paths an
+ * iteration, periodic, random and disturbed choices) up to 20,000
+ * breakpoints, and the shapes of test_bpack (a few values at random,
+ * every one different, lengths 0 to 40), packed one after another
+ * through one reused state: each packs item for item as pap_bpack()
+ * packs the whole sequence, and unpacks to it.
+ */
+static void test_online_equals_whole(void **state)
+{
+	struct pap_bpack_online s;
+	struct seq q = { NULL, 0, 0 };
+	unsigned k;
+	size_t far = 0;
+
+	(void)state;
+	pap_bpack_online_init(&s);
+	for (k = 0; k < 600; k++) {
+		size_t i, np;
+		struct pap_breakpoint *p;
+
+		q.n = 0;
+		switch (k % 4) {
+		case 0:
+		case 1:
+			walk_loop(&q, 0, 1 + rnd() % 50, 1 + rnd() % 3000,
+				  k % 3, 20000);
+			break;
+		case 2:		/* short ones, a few values */
+			for (i = rnd() % 41; i > 0; i--)
+				put(&q, rnd() % 3, rnd() % 4);
+			break;
+		default:	/* every one different */
+			for (i = rnd() % 3000; i > 0; i--)
+				put(&q, (uint32_t)i, (uint64_t)rnd() << 32 | rnd());
+		}
+		check_online(&s, q.x, q.n);
+		/* count repeats reaching past the window: the packed items,
+		 * not the window, answered for them */
+		p = pack_whole(q.x, q.n, &np);
+		for (i = 0; i < np; i++)
+			if (pap_bp_is_repeat(&p[i]) &&
+			    (p[i].r >> 32) > PAP_BPACK_WINDOW)
+				far++;
+		free(p);
+	}
+	if (far < 100)
+		fail_msg("only %zu repeats reach past the window", far);
+	pap_bpack_online_free(&s);
+	free(q.x);
+}
+
+/*
+ * test_online_memory: a loop of 23 breakpoints taken 200,000 times
+ * inside an outer loop with a disturbance every 50,000 (4.6 million
+ * breakpoints, 74 MB unpacked) packs online in under 8 KB, to
+ * pap_bpack()'s result.
+ */
+static void test_online_memory(void **state)
+{
+	enum { P = 23, ITERS = 200000 };
+	struct pap_bpack_online s;
+	struct seq q = { NULL, 0, 0 };
+	const struct pap_breakpoint *o;
+	size_t i, no, peak = 0;
+
+	(void)state;
+	pap_bpack_online_init(&s);
+	for (i = 0; i < (size_t)P * ITERS; i++) {
+		struct pap_breakpoint bp;
+
+		bp.site = (uint32_t)(i % P) * 5 + 2;
+		bp.r = i % 50000 == 49999 ? 77 : 1000003ull * (i % P) + 3;
+		assert_int_equal(pap_bpack_online_push(&s, &bp), PAP_OK);
+		put(&q, bp.site, bp.r);
+		if (pap_bpack_online_memory(&s) > peak)
+			peak = pap_bpack_online_memory(&s);
+	}
+	if (peak > 8192)
+		fail_msg("%zu bytes held for %zu breakpoints", peak, q.n);
+	o = pap_bpack_online_finish(&s, &no);
+	{
+		size_t nw;
+		struct pap_breakpoint *w = pack_whole(q.x, q.n, &nw);
+
+		assert_int_equal(no, nw);
+		assert_same_bps(o, w, no);
+		free(w);
+	}
+	pap_bpack_online_free(&s);
+	free(q.x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_online_equals_whole),
+		cmocka_unit_test(test_online_memory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

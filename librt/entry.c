@@ -1,89 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * paprt.c - libpaprt: records the paths instrumented code reports.
+ * entry.c - libpaprt's entry points: what instrumented code calls
+ * (pap/abi.h), each thread's activations and the breakpoints they make.
  *
- * Each thread aggregates into its own profile (libcore/profdata.h): no
- * lock and no system call per record, and memory only for a path not seen
- * before.  At exit, or on pap_dump(), the threads' profiles are merged into
- * the profile file under a lock file, so the many processes of a test
- * suite that share one file lose nothing.  After fork the child starts
- * from zero, so each activation is counted by the process that ran it.
+ * An activation's breakpoints wait on the thread's breakpoint stack until
+ * it ends; its record (final value, breakpoints packed) then goes to the
+ * sinks (sink.h).  A breakpoint that cannot be kept poisons its
+ * activation, whose record is then counted as lost rather than decoded
+ * wrongly.  No lock, no allocation and no system call on the common
+ * path: an activation without breakpoints is one call into the sinks.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <pap/abi.h>
-#include <pap/pap.h>
 
 #include "bpack.h"
 #include "foldrun.h"
-#include "profdata.h"
-#include "rtwhere.h"
 #include "rt.h"
-#include "textfile.h"
+#include "sink.h"
 #include "util.h"
-
-/*
- * Signal handlers: a handler that runs instrumented code while its thread
- * is inside the runtime must not allocate or touch the half-updated
- * table.  Flags mark those sections; a record made meanwhile waits in a
- * fixed array of the thread's aggregate until the next ordinary record or
- * the dump, and what does not fit is counted as lost, never silently
- * dropped.
- */
-#define RT_DEFER 32
-#define RT_DEFER_BPS 8
-
-struct rt_deferred {
-	struct pap_prof_item rec;	/* its breakpoints: @bps */
-	struct pap_breakpoint bps[RT_DEFER_BPS];
-};
-
-/*
- * A record with no breakpoints (an EPP id, or a path that never folded)
- * is found again through a small direct-mapped cache keyed by the
- * function string's address, not its text: a hit is a few loads and an
- * increment, where the aggregate's lookup hashes and compares the whole
- * string.  An entry names a record by its index in the aggregate, which
- * never moves a record to another index.
- */
-#define RT_CACHE 256
-
-struct rt_cache_entry {
-	const char *fn;
-	uint64_t value;
-	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
-	uint32_t kind;		/* kind << 1 | complete */
-};
-
-/* A thread's aggregate, on the list of all threads' aggregates. */
-struct rt_thread {
-	struct pap_profile prof;
-	struct rt_thread *next;
-	struct rt_cache_entry cache[RT_CACHE];
-	struct rt_deferred defer[RT_DEFER];
-	volatile unsigned ndefer;
-	/* records the cache did not find, on their way to @prof together;
-	 * only the owning thread touches it until @ended */
-	struct pap_prof_batch batch;
-	int ended;
-};
-
-static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rt_thread *rt_threads;
-static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-/* set in a thread that has an aggregate or breakpoint buffers: what it
- * does at its end (rt_thread_end) */
-static pthread_key_t rt_end_key;
-static RT_TLS struct rt_thread *rt_self;
 
 /*
  * Breakpoints of this thread's open activations, oldest first:
@@ -104,14 +42,12 @@ static RT_TLS uint64_t rt_serial;
 
 /*
  * What this thread is in the middle of, for signal handlers to see: 0, or
- * the stack address of the runtime frame that is (see __pap_resume).
+ * the stack address of the runtime frame that is (RT_HERE, see
+ * __pap_resume).  The aggregate has its own (rt_in_aggregate).
  */
 static RT_TLS volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
 static RT_TLS volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
-static RT_TLS volatile uintptr_t rt_in_table;	/* updating the aggregate */
 
-/* A nonzero mark of the calling runtime frame's place on the stack. */
-#define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
 /*
  * The oldest activation that lost a breakpoint (UINT64_MAX: none).  Its
  * record, and those of activations nested in it, would decode wrongly, so
@@ -119,73 +55,17 @@ static RT_TLS volatile uintptr_t rt_in_table;	/* updating the aggregate */
  * clears it, as everything nested inside has ended by then.
  */
 static RT_TLS volatile uint64_t rt_poison = UINT64_MAX;
-/* records that could not be kept, all threads; reported at dump */
-static uint64_t rt_lost;
 
+/* Inside __pap_tally's allocation: a signal handler's record meanwhile
+ * takes the ordinary path. */
+static RT_TLS volatile int rt_in_tally;
 
-/* Set once the process is exiting: its last dump. */
-static int rt_exiting;
+/* Largest block of counters the runtime hands out: the plugin's tally=N
+ * goes up to this. */
+#define RT_TALLY_MAX (1u << 16)
 
-static void rt_atexit(void)
+void rt_entry_thread_end(void)
 {
-	rt_ring_exit();
-	rt_exiting = 1;
-	pap_dump();
-}
-
-/* @t's aggregate, batch and deferred records count nothing (fork,
- * pap_reset). */
-static void rt_zero(struct rt_thread *t)
-{
-	pap_profile_zero(&t->prof);
-	t->batch.n = 0;
-	t->batch.nbps = 0;
-	t->ndefer = 0;
-}
-
-static void rt_after_fork_child(void)
-{
-	struct rt_thread *t;
-
-	/* The child counts only its own activations. */
-	pthread_mutex_init(&rt_lock, NULL);
-	for (t = rt_threads; t; t = t->next)
-		rt_zero(t);
-	rt_ring_after_fork_child();
-	rt_tally_after_fork_child();
-}
-
-static void rt_drain(struct rt_thread *t);
-static void rt_flush(struct rt_thread *t);
-
-/*
- * May this thread touch @t's batch and deferred records?  Only its own
- * (@held: no frame of it is in the table) or an ended thread's: a live
- * thread adds its own when the batch fills or it ends.
- */
-static int rt_batch_ours(struct rt_thread *t, int held)
-{
-	return t == rt_self ? held :
-	       __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
-}
-
-/*
- * A thread ends (rt_end_key): what waits in its batch and deferred
- * records goes into its aggregate, which a dump may then take whole, and
- * its breakpoint buffers are freed.
- */
-static void rt_thread_end(void *unused)
-{
-	struct rt_thread *t = rt_self;
-
-	(void)unused;
-	if (t && !rt_in_table) {
-		rt_in_table = RT_HERE();
-		rt_drain(t);
-		rt_flush(t);
-		__atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
-		rt_in_table = 0;
-	}
 	rt_nbps = rt_cap_bps = rt_cap_scratch = 0;
 	free(rt_bps);
 	free(rt_bp_act);
@@ -195,40 +75,9 @@ static void rt_thread_end(void *unused)
 	pap_bpack_buf_free(&rt_packed);
 }
 
-static void rt_init(void)
+void rt_entry_after_fork_child(void)
 {
-	pthread_key_create(&rt_end_key, rt_thread_end);
-	atexit(rt_atexit);
-	pthread_atfork(NULL, NULL, rt_after_fork_child);
-}
-
-void rt_start(void)
-{
-	pthread_once(&rt_once, rt_init);
-}
-
-/* This thread's aggregate, created on its first record. */
-static struct rt_thread *rt_thread(void)
-{
-	struct rt_thread *t = rt_self;
-
-	if (t)
-		return t;
-	rt_start();
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	pap_profile_init(&t->prof);
-	/* the ABI's strings are stable: a record is found by its
-	 * function's address, never by hashing and comparing its text */
-	t->prof.by_address = 1;
-	pthread_mutex_lock(&rt_lock);
-	t->next = rt_threads;
-	rt_threads = t;
-	pthread_mutex_unlock(&rt_lock);
-	rt_self = t;
-	pthread_setspecific(rt_end_key, &rt_end_key);
-	return t;
+	rt_in_tally = 0;
 }
 
 uint64_t __pap_enter(void)
@@ -243,13 +92,12 @@ static void rt_poison_act(uint64_t act)
 		rt_poison = act;
 }
 
-static void rt_count_lost(void)
-{
-	__atomic_fetch_add(&rt_lost, 1, __ATOMIC_RELAXED);
-}
-
-/* May activation @act's record be kept?  Updates the poison mark. */
-static int rt_keep(uint64_t act)
+/*
+ * Activation @act ends: is its record intact, so that it may be kept?
+ * Not when it or an activation nested in it lost a breakpoint: its
+ * record is then counted as lost here.  Updates the poison mark.
+ */
+static int rt_act_intact(uint64_t act)
 {
 	uint64_t p = rt_poison;
 
@@ -259,7 +107,7 @@ static int rt_keep(uint64_t act)
 	}
 	if (act == p)
 		rt_poison = UINT64_MAX;
-	rt_count_lost();
+	rt_agg_lost(1);
 	return 0;
 }
 
@@ -289,7 +137,7 @@ static int rt_grow_stack(void)
 
 	if (!rt_cap_bps) {
 		rt_start();
-		pthread_setspecific(rt_end_key, &rt_end_key);
+		rt_on_thread_end();
 	}
 	rt_block_signals(&old);
 	na = realloc(rt_bp_act, cap * sizeof(*na));
@@ -379,147 +227,6 @@ uint64_t __pap_fold_run(uint64_t act, uint64_t r, uint64_t n, uint64_t first,
 	return r;
 }
 
-static struct rt_cache_entry *rt_cache_slot(struct rt_thread *t,
-					    const char *fn, uint8_t kind,
-					    uint8_t complete, uint64_t value)
-{
-	return &t->cache[rt_record_hash(fn, kind | (unsigned)complete << 8,
-					value) & (RT_CACHE - 1)];
-}
-
-/* What adding @it to thread @arg's aggregate came to: a loss, or for a
- * record without breakpoints the cache's entry (not reentrant). */
-static void rt_added(void *arg, const struct pap_prof_item *it)
-{
-	struct rt_thread *t = arg;
-	struct rt_cache_entry *e;
-
-	if (it->err) {
-		rt_report_lost(it->count);
-		return;
-	}
-	if (it->nbps)
-		return;
-	e = rt_cache_slot(t, it->fn, it->kind, it->complete, it->value);
-	e->fn = it->fn;
-	e->value = it->value;
-	e->kind = (uint32_t)it->kind << 1 | it->complete;
-	e->rec = (uint32_t)it->at + 1;
-}
-
-/* Adds @t's batch to its aggregate (not reentrant). */
-static void rt_flush(struct rt_thread *t)
-{
-	pap_prof_batch_flush(&t->prof, &t->batch, rt_added, t);
-}
-
-/* Adds @count records to this thread's aggregate, by way of its batch
- * (not reentrant). */
-static void rt_add(struct rt_thread *t, const char *fn, uint8_t kind,
-		   uint8_t complete, uint64_t value,
-		   const struct pap_breakpoint *bps, uint32_t nbps,
-		   uint64_t count)
-{
-	pap_prof_batch_add(&t->prof, &t->batch, fn, kind, complete, value,
-			   bps, nbps, count, rt_added, t);
-}
-
-/*
- * Counts a record with no breakpoints that this thread has made before,
- * without the aggregate's lookup: 1 if it was counted, 0 if the caller
- * must take the ordinary path.  The table is entered as rt_lock_thread
- * enters it, so a signal handler meanwhile defers its records rather
- * than grow the records array under this increment.
- */
-static inline int rt_count_cached(const char *fn, uint8_t kind,
-				  uint8_t complete, uint64_t value)
-{
-	struct rt_thread *t = rt_self;
-	const struct rt_cache_entry *e;
-	int hit = 0;
-
-	if (__builtin_expect(!t || rt_in_table || t->ndefer, 0))
-		return 0;
-	rt_in_table = RT_HERE();
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e = rt_cache_slot(t, fn, kind, complete, value);
-	if (e->fn == fn && e->value == value && e->rec &&
-	    e->kind == ((uint32_t)kind << 1 | complete)) {
-		uint64_t *c = &t->prof.recs[e->rec - 1].count;
-
-		*c = pap_sat_add(*c, 1);
-		hit = 1;
-	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt_in_table = 0;
-	return hit;
-}
-
-/* Records a signal handler's record for later, without allocating. */
-static void rt_defer_record(const char *fn, uint8_t kind, uint8_t complete,
-			    uint64_t value, const struct pap_breakpoint *bps,
-			    uint32_t nbps, uint64_t count)
-{
-	struct rt_thread *t = rt_self;
-	unsigned i = t ? t->ndefer : RT_DEFER;
-	struct rt_deferred *d;
-
-	if (i >= RT_DEFER || nbps > RT_DEFER_BPS) {
-		rt_report_lost(count);
-		return;
-	}
-	d = &t->defer[i];
-	pap_prof_item_set(&d->rec, fn, kind, complete, value, d->bps, nbps,
-			  count);
-	if (nbps)
-		memcpy(d->bps, bps, nbps * sizeof(*bps));
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->ndefer = i + 1;
-}
-
-/*
- * Moves @t's deferred records into its aggregate (table held).  A signal
- * handler may append meanwhile: the count is cleared only if it did not
- * move, else the newcomers are taken too.
- */
-static void rt_drain(struct rt_thread *t)
-{
-	unsigned done = 0, n;
-
-	for (;;) {
-		n = t->ndefer;
-		for (; done < n; done++) {
-			const struct rt_deferred *d = &t->defer[done];
-
-			rt_add(t, d->rec.fn, d->rec.kind, d->rec.complete,
-			       d->rec.value, d->bps, d->rec.nbps,
-			       d->rec.count);
-		}
-		if (__atomic_compare_exchange_n((unsigned *)&t->ndefer, &n, 0,
-						0, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
-			return;
-	}
-}
-
-/* Enters the runtime's non-reentrant part: this thread's aggregate with
- * deferred records folded in; NULL when called from inside it. */
-static struct rt_thread *rt_lock_thread(void)
-{
-	struct rt_thread *t;
-
-	if (rt_in_table)
-		return NULL;
-	rt_in_table = RT_HERE();
-	t = rt_thread();
-	if (!t) {
-		rt_in_table = 0;
-		return NULL;
-	}
-	rt_drain(t);
-	return t;
-}
-
 /* Index of activation @act's first breakpoint: it and those above it
  * (its own, and those of activations abandoned inside it) are its. */
 static size_t rt_bps_from(uint64_t act)
@@ -534,8 +241,8 @@ static size_t rt_bps_from(uint64_t act)
 void __pap_lost(uint64_t act)
 {
 	rt_nbps = rt_bps_from(act);
-	if (rt_keep(act))
-		rt_count_lost();
+	if (rt_act_intact(act))
+		rt_agg_lost(1);
 }
 
 /*
@@ -553,27 +260,12 @@ void __pap_resume(const volatile void *frame)
 		rt_in_stack = 0;
 	if (rt_in_scratch && rt_in_scratch < f)
 		rt_in_scratch = 0;
-	if (rt_in_table && rt_in_table < f)
-		rt_in_table = 0;
-	rt_ring_resume(f);
-}
-
-/*
- * A record that carries no breakpoints (an EPP id, or a path's final
- * value): to the thread's ring, else counted in its aggregate.
- */
-static inline void rt_keep_value(const char *fn, uint8_t kind,
-				 uint8_t complete, uint64_t value)
-{
-	if (!rt_ring_none && rt_ring_value(fn, kind, complete, value))
-		return;
-	if (!rt_count_cached(fn, kind, complete, value))
-		rt_keep_record(fn, kind, complete, value, NULL, 0, 1);
+	rt_sink_resume(f);
 }
 
 void __pap_count(const char *fn, uint64_t id)
 {
-	rt_keep_value(fn, PAP_REC_BL, 1, id);
+	rt_sink_value(fn, PAP_REC_BL, 1, id);
 }
 
 /* Buffers above this many breakpoints are freed once a long path is done
@@ -634,15 +326,15 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 	if (n > UINT32_MAX) {
 		/* more than a record can hold: counted as lost, never cut */
 		rt_nbps = k;
-		if (rt_keep(act))
-			rt_count_lost();
+		if (rt_act_intact(act))
+			rt_agg_lost(1);
 		return;
 	}
 	if (n > RT_DEFER_BPS) {
 		if (rt_in_scratch || rt_in_stack) {
 			rt_nbps = k;	/* a handler: no room for this */
-			if (rt_keep(act))
-				rt_count_lost();
+			if (rt_act_intact(act))
+				rt_agg_lost(1);
 			return;
 		}
 		rt_in_scratch = RT_HERE();
@@ -658,8 +350,8 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 			if (!ns) {
 				rt_in_scratch = 0;
 				rt_nbps = k;
-				if (rt_keep(act))
-					rt_count_lost();
+				if (rt_act_intact(act))
+					rt_agg_lost(1);
 				return;
 			}
 			rt_scratch = ns;
@@ -675,14 +367,13 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 	out = n > PAP_BPACK_SHORT ? pap_bpack_into(&rt_packed, bps, &n) : bps;
 packed:
 	if (!out) {
-		if (rt_keep(act))
-			rt_count_lost();
-	} else if (rt_keep(act)) {
+		if (rt_act_intact(act))
+			rt_agg_lost(1);
+	} else if (rt_act_intact(act)) {
 		if (!n)
-			rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
-		else if (!rt_ring_path(fn, complete != 0, r, out, (uint32_t)n))
-			rt_keep_record(fn, PAP_REC_PATH, complete != 0, r,
-				       out, (uint32_t)n, 1);
+			rt_sink_value(fn, PAP_REC_PATH, complete != 0, r);
+		else
+			rt_sink_path(fn, complete != 0, r, out, (uint32_t)n);
 	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
@@ -725,7 +416,7 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
  */
 void __pap_path(const char *fn, uint64_t r, int complete)
 {
-	rt_keep_value(fn, PAP_REC_PATH, complete != 0, r);
+	rt_sink_value(fn, PAP_REC_PATH, complete != 0, r);
 }
 
 /*
@@ -739,10 +430,58 @@ void __pap_record(const char *fn, uint64_t act, uint64_t r, int complete)
 
 	if (__builtin_expect((rt_nbps == 0 || rt_bp_act[rt_nbps - 1] < act) &&
 			     rt_poison == UINT64_MAX, 1)) {
-		rt_keep_value(fn, PAP_REC_PATH, c, r);
+		rt_sink_value(fn, PAP_REC_PATH, c, r);
 		return;
 	}
 	rt_record_slow(fn, act, r, complete);
+}
+
+/*
+ * The instrumented code found *@counters NULL.  Counts this record as
+ * __pap_count and __pap_path count theirs (with a collector: taken
+ * first, so that it is reported lost if the process dies anywhere in
+ * here), then gives this thread a block of counters for the function
+ * where its records go (rt_sink_tally), so that the next records are
+ * counted in place (tally.c says how).
+ */
+void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
+		 uint64_t nvalues, int bl)
+{
+	uint8_t kind = bl ? PAP_REC_BL : PAP_REC_PATH;
+	uint64_t *block;
+
+	if (bl)
+		__pap_count(fn, value);
+	else
+		__pap_path(fn, value, 1);
+	if (*counters || rt_in_tally || value >= nvalues ||
+	    nvalues > RT_TALLY_MAX)
+		return;
+	rt_in_tally = 1;
+	block = rt_sink_tally(counters, fn, kind, nvalues);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (block)
+		*counters = block;
+	rt_in_tally = 0;
+}
+
+/*
+ * n calls of __pap_tally, made while *@counters is NULL: the first that
+ * gets the thread a block adds the rest there at once.
+ */
+void __pap_tally_add(uint64_t **counters, const char *fn, uint64_t value,
+		     uint64_t nvalues, int bl, uint64_t n)
+{
+	for (; n; n--) {
+		uint64_t *block = *counters;
+
+		if (block) {
+			/* one instruction, as the instrumented code adds */
+			__atomic_fetch_add(&block[value], n, __ATOMIC_RELAXED);
+			return;
+		}
+		__pap_tally(counters, fn, value, nvalues, bl);
+	}
 }
 
 /*
@@ -762,131 +501,4 @@ void __pap_end(uint64_t **counters, const char *fn, uint64_t act, uint64_t r,
 		return;
 	}
 	__pap_record(fn, act, r, 1);
-}
-
-void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
-		    uint64_t value, const struct pap_breakpoint *bps,
-		    uint32_t nbps, uint64_t count)
-{
-	int saved_errno = errno;	/* allocating may set it */
-	struct rt_thread *t = rt_lock_thread();
-
-	if (!t) {
-		rt_defer_record(fn, kind, complete, value, bps, nbps, count);
-		errno = saved_errno;
-		return;
-	}
-	rt_add(t, fn, kind, complete, value, bps, nbps, count);
-	rt_in_table = 0;
-	errno = saved_errno;
-}
-
-void rt_report_lost(uint64_t n)
-{
-	__atomic_fetch_add(&rt_lost, n, __ATOMIC_RELAXED);
-}
-
-/* How many records wait in @t's batch and deferred records, read while
- * its thread may still be adding: for the lost count at exit. */
-static uint64_t rt_pending(const struct rt_thread *t)
-{
-	unsigned n = __atomic_load_n(&t->batch.n, __ATOMIC_RELAXED), i;
-	unsigned nd = t->ndefer;
-	uint64_t sum = 0;
-
-	for (i = 0; i < n && i < PAP_PROF_BATCH; i++)
-		sum = pap_sat_add(sum, t->batch.items[i].count);
-	for (i = 0; i < nd && i < RT_DEFER; i++)
-		sum = pap_sat_add(sum, t->defer[i].rec.count);
-	return sum;
-}
-
-int pap_dump(void)
-{
-	const char *path = rt_where_profile();
-	struct pap_profile mine, *out = &mine;
-	struct rt_thread *t, *only = NULL;
-	size_t nwith = 0;
-	uint64_t lost = 0;
-	/* this thread's handlers defer what they record meanwhile; a dump
-	 * from a handler that interrupted the runtime leaves the thread's
-	 * batch alone */
-	int held = !rt_in_table;
-	int rc;
-
-	pap_profile_init(&mine);
-	if (held)
-		rt_in_table = RT_HERE();
-	pthread_mutex_lock(&rt_lock);
-	for (t = rt_threads; t; t = t->next) {
-		if (rt_batch_ours(t, held)) {
-			rt_drain(t);
-			rt_flush(t);
-		} else if (rt_exiting) {
-			/* what a thread still running leaves is lost */
-			lost += rt_pending(t);
-		}
-		if (t->prof.nrecs) {
-			only = t;
-			nwith++;
-		}
-	}
-	if (nwith == 1 && only == rt_self && held) {
-		/* every record is this thread's: its aggregate is written as
-		 * it is, not copied record by record */
-		out = &only->prof;
-	} else {
-		for (t = rt_threads; t; t = t->next) {
-			if (pap_profile_merge(&mine, &t->prof))
-				lost++;
-			pap_profile_zero(&t->prof);
-		}
-	}
-	pthread_mutex_unlock(&rt_lock);
-	if (held && out == &mine) {
-		/* copied: this thread's handlers may record again */
-		rt_in_table = 0;
-		held = 0;
-	}
-	lost += rt_tally_take(out);
-	lost += __atomic_exchange_n(&rt_lost, 0, __ATOMIC_RELAXED);
-	if (lost)
-		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
-			"memory, cut by a signal handler or by a longjmp "
-			"out of one, left in a thread still running at exit, "
-			"or lost with a collector that died); the profile "
-			"counts them as lost\n",
-			(unsigned long long)lost);
-	out->lost = pap_sat_add(out->lost, lost);
-	rc = out->nrecs || out->lost ?
-		pap_profile_merge_file(path, out, "pap", NULL,
-				       NULL) : 0;
-	if (!rc)
-		rt_ring_dumped();
-	if (out != &mine)
-		pap_profile_zero(out);
-	if (held)
-		rt_in_table = 0;
-	pap_profile_free(&mine);
-	return rc;
-}
-
-void pap_reset(void)
-{
-	struct rt_thread *t;
-	int held = !rt_in_table;
-
-	if (held)
-		rt_in_table = RT_HERE();
-	pthread_mutex_lock(&rt_lock);
-	for (t = rt_threads; t; t = t->next) {
-		if (rt_batch_ours(t, held))
-			rt_zero(t);
-		else
-			pap_profile_zero(&t->prof);
-	}
-	pthread_mutex_unlock(&rt_lock);
-	if (held)
-		rt_in_table = 0;
-	rt_tally_forget();
 }

@@ -12,6 +12,7 @@
 
 #include "bpack.h"
 #include "profdata.h"
+#include "reccache.h"
 #include "ring.h"
 
 /* Limits that keep a producer writing garbage from growing our memory. */
@@ -47,20 +48,14 @@ struct col_stats {
 };
 
 /*
- * A direct-mapped cache in front of the profile: the interned function
- * (by address) and the record's value find its index without hashing the
- * function's string.  Deduplication stays the profile's; the cache only
- * remembers where a record already is.
+ * Entries of the record cache in front of the profile (libcore/
+ * reccache.h): the interned function (by address) and the record's value
+ * find its index without hashing the function's string.
  */
 #define COL_CACHE 4096u
-struct col_cache_entry {
-	const char *fn;
-	uint64_t value;
-	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
-};
 
 struct collector {
-	struct col_cache_entry cache[COL_CACHE];
+	struct pap_reccache_entry cache[COL_CACHE];
 	struct pap_profile prof;	/* everything drained, deduplicated */
 	struct pap_prof_batch batch;	/* a drain's records on their way */
 	struct pap_bpack_buf pack;	/* paths of producers before 2.2 */

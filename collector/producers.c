@@ -157,31 +157,17 @@ static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-static struct col_cache_entry *col_cache_slot(struct collector *c,
-					      const char *fn, uint8_t kind,
-					      uint8_t complete, uint64_t value)
-{
-	return &c->cache[(((uintptr_t)fn >> 4) ^
-			  value * 0x9e3779b97f4a7c15ull ^
-			  (uint64_t)kind << 1 ^ complete) >> 7 &
-			 (COL_CACHE - 1)];
-}
-
 /* Counts @count records without breakpoints that the cache finds: 1, or
  * 0 if it does not. */
 static int col_cached(struct collector *c, const char *fn, uint8_t kind,
 		      uint8_t complete, uint64_t value, uint64_t count)
 {
-	struct col_cache_entry *e = col_cache_slot(c, fn, kind, complete,
-						   value);
-	struct pap_prof_rec *r;
+	uint64_t *n = pap_reccache_count(c->cache, COL_CACHE, &c->prof, fn,
+					 kind, complete, value);
 
-	if (!e->rec || e->fn != fn || e->value != value)
+	if (!n)
 		return 0;
-	r = &c->prof.recs[e->rec - 1];
-	if (r->kind != kind || r->complete != complete || r->nbps)
-		return 0;
-	r->count = pap_sat_add(r->count, count);
+	*n = pap_sat_add(*n, count);
 	return 1;
 }
 
@@ -191,18 +177,12 @@ static int col_cached(struct collector *c, const char *fn, uint8_t kind,
 static void col_added(void *arg, const struct pap_prof_item *it)
 {
 	struct col_ctx *x = arg;
-	struct col_cache_entry *e;
 
 	if (it->err) {
 		x->refused = pap_sat_add(x->refused, it->count);
 		return;
 	}
-	if (it->nbps)
-		return;
-	e = col_cache_slot(x->c, it->fn, it->kind, it->complete, it->value);
-	e->fn = it->fn;
-	e->value = it->value;
-	e->rec = (uint32_t)(it->at + 1);
+	pap_reccache_learn(x->c->cache, COL_CACHE, it);
 }
 
 /* Counts @count records without breakpoints at once: 0, or -1 if the

@@ -5,6 +5,7 @@
 #ifndef PAP_COLLECTOR_H
 #define PAP_COLLECTOR_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,6 +19,15 @@
 /* Limits that keep a producer writing garbage from growing our memory. */
 #define COL_MAX_FNS 65536u		/* FN records per ring */
 #define COL_MAX_FN_BYTES (1u << 20)	/* their bytes per ring */
+
+/*
+ * Room for the name of a file the collector makes beside one it was
+ * given: the output file (an absolute path, shorter than PATH_MAX) or
+ * its snapshot (".snap" longer), then ".pending." or ".tmp." and a pid
+ * of at most 20 digits.
+ */
+#define COL_SIDE_PATH_MAX \
+	(PATH_MAX + sizeof(".snap") + sizeof(".pending.") + 20)
 
 /* One connected producer thread and its ring. */
 struct col_producer {
@@ -79,7 +89,7 @@ struct collector {
 	 */
 	uint64_t *pending;
 	uint64_t pending_local;		/* when the file cannot be made */
-	char pending_path[4200];
+	char pending_path[COL_SIDE_PATH_MAX];
 };
 
 int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,

@@ -685,7 +685,7 @@ refuse:
 
 /* Tells each producer the collector is gone, and, when @durable, that
  * what its ring gave is in the profile file (else it reports it lost). */
-static void col_let_go(struct collector *c, int durable)
+static void col_tell_producers_gone(struct collector *c, int durable)
 {
 	size_t i;
 
@@ -710,7 +710,7 @@ static void col_written(void *arg)
 	struct collector *c = arg;
 
 	__atomic_store_n(c->pending, 0, __ATOMIC_RELAXED);
-	col_let_go(c, 1);
+	col_tell_producers_gone(c, 1);
 }
 
 int col_finish(struct collector *c, const char *file)
@@ -730,7 +730,7 @@ int col_finish(struct collector *c, const char *file)
 	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
 				    col_written, c);
 	if (rc)
-		col_let_go(c, 0);
+		col_tell_producers_gone(c, 0);
 	else if (c->pending != &c->pending_local)
 		unlink(c->pending_path);
 	return rc;
@@ -739,7 +739,7 @@ int col_finish(struct collector *c, const char *file)
 int col_snapshot(struct collector *c, const char *file)
 {
 	struct pap_profile slots, *out = &c->prof;
-	char tmp[4200];
+	char tmp[COL_SIDE_PATH_MAX];
 	size_t i;
 	FILE *f;
 	int rc = -1;

@@ -27,8 +27,9 @@
  *   the process exits                   rt_ring_exit, then rt_agg_dump
  *
  * entry.c calls the rt_sink_ functions; process.c calls the process's
- * operations of each sink.  A sink calls no layer above it but through
- * rt_start (rt.h); the ring calls the aggregate for what it must keep.
+ * operations of each sink.  A sink calls no layer above it but
+ * rt_start and rt_on_thread_end (rt.h), which register the process's
+ * hooks; the ring calls the aggregate for what it must keep.
  */
 #ifndef PAP_RT_SINK_H
 #define PAP_RT_SINK_H

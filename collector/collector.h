@@ -5,6 +5,7 @@
 #ifndef PAP_COLLECTOR_H
 #define PAP_COLLECTOR_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -12,11 +13,21 @@
 
 #include "bpack.h"
 #include "profdata.h"
+#include "reccache.h"
 #include "ring.h"
 
 /* Limits that keep a producer writing garbage from growing our memory. */
 #define COL_MAX_FNS 65536u		/* FN records per ring */
 #define COL_MAX_FN_BYTES (1u << 20)	/* their bytes per ring */
+
+/*
+ * Room for the name of a file the collector makes beside one it was
+ * given: the output file (an absolute path, shorter than PATH_MAX) or
+ * its snapshot (".snap" longer), then ".pending." or ".tmp." and a pid
+ * of at most 20 digits.
+ */
+#define COL_SIDE_PATH_MAX \
+	(PATH_MAX + sizeof(".snap") + sizeof(".pending.") + 20)
 
 /* One connected producer thread and its ring. */
 struct col_producer {
@@ -47,20 +58,14 @@ struct col_stats {
 };
 
 /*
- * A direct-mapped cache in front of the profile: the interned function
- * (by address) and the record's value find its index without hashing the
- * function's string.  Deduplication stays the profile's; the cache only
- * remembers where a record already is.
+ * Entries of the record cache in front of the profile (libcore/
+ * reccache.h): the interned function (by address) and the record's value
+ * find its index without hashing the function's string.
  */
 #define COL_CACHE 4096u
-struct col_cache_entry {
-	const char *fn;
-	uint64_t value;
-	uint32_t rec;		/* index + 1 in prof.recs; 0: empty */
-};
 
 struct collector {
-	struct col_cache_entry cache[COL_CACHE];
+	struct pap_reccache_entry cache[COL_CACHE];
 	struct pap_profile prof;	/* everything drained, deduplicated */
 	struct pap_prof_batch batch;	/* a drain's records on their way */
 	struct pap_bpack_buf pack;	/* paths of producers before 2.2 */
@@ -84,7 +89,7 @@ struct collector {
 	 */
 	uint64_t *pending;
 	uint64_t pending_local;		/* when the file cannot be made */
-	char pending_path[4200];
+	char pending_path[COL_SIDE_PATH_MAX];
 };
 
 int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,

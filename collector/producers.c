@@ -157,31 +157,17 @@ static int col_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-static struct col_cache_entry *col_cache_slot(struct collector *c,
-					      const char *fn, uint8_t kind,
-					      uint8_t complete, uint64_t value)
-{
-	return &c->cache[(((uintptr_t)fn >> 4) ^
-			  value * 0x9e3779b97f4a7c15ull ^
-			  (uint64_t)kind << 1 ^ complete) >> 7 &
-			 (COL_CACHE - 1)];
-}
-
 /* Counts @count records without breakpoints that the cache finds: 1, or
  * 0 if it does not. */
 static int col_cached(struct collector *c, const char *fn, uint8_t kind,
 		      uint8_t complete, uint64_t value, uint64_t count)
 {
-	struct col_cache_entry *e = col_cache_slot(c, fn, kind, complete,
-						   value);
-	struct pap_prof_rec *r;
+	uint64_t *n = pap_reccache_count(c->cache, COL_CACHE, &c->prof, fn,
+					 kind, complete, value);
 
-	if (!e->rec || e->fn != fn || e->value != value)
+	if (!n)
 		return 0;
-	r = &c->prof.recs[e->rec - 1];
-	if (r->kind != kind || r->complete != complete || r->nbps)
-		return 0;
-	r->count = pap_sat_add(r->count, count);
+	*n = pap_sat_add(*n, count);
 	return 1;
 }
 
@@ -191,18 +177,12 @@ static int col_cached(struct collector *c, const char *fn, uint8_t kind,
 static void col_added(void *arg, const struct pap_prof_item *it)
 {
 	struct col_ctx *x = arg;
-	struct col_cache_entry *e;
 
 	if (it->err) {
 		x->refused = pap_sat_add(x->refused, it->count);
 		return;
 	}
-	if (it->nbps)
-		return;
-	e = col_cache_slot(x->c, it->fn, it->kind, it->complete, it->value);
-	e->fn = it->fn;
-	e->value = it->value;
-	e->rec = (uint32_t)(it->at + 1);
+	pap_reccache_learn(x->c->cache, COL_CACHE, it);
 }
 
 /* Counts @count records without breakpoints at once: 0, or -1 if the
@@ -705,7 +685,7 @@ refuse:
 
 /* Tells each producer the collector is gone, and, when @durable, that
  * what its ring gave is in the profile file (else it reports it lost). */
-static void col_let_go(struct collector *c, int durable)
+static void col_tell_producers_gone(struct collector *c, int durable)
 {
 	size_t i;
 
@@ -730,7 +710,7 @@ static void col_written(void *arg)
 	struct collector *c = arg;
 
 	__atomic_store_n(c->pending, 0, __ATOMIC_RELAXED);
-	col_let_go(c, 1);
+	col_tell_producers_gone(c, 1);
 }
 
 int col_finish(struct collector *c, const char *file)
@@ -750,7 +730,7 @@ int col_finish(struct collector *c, const char *file)
 	rc = pap_profile_merge_file(file, &c->prof, "pap-collector",
 				    col_written, c);
 	if (rc)
-		col_let_go(c, 0);
+		col_tell_producers_gone(c, 0);
 	else if (c->pending != &c->pending_local)
 		unlink(c->pending_path);
 	return rc;
@@ -759,7 +739,7 @@ int col_finish(struct collector *c, const char *file)
 int col_snapshot(struct collector *c, const char *file)
 {
 	struct pap_profile slots, *out = &c->prof;
-	char tmp[4200];
+	char tmp[COL_SIDE_PATH_MAX];
 	size_t i;
 	FILE *f;
 	int rc = -1;

@@ -1,18 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rt.h - what libpaprt's two sinks tell each other (internal).
+ * rt.h - libpaprt's layers, and what every layer shares (internal).
  *
- * paprt.c aggregates records in the process's own memory and writes the
- * profile file (the file sink); shmsink.c streams them to pap-collector
- * through a shared-memory ring per thread.  A record goes to the ring when
- * the thread has one with room, else into the thread's aggregate.
+ * The runtime is three layers; calls go down, never up, but for the two
+ * hooks of the process's life below (rt_start, rt_on_thread_end):
+ *
+ *       instrumented code                      the program
+ *              | pap/abi.h                          | pap/pap.h
+ *   +----------v---------------------+  +-----------v-----------------+
+ *   | entry.c: the __pap_* entry     |  | process.c: pap_dump,        |
+ *   | points, activations and their  |  | pap_reset; the process's    |
+ *   | breakpoint stack, loss marks   |  | start, fork, exit and each  |
+ *   |                                |  | thread's end, for every     |
+ *   |                                |  | layer                       |
+ *   +----------+---------------------+  +-----------+-----------------+
+ *              | sink.h: a finished record          |
+ *   +----------v------------------------------------v-----------------+
+ *   | the sinks                                                       |
+ *   |  shmsink.c: this thread's ring and slots in the collector's    |
+ *   |     segment; what it cannot take goes to the aggregate         |
+ *   |        | rt_agg_keep, rt_agg_lost (what the collector left)    |
+ *   |        v                                                       |
+ *   |  aggregate.c: each thread's aggregate, written to the profile  |
+ *   |     file by pap_dump            tally.c: counters the code     |
+ *   |                                 increments in process memory   |
+ *   +----------+------------------------------------------------------+
+ *              |
+ *   libcore: profdata.h (the profile), reccache.h (where a record is),
+ *            ring.h, bpack.h, foldrun.h
+ *
+ * A record goes to this thread's ring when it has one with room, else
+ * into its aggregate (sink.h says how).  rtwhere.c (where records go),
+ * intern.c (function keys of shared objects) and trace.c (the test
+ * oracle's tracer) stand beside the layers and call none of them.
  */
 #ifndef PAP_RT_H
 #define PAP_RT_H
 
 #include <stdint.h>
-
-#include "decode.h"
 
 /*
  * The runtime's thread-local state: initial-exec, so that reaching it is
@@ -22,79 +47,25 @@
  */
 #define RT_TLS __thread __attribute__((tls_model("initial-exec")))
 
-/* Nonzero once this thread knows it has no ring (no collector, or its
- * ring is gone): a record then goes straight to the aggregate. */
-extern RT_TLS int rt_ring_none;
+/* A nonzero mark of the calling runtime frame's place on the stack: what
+ * a layer's "in the middle of" flags hold, for __pap_resume. */
+#define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
 
 /*
- * Hands one record to this thread's collector: 1 if it took it (counted
- * in a slot of the thread's segment, or written to its ring), 0 if the
- * caller must keep it (no collector, ring full, or called from inside the
- * ring code by a signal handler).  No lock, no system call on the common
- * path.  rt_ring_value takes a record without breakpoints (kind
- * PAP_REC_PATH or PAP_REC_BL), rt_ring_path one with.
+ * The process's hooks (process.c), which reach every layer: at exit the
+ * rings go back to the collector and the aggregates are written, and a
+ * forked child forgets what its parent counted.  A layer calls
+ * rt_start() before it holds anything these hooks must see; it may be
+ * called any number of times, from any thread.
  */
-int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
-		  uint64_t value);
-int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
-		 const struct pap_breakpoint *bps, uint32_t nbps);	/* nbps > 0 */
-
-/* Does this thread give its records to a collector's ring (connecting
- * on first use)? */
-int rt_ring_attached(void);
-/*
- * Carves a block of @n counters for (@fn, @kind) out of this thread's
- * segment and describes it to the collector, noting @counters, the
- * thread-local pointer the caller points at it, to be dropped when the
- * segment goes; NULL when the segment has no room or no tallies, or the
- * ring is busy.
- */
-uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
-			uint64_t n);
-/* A longjmp came back to the frame at @frame (see __pap_resume). */
-void rt_ring_resume(uintptr_t frame);
-/* In a forked child: the parent's rings are not ours. */
-void rt_ring_after_fork_child(void);
-/*
- * At exit: hands each of this process's rings back to the collector, or,
- * when the collector is gone, takes back what it did not drain into the
- * aggregate (rt_keep_record) and reports what it drained but never wrote
- * as lost (rt_report_lost).
- */
-void rt_ring_exit(void);
-/* The process's own aggregate was written: what the rings' threads kept
- * in it is settled. */
-void rt_ring_dumped(void);
-
-/*
- * Where a record without breakpoints, (@fn, @kc = kind | complete << 8,
- * @value), is looked for in a direct-mapped table of a power of two
- * entries: the low bits of this hash.  The key is the function string's
- * address, which the ABI keeps stable, never its text.
- */
-static inline uint32_t rt_record_hash(const char *fn, unsigned kc,
-				      uint64_t value)
-{
-	return (uint32_t)((((uintptr_t)fn ^ value * 0x9e3779b97f4a7c15ull ^
-			    kc) * 0xff51afd7ed558ccdull) >> 32);
-}
-
-/* Implemented by paprt.c for the ring code. */
 void rt_start(void);
-/* Keeps @count records in this thread's aggregate. */
-void rt_keep_record(const char *fn, uint8_t kind, uint8_t complete,
-		    uint64_t value, const struct pap_breakpoint *bps,
-		    uint32_t nbps, uint64_t count);
-void rt_report_lost(uint64_t n);
+/* This thread's end runs each layer's end (rt_agg_thread_end,
+ * rt_entry_thread_end); after rt_start(). */
+void rt_on_thread_end(void);
 
-/*
- * tally.c.  Adds what the threads counted in place since the last call
- * to @into; returns how many records it could not add (out of memory).
- */
-uint64_t rt_tally_take(struct pap_profile *into);
-/* Forgets what the threads counted in place so far (pap_reset). */
-void rt_tally_forget(void);
-/* In a forked child: the parent's counts are not ours. */
-void rt_tally_after_fork_child(void);
+/* entry.c's part of a thread's end: its breakpoint buffers are freed;
+ * and of a forked child: the parent's thread was in none of its calls. */
+void rt_entry_thread_end(void);
+void rt_entry_after_fork_child(void);
 
 #endif /* PAP_RT_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shmsink.c - libpaprt's shared-memory sink: each thread streams its
- * records to pap-collector through a ring only it writes (pap/shm.h).
+ * records to pap-collector through a ring only it writes (pap/shm.h;
+ * layers: rt.h).
  *
  * When PAP_COLLECTOR names the collector's socket, a thread's first
  * record connects, receives a 0600 segment from the collector (owner and
@@ -44,9 +45,11 @@
 
 #include "bpack.h"
 #include "profdata.h"
+#include "reccache.h"
 #include "rtwhere.h"
 #include "ring.h"
 #include "rt.h"
+#include "sink.h"
 
 #define RT_RING_FNS 4096u	/* functions one ring can name */
 #define RT_RING_WAIT_NS 10000000ll	/* bounded wait on a full ring */
@@ -106,8 +109,6 @@ static RT_TLS struct rt_ring *rt_ring;
 static RT_TLS int rt_ring_tried;
 RT_TLS int rt_ring_none;
 static RT_TLS volatile uintptr_t rt_in_ring;
-
-#define RT_HERE() ((uintptr_t)__builtin_frame_address(0) | 1)
 
 static void rt_ring_thread_end(void *arg);
 
@@ -315,7 +316,7 @@ static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps,
+	rt_agg_keep(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps,
 		       1);
 	return 0;
 }
@@ -326,7 +327,7 @@ static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint64_t id)
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_keep_record(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
+	rt_agg_keep(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
 	return 0;
 }
 
@@ -354,7 +355,7 @@ static int rt_ring_keep_count(void *ctx, uint32_t slot, uint64_t seq,
 		return -1;
 	count = rt_ring_untaken(r, slot, seq, count);
 	if (count)
-		rt_keep_record(r->fns[fn - 1], kind, complete, value, NULL, 0,
+		rt_agg_keep(r->fns[fn - 1], kind, complete, value, NULL, 0,
 			       count);
 	return 0;
 }
@@ -403,7 +404,7 @@ static void rt_ring_take_back_tallies(struct rt_ring *r)
 				&r->tally_took[t->base + v], __ATOMIC_ACQUIRE);
 
 			if (c > took)
-				rt_keep_record(r->fns[id - 1],
+				rt_agg_keep(r->fns[id - 1],
 					       pap_shm_key_kind(t->key), 1, v,
 					       NULL, 0, c - took);
 		}
@@ -447,7 +448,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 			continue;
 		n = rt_ring_untaken(r, i, s->seq, s->count);
 		if (n)
-			rt_keep_record(r->slot_fn[i],
+			rt_agg_keep(r->slot_fn[i],
 				       pap_shm_key_kind(s->key),
 				       pap_shm_key_complete(s->key), s->value,
 				       NULL, 0, n);
@@ -457,7 +458,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 	if (r->dropped > seen)
 		lost += r->dropped - seen;
 	if (lost)
-		rt_report_lost(lost);
+		rt_agg_lost(lost);
 }
 
 /* Has the collector let go of @r (stopped, or died)?  Waits, bounded,
@@ -560,7 +561,13 @@ static inline void rt_ring_store(struct rt_ring *r, uint64_t off, uint64_t v)
 	r->words[(r->head + off) & r->mask] = v;
 }
 
-/* Where @fn's id is looked for first in a ring's slots. */
+/*
+ * Where @fn's id is looked for first in a ring's table of function ids
+ * (fn_slots).  Not the record cache's hash (libcore/reccache.h): this
+ * table is a set of every function the ring has named, keyed by address
+ * alone, with linear probing, and must never forget one, where the
+ * record cache maps a whole record to a profile index and may.
+ */
 static inline size_t rt_ring_fn_slot(const char *fn)
 {
 	return ((uintptr_t)fn >> 3) * 0x9e3779b97f4a7c15ull >> 40 &
@@ -691,20 +698,27 @@ static struct rt_ring *rt_ring_begin(const char *fn, uint32_t *id)
 	return r->detached ? NULL : r;
 }
 
-/* Slot of the record (@fn, @kc = kind | complete << 8, @value) in @r. */
+/*
+ * Slot of the record (@fn, @kind_complete, @value) in @r: placed by the
+ * record cache's hash (libcore/reccache.h).  The slots are not a
+ * reccache: they live in the collector's segment, hold a count and the
+ * function's ring id rather than an index into a profile, and a slot
+ * given to another record first sends its count (rt_ring_give_slot).
+ * The collector reads them by index and never hashes a record itself.
+ */
 static inline uint32_t rt_ring_slot(const struct rt_ring *r, const char *fn,
-				    unsigned kc, uint64_t value)
+				    unsigned kind_complete, uint64_t value)
 {
-	return rt_record_hash(fn, kc, value) & (r->nslots - 1);
+	return pap_record_hash(fn, kind_complete, value) & (r->nslots - 1);
 }
 
-/* Does slot @i of @r hold the record (@fn, @kc, @value)? */
+/* Does slot @i of @r hold the record (@fn, @kind_complete, @value)? */
 static inline int rt_ring_slot_holds(const struct rt_ring *r, uint32_t i,
-				     const char *fn, unsigned kc,
+				     const char *fn, unsigned kind_complete,
 				     uint64_t value)
 {
 	return r->slot_fn[i] == fn && r->slots[i].value == value &&
-	       r->slots[i].key >> 32 == kc;
+	       r->slots[i].key >> 32 == kind_complete;
 }
 
 /*
@@ -749,15 +763,15 @@ static int rt_ring_give_slot(struct rt_ring *r, uint32_t i, uint32_t id,
 }
 
 /*
- * rt_ring_value beyond its common case: connects on first use, names the
- * function, gives the record a slot, or writes it to the ring when there
- * are no slots; test points live here.
+ * rt_ring_take_value beyond its common case: connects on first use,
+ * names the function, gives the record a slot, or writes it to the ring
+ * when there are no slots; test points live here.
  */
 static __attribute__((noinline)) int
-rt_ring_value_slow(const char *fn, uint8_t kind, uint8_t complete,
-		   uint64_t value)
+rt_ring_take_value_slow(const char *fn, uint8_t kind, uint8_t complete,
+			uint64_t value)
 {
-	unsigned kc = kind | (unsigned)complete << 8;
+	unsigned kind_complete = pap_kind_complete(kind, complete);
 	struct rt_ring *r;
 	uint32_t id, i;
 	int sent = 0;
@@ -780,8 +794,8 @@ rt_ring_value_slow(const char *fn, uint8_t kind, uint8_t complete,
 				    PAP_SHM_PATH, body, 2, NULL, 0);
 		goto out;
 	}
-	i = rt_ring_slot(r, fn, kc, value);
-	if (rt_ring_slot_holds(r, i, fn, kc, value)) {
+	i = rt_ring_slot(r, fn, kind_complete, value);
+	if (rt_ring_slot_holds(r, i, fn, kind_complete, value)) {
 		rt_ring_test_point(RT_KILL_MID);
 		r->slots[i].count++;
 		sent = 1;
@@ -802,20 +816,21 @@ out:
  * slot holding another record, no slots, a test point) takes the slow
  * path.
  */
-int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
-		  uint64_t value)
+int rt_ring_take_value(const char *fn, uint8_t kind, uint8_t complete,
+		       uint64_t value)
 {
 	struct rt_ring *r = rt_ring;
-	unsigned kc = kind | (unsigned)complete << 8;
+	unsigned kind_complete = pap_kind_complete(kind, complete);
 	uint32_t i;
 
 	if (__builtin_expect(!r || rt_in_ring || !r->nslots || r->detached ||
 			     rt_kill_mode != RT_KILL_NONE, 0))
-		return rt_ring_value_slow(fn, kind, complete, value);
+		return rt_ring_take_value_slow(fn, kind, complete, value);
 	rt_in_ring = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	i = rt_ring_slot(r, fn, kc, value);
-	if (__builtin_expect(rt_ring_slot_holds(r, i, fn, kc, value), 1)) {
+	i = rt_ring_slot(r, fn, kind_complete, value);
+	if (__builtin_expect(rt_ring_slot_holds(r, i, fn, kind_complete,
+					       value), 1)) {
 		__atomic_store_n(&r->shm->taken, ++r->taken, __ATOMIC_RELAXED);
 		r->slots[i].count++;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -823,11 +838,11 @@ int rt_ring_value(const char *fn, uint8_t kind, uint8_t complete,
 		return 1;
 	}
 	rt_in_ring = 0;
-	return rt_ring_value_slow(fn, kind, complete, value);
+	return rt_ring_take_value_slow(fn, kind, complete, value);
 }
 
-int rt_ring_path(const char *fn, uint8_t complete, uint64_t value,
-		 const struct pap_breakpoint *bps, uint32_t nbps)
+int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
+		      const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct rt_ring *r;
 	uint64_t body[2];
@@ -857,6 +872,7 @@ out:
 	rt_in_ring = 0;
 	return sent;
 }
+
 uint64_t *rt_ring_tally(uint64_t **counters, const char *fn, uint8_t kind,
 			uint64_t n)
 {

@@ -24,16 +24,6 @@
 #include "collector.h"
 #include "util.h"
 
-static uint64_t col_str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* The one stored copy of function string [s, s+n); NULL if out of memory. */
 static const char *col_intern(struct collector *c, const char *s, size_t n)
 {
@@ -47,7 +37,7 @@ static const char *col_intern(struct collector *c, const char *s, size_t n)
 		if (!slots)
 			return NULL;
 		for (i = 0; i < c->nstrs; i++) {
-			k = col_str_hash(c->strs[i], strlen(c->strs[i])) &
+			k = pap_fnv1a(c->strs[i], strlen(c->strs[i])) &
 			    (ns - 1);
 			while (slots[k])
 				k = (k + 1) & (ns - 1);
@@ -58,7 +48,7 @@ static const char *col_intern(struct collector *c, const char *s, size_t n)
 		c->nstr_slots = ns;
 	}
 	mask = c->nstr_slots - 1;
-	for (k = col_str_hash(s, n) & mask; c->str_slots[k]; k = (k + 1) & mask) {
+	for (k = pap_fnv1a(s, n) & mask; c->str_slots[k]; k = (k + 1) & mask) {
 		const char *t = c->strs[c->str_slots[k] - 1];
 
 		if (!strncmp(t, s, n) && !t[n])

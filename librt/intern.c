@@ -21,6 +21,8 @@
 
 #include <pap/abi.h>
 
+#include "util.h"
+
 static pthread_mutex_t rt_intern_lock = PTHREAD_MUTEX_INITIALIZER;
 /* open addressing, a power of two slots, at most half of them used */
 static char **rt_interned;
@@ -45,15 +47,6 @@ static void rt_intern_init(void)
 		       rt_intern_release);
 }
 
-static uint64_t rt_intern_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 /* Doubles the table; 0, or -1 with nothing changed. */
 static int rt_intern_grow(void)
 {
@@ -65,7 +58,7 @@ static int rt_intern_grow(void)
 	for (i = 0; i < rt_intern_cap; i++) {
 		if (!rt_interned[i])
 			continue;
-		j = rt_intern_hash(rt_interned[i]) & (cap - 1);
+		j = pap_fnv1a_str(rt_interned[i]) & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = rt_interned[i];
@@ -93,7 +86,7 @@ const char *__pap_intern(const char *text)
 	pthread_mutex_lock(&rt_intern_lock);
 	if (2 * (rt_ninterned + 1) > rt_intern_cap && rt_intern_grow())
 		goto done;
-	i = rt_intern_hash(text) & (rt_intern_cap - 1);
+	i = pap_fnv1a_str(text) & (rt_intern_cap - 1);
 	for (; rt_interned[i]; i = (i + 1) & (rt_intern_cap - 1))
 		if (!strcmp(rt_interned[i], text)) {
 			out = rt_interned[i];

@@ -39,7 +39,7 @@
 #include <pap/records.h>
 
 #include "aggregate.h"
-#include "decode.h"
+#include "papdefs.h"
 #include "rt.h"
 
 /* ---- the ring (shmsink.c) ---- */

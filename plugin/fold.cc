@@ -214,17 +214,6 @@ static void pap_fold_run_expand(gcall *call)
 	add_phi_arg(phi, val, e, UNKNOWN_LOCATION);
 }
 
-bool pap_tally_possible(void)
-{
-#if defined(__x86_64__)
-	/* the increment below is x86-64 assembly: not for -m32 or -mx32,
-	 * nor for shared-library code, whose TLS needs a call to reach */
-	return TYPE_PRECISION(ptr_type_node) == 64 && !flag_shlib;
-#else
-	return false;
-#endif
-}
-
 /* @list gets the clobber @name. */
 static void pap_clobber(vec<tree, va_gc> **list, const char *name)
 {
@@ -290,7 +279,7 @@ static void pap_tally_preserving(gcall *call)
 				     "pushq\t%q0\n\tpushq\t%q1\n\t"
 				     "pushq\t%q2\n\tpushq\t%q3\n\t"
 				     "pushq\t%q4\n\t"
-				     "call\t__pap_tally_preserving@PLT\n\t"
+				     "call\t" PAP_RT_TALLY_PRESERVING "@PLT\n\t"
 				     "lea\t168(%%rsp), %%rsp",
 				     ins, NULL, clobbers, NULL);
 	gimple_asm_set_volatile(thunk, true);

@@ -209,10 +209,11 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 			errno = 0;
 			v = strtoul(value, &end, 10);
-			if (!*value || *end || errno || v > 65536 ||
-			    *value == '-') {
+			if (!*value || *end || errno ||
+			    v > PAP_TALLY_MAX_VALUES || *value == '-') {
 				error("%<-fplugin-arg-%s-tally=%s%>: not a number "
-				      "from 0 to 65536", base, value);
+				      "from 0 to %u", base, value,
+				      PAP_TALLY_MAX_VALUES);
 				ok = false;
 			} else {
 				pap_opts.tally = (unsigned)v;

@@ -21,17 +21,13 @@ struct pap_options {
 	int system_headers;	/* also functions from system headers */
 	int inline_fold;	/* fold inline, the runtime only near overflow */
 	/* count records of functions with at most this many values in
-	 * place (0: never) */
+	 * place (0: never; at most PAP_TALLY_MAX_VALUES) */
 	unsigned tally;
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
 };
 
 extern struct pap_options pap_opts;
-
-/* Counters of a function that may break, whose records the plan does
- * not bound (at most pap_opts.tally). */
-#define PAP_TALLY_UNBOUNDED 4096u
 
 /* A growable text buffer. */
 struct pap_text {
@@ -72,9 +68,6 @@ unsigned int pap_inline_folds(function *fun);
 /* fold.cc's helper, for loopcount.cc: does @t take part in an abnormal
  * PHI? */
 bool pap_abnormal_p(tree t);
-/* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
- * 64-bit x86 target, code for an executable (static TLS). */
-bool pap_tally_possible(void);
 /*
  * loopcount.cc, the pass before the loop optimisers: in each innermost
  * loop of @fun that makes no call but one __pap_tally or one __pap_fold,

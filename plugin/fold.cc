@@ -5,7 +5,7 @@
  *
  * A fold the plan proves safe (pap_op.may_overflow clear: r stays below
  * floor(2^64/n) on every path to it) is emitted as plain arithmetic from
- * the start (instrument.cc).  Every other fold is emitted as the call
+ * the start (emit.cc).  Every other fold is emitted as the call
  * "r = __pap_fold(act, r, n, d, site, restart)" (the ABI's contract: r*n
  * + d, or on overflow a breakpoint and restart*n + d) and stays a call
  * through GCC's GIMPLE optimisers: one statement for them to look at

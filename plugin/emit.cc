@@ -46,49 +46,49 @@ static tree pap_int_cst(int v)
 }
 
 /* What a call appended to @seq passes as the key (pap_key_arg()). */
-static tree pap_key(gimple_seq *seq, const struct pap_emit *em)
+static tree pap_key(gimple_seq *seq, const struct pap_emit *emit)
 {
-	return pap_key_arg(seq, em->key, em->key_slot);
+	return pap_key_arg(seq, emit->key, emit->key_slot);
 }
 
-/* Appends tally_addr = &tally, the address of the
+/* Appends tally_counters_addr = &tally_counters, the address of the
  * function's thread-local counters pointer. */
-static void pap_tally_addr(gimple_seq *seq, const struct pap_emit *em)
+static void pap_tally_addr(gimple_seq *seq, const struct pap_emit *emit)
 {
-	gimple_seq_add_stmt(seq, gimple_build_assign(em->tally_addr,
-				build_fold_addr_expr(em->tally)));
+	gimple_seq_add_stmt(seq, gimple_build_assign(emit->tally_counters_addr,
+				build_fold_addr_expr(emit->tally_counters)));
 }
 
 /*
- * A call counting @value of @em's function in place (pap/abi.h): an EPP
+ * A call counting @value of @emit's function in place (pap/abi.h): an EPP
  * id when @bl, else a complete path's final value.  The late pass
  * (fold.cc) makes it an inline increment with the call on the rare arm.
  */
-static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
+static void pap_tally_call(gimple_seq *seq, const struct pap_emit *emit,
 			   tree value, int bl)
 {
 	tree key;
 
-	pap_tally_addr(seq, em);
-	key = pap_key(seq, em);
+	pap_tally_addr(seq, emit);
+	key = pap_key(seq, emit);
 	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TALLY), 5,
-		em->tally_addr, key, value,
-		pap_cst(em->tally_n), pap_int_cst(bl)));
+		emit->tally_counters_addr, key, value,
+		pap_cst(emit->tally_nvalues), pap_int_cst(bl)));
 }
 
 /*
  * The record of a function that may break, counted in place when no fold
  * of the activation called the runtime and r is small (fold.cc).
  */
-static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
+static void pap_end_call(gimple_seq *seq, const struct pap_emit *emit)
 {
 	tree key;
 
-	pap_tally_addr(seq, em);
-	key = pap_key(seq, em);
+	pap_tally_addr(seq, emit);
+	key = pap_key(seq, emit);
 	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_END), 5,
-		em->tally_addr, key, em->act, em->r,
-		pap_cst(em->tally_n)));
+		emit->tally_counters_addr, key, emit->activation, emit->r,
+		pap_cst(emit->tally_nvalues)));
 }
 
 /*
@@ -96,27 +96,27 @@ static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
  * function counts in place, else a call of __pap_path (no activation
  * number) or __pap_record.
  */
-static void pap_record_seq(gimple_seq *seq, const struct pap_emit *em,
+static void pap_record_seq(gimple_seq *seq, const struct pap_emit *emit,
 			   int complete)
 {
 	tree key;
 
-	if (em->tally && complete) {
-		if (em->lean)
-			pap_tally_call(seq, em, em->r, 0);
+	if (emit->tally_counters && complete) {
+		if (emit->no_activation)
+			pap_tally_call(seq, emit, emit->r, 0);
 		else
-			pap_end_call(seq, em);
+			pap_end_call(seq, emit);
 		return;
 	}
-	key = pap_key(seq, em);
-	if (em->lean)
+	key = pap_key(seq, emit);
+	if (emit->no_activation)
 		gimple_seq_add_stmt(seq, gimple_build_call(
-			pap_rt_decl(PAP_RT_PATH), 3, key, em->r,
+			pap_rt_decl(PAP_RT_PATH), 3, key, emit->r,
 			pap_int_cst(complete)));
 	else
 		gimple_seq_add_stmt(seq, gimple_build_call(
-			pap_rt_decl(PAP_RT_RECORD), 4, key, em->act,
-			em->r, pap_int_cst(complete)));
+			pap_rt_decl(PAP_RT_RECORD), 4, key, emit->activation,
+			emit->r, pap_int_cst(complete)));
 }
 
 /*
@@ -125,7 +125,7 @@ static void pap_record_seq(gimple_seq *seq, const struct pap_emit *em,
  * incomplete.
  */
 static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
-			      const struct pap_emit *em, int complete)
+			      const struct pap_emit *emit, int complete)
 {
 	gimple_seq seq = NULL;
 	tree key, act;
@@ -138,63 +138,63 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
 		switch (op->kind) {
 		case PAP_OP_INIT:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->r, pap_cst(op->n)));
+				emit->r, pap_cst(op->n)));
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, pap_cst(op->k)));
+				emit->a, pap_cst(op->k)));
 			/* the activation number tells the runtime whose
 			 * breakpoints are whose: EPP has none, and needs
 			 * it only where a longjmp may cut an activation
 			 * short (the shadows) */
 			if ((plan->mode == PAP_MODE_EPP &&
-			     !em->shadow) || em->lean)
+			     !emit->has_shadows) || emit->no_activation)
 				break;
 			g = gimple_build_call(pap_rt_decl(PAP_RT_ENTER), 0);
-			gimple_call_set_lhs(g, em->act);
+			gimple_call_set_lhs(g, emit->activation);
 			gimple_seq_add_stmt(&seq, g);
 			break;
 		case PAP_OP_ADD:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, PLUS_EXPR, em->a, pap_cst(op->k)));
+				emit->a, PLUS_EXPR, emit->a, pap_cst(op->k)));
 			break;
 		case PAP_OP_SET:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, pap_cst(op->k)));
+				emit->a, pap_cst(op->k)));
 			break;
 		case PAP_OP_FOLD:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
+				emit->d, PLUS_EXPR, emit->a, pap_cst(op->k)));
 			if (!op->may_overflow && pap_opts.inline_fold) {
 				/* the plan proves r*n + d fits */
 				gimple_seq_add_stmt(&seq, gimple_build_assign(
-					em->r, MULT_EXPR, em->r,
+					emit->r, MULT_EXPR, emit->r,
 					pap_cst(op->n)));
 				gimple_seq_add_stmt(&seq, gimple_build_assign(
-					em->r, PLUS_EXPR, em->r, em->d));
+					emit->r, PLUS_EXPR, emit->r, emit->d));
 				break;
 			}
 			/* without an activation number the folds (called
 			 * under fold=call) never overflow: 0 stands in */
-			act = em->lean ? pap_cst(0) :
-						    em->act;
+			act = emit->no_activation ? pap_cst(0) :
+						    emit->activation;
 			g = gimple_build_call(pap_rt_decl(PAP_RT_FOLD), 6, act,
-				em->r, pap_cst(op->n), em->d,
-				pap_u32_cst(op->site), pap_cst(em->restart));
-			gimple_call_set_lhs(g, em->r);
+				emit->r, pap_cst(op->n), emit->d,
+				pap_u32_cst(op->site), pap_cst(emit->restart));
+			gimple_call_set_lhs(g, emit->r);
 			gimple_seq_add_stmt(&seq, g);
 			break;
 		case PAP_OP_COUNT:
 			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
-			if (em->tally) {
-				pap_tally_call(&seq, em, em->d, 1);
+				emit->d, PLUS_EXPR, emit->a, pap_cst(op->k)));
+			if (emit->tally_counters) {
+				pap_tally_call(&seq, emit, emit->d, 1);
 				break;
 			}
-			key = pap_key(&seq, em);
+			key = pap_key(&seq, emit);
 			gimple_seq_add_stmt(&seq, gimple_build_call(
-				pap_rt_decl(PAP_RT_COUNT), 2, key, em->d));
+				pap_rt_decl(PAP_RT_COUNT), 2, key, emit->d));
 			break;
 		case PAP_OP_RECORD:
-			pap_record_seq(&seq, em, complete);
+			pap_record_seq(&seq, emit, complete);
 			break;
 		}
 	}
@@ -211,7 +211,7 @@ static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
  * its variable had there, without a store on every edge.
  */
 static void pap_shadow_seq(const struct pap_plan *plan, uint32_t id,
-			   const struct pap_emit *em, bool from_entry,
+			   const struct pap_emit *emit, bool from_entry,
 			   gimple_seq *seq)
 {
 	bool r = false, a = false, act = false;
@@ -234,17 +234,17 @@ static void pap_shadow_seq(const struct pap_plan *plan, uint32_t id,
 		}
 	}
 	if (r)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->vr,
-							     em->r));
+		gimple_seq_add_stmt(seq, gimple_build_assign(emit->shadow_r,
+							     emit->r));
 	if (a)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->va,
-							     em->a));
+		gimple_seq_add_stmt(seq, gimple_build_assign(emit->shadow_a,
+							     emit->a));
 	if (act)
 		gimple_seq_add_stmt(seq, gimple_build_assign(
-			em->vact, em->act));
+			emit->shadow_activation, emit->activation));
 	if (from_entry && pap_opts.trace)
 		gimple_seq_add_stmt(seq, gimple_build_assign(
-			em->vtok, em->tok));
+			emit->shadow_trace_depth, emit->trace_depth));
 }
 
 /*
@@ -253,16 +253,16 @@ static void pap_shadow_seq(const struct pap_plan *plan, uint32_t id,
  * FAKE edge, cut short) closes it.  No numbering is involved.
  */
 static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
-			  const struct pap_emit *em, gimple_seq *seq)
+			  const struct pap_emit *emit, gimple_seq *seq)
 {
 	const struct pap_edge *pe = &g->cfg->edges[id];
 
 	if (pe->src == g->cfg->entry) {
 		gimple *call = gimple_build_call(
 			pap_rt_decl(PAP_RT_TRACE_BEGIN), 1,
-			pap_key(seq, em));
+			pap_key(seq, emit));
 
-		gimple_call_set_lhs(call, em->tok);
+		gimple_call_set_lhs(call, emit->trace_depth);
 		gimple_seq_add_stmt(seq, call);
 	}
 	if (pe->dst == g->cfg->exit)
@@ -277,15 +277,15 @@ static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
 
 gimple_seq pap_edge_seq(const struct pap_plan *plan,
 			const struct pap_cfgtext *g, uint32_t id,
-			const struct pap_emit *em)
+			const struct pap_emit *emit)
 {
 	const struct pap_edge *pe = &g->cfg->edges[id];
-	gimple_seq seq = pap_ops_seq(plan, id, em, pe->kind != PAP_EDGE_FAKE);
+	gimple_seq seq = pap_ops_seq(plan, id, emit, pe->kind != PAP_EDGE_FAKE);
 
 	if (pap_opts.trace)
-		pap_trace_seq(g, id, em, &seq);
-	if (em->shadow)
-		pap_shadow_seq(plan, id, em, pe->src == g->cfg->entry, &seq);
+		pap_trace_seq(g, id, emit, &seq);
+	if (emit->has_shadows)
+		pap_shadow_seq(plan, id, emit, pe->src == g->cfg->entry, &seq);
 	return seq;
 }
 

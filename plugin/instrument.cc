@@ -44,7 +44,7 @@ struct pap_fn {
 	 * (NULL for FAKE edges, see pap_edge_table()) */
 	basic_block *tails;
 	edge *gcc_edge;
-	struct pap_emit em;
+	struct pap_emit emit;
 	/* core edges whose code is in place already (tail calls); the code
 	 * of abnormal edges, placed after the commit; the edges into a
 	 * return block that must return through a block of their own
@@ -63,8 +63,8 @@ static tree pap_tally_var(uint64_t nvalues)
 {
 	tree var;
 
-	if (!pap_opts.tally || !nvalues ||
-	    nvalues > pap_opts.tally || !pap_tally_possible())
+	if (!pap_opts.tally_max_values || !nvalues ||
+	    nvalues > pap_opts.tally_max_values || !pap_tally_possible())
 		return NULL_TREE;
 	var = pap_static_var("pap_tally", build_pointer_type(pap_rt_u64()));
 	TREE_ADDRESSABLE(var) = 1;
@@ -290,46 +290,46 @@ static bool pap_fn_locate(struct pap_fn *f)
 }
 
 /*
- * setup: @f->em holds what the probes use: the locals, the key (and
+ * setup: @f->emit holds what the probes use: the locals, the key (and
  * its static slot in code for a shared object), the shadows where a jump
  * may come back, and the thread-local counters pointer where records
  * are counted in place.  It declares variables but adds no statement.
  */
 static void pap_fn_setup(struct pap_fn *f)
 {
-	struct pap_emit *em = &f->em;
+	struct pap_emit *emit = &f->emit;
 	const struct pap_plan *plan = f->plan;
 	char key[PAP_FNKEY_MAX];
 	uint32_t id;
 
 	pap_fnkey_format(key, sizeof(key), f->asmname, f->checksum,
 			 pap_meta_path());
-	em->r = create_tmp_var(pap_rt_u64(), "pap_r");
-	em->a = create_tmp_var(pap_rt_u64(), "pap_a");
-	em->d = create_tmp_var(pap_rt_u64(), "pap_d");
-	em->act = create_tmp_var(pap_rt_u64(), "pap_act");
-	em->key = build_string_literal(strlen(key) + 1, key);
-	em->key_slot = pap_key_slot(em->key);
-	em->tok = create_tmp_var(pap_rt_u64(), "pap_tok");
-	em->restart = plan->restart;
-	em->shadow = false;
+	emit->r = create_tmp_var(pap_rt_u64(), "pap_r");
+	emit->a = create_tmp_var(pap_rt_u64(), "pap_a");
+	emit->d = create_tmp_var(pap_rt_u64(), "pap_d");
+	emit->activation = create_tmp_var(pap_rt_u64(), "pap_act");
+	emit->key = build_string_literal(strlen(key) + 1, key);
+	emit->key_slot = pap_key_slot(emit->key);
+	emit->trace_depth = create_tmp_var(pap_rt_u64(), "pap_tok");
+	emit->restart = plan->restart;
+	emit->has_shadows = false;
 	for (id = 0; id < f->g.cfg->nblocks; id++)
 		if (f->g.cfg->role[id] & PAP_ROLE_RESUME)
-			em->shadow = true;
-	if (em->shadow)
-		pap_nonlocal_shadows(em);
-	em->lean = !em->shadow && !pap_plan_may_break(plan);
-	em->tally = NULL_TREE;
-	em->tally_n = plan->record_values;
-	if (plan->mode == PAP_MODE_EPP || em->lean) {
-		em->tally = pap_tally_var(em->tally_n);
-	} else if (!em->shadow && pap_opts.inline_fold) {
-		/* r is not bounded: the late pass tests r < tally_n */
-		em->tally_n = MIN(pap_opts.tally,
+			emit->has_shadows = true;
+	if (emit->has_shadows)
+		pap_nonlocal_shadows(emit);
+	emit->no_activation = !emit->has_shadows && !pap_plan_may_break(plan);
+	emit->tally_counters = NULL_TREE;
+	emit->tally_nvalues = plan->record_values;
+	if (plan->mode == PAP_MODE_EPP || emit->no_activation) {
+		emit->tally_counters = pap_tally_var(emit->tally_nvalues);
+	} else if (!emit->has_shadows && pap_opts.inline_fold) {
+		/* r is not bounded: the late pass tests r < tally_nvalues */
+		emit->tally_nvalues = MIN(pap_opts.tally_max_values,
 					  PAP_TALLY_UNBOUNDED);
-		em->tally = pap_tally_var(em->tally_n);
+		emit->tally_counters = pap_tally_var(emit->tally_nvalues);
 	}
-	em->tally_addr = em->tally ?
+	emit->tally_counters_addr = emit->tally_counters ?
 		create_tmp_var(ptr_type_node, "pap_tp") : NULL_TREE;
 }
 
@@ -348,7 +348,7 @@ static void pap_fn_place(struct pap_fn *f)
 	pap_mark_user_stmts(f->fun);
 	f->label_seq = XCNEWVEC(gimple_seq, g->cfg->nedges);
 	f->placed = XCNEWVEC(unsigned char, g->cfg->nedges);
-	pap_tail_place(f->fun, f->plan, g, f->gcc_edge, &f->em, f->placed,
+	pap_tail_place(f->fun, f->plan, g, f->gcc_edge, &f->emit, f->placed,
 		       &f->moved);
 	for (id = 0; id < g->cfg->nedges; id++) {
 		const struct pap_edge *pe = &g->cfg->edges[id];
@@ -362,7 +362,7 @@ static void pap_fn_place(struct pap_fn *f)
 		if (pe->kind == PAP_EDGE_FAKE &&
 		    pap_cfg_fanout(g->cfg, pe->src) != 1)
 			continue;
-		seq = pap_edge_seq(f->plan, g, id, &f->em);
+		seq = pap_edge_seq(f->plan, g, id, &f->emit);
 		if (pe->kind == PAP_EDGE_FAKE)
 			pap_emit_fake(f->tails[pe->src], seq);
 		else if (f->gcc_edge[id]->flags & (EDGE_ABNORMAL | EDGE_EH))
@@ -388,9 +388,9 @@ static void pap_fn_commit(struct pap_fn *f)
 	for (id = 0; id < f->g.cfg->nedges; id++)
 		if (f->label_seq[id])
 			pap_emit_on_label_edge(f->gcc_edge[id],
-					       f->label_seq[id], &f->em);
-	if (f->em.shadow)
-		pap_nonlocal_emit(f->fun, &f->model, f->plan, &f->g, &f->em);
+					       f->label_seq[id], &f->emit);
+	if (f->emit.has_shadows)
+		pap_nonlocal_emit(f->fun, &f->model, f->plan, &f->g, &f->emit);
 }
 
 /*

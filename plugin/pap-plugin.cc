@@ -159,7 +159,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
-	pap_opts.tally = 16384;
+	pap_opts.tally_max_values = 16384;
 	pap_opts.loop_register = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
@@ -216,7 +216,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 				      PAP_TALLY_MAX_VALUES);
 				ok = false;
 			} else {
-				pap_opts.tally = (unsigned)v;
+				pap_opts.tally_max_values = (unsigned)v;
 			}
 		} else if (!strcmp(key, "meta")) {
 			pap_opts.meta_dir = value;

@@ -20,9 +20,10 @@ struct pap_options {
 	int trace;		/* test oracle: report every block */
 	int system_headers;	/* also functions from system headers */
 	int inline_fold;	/* fold inline, the runtime only near overflow */
-	/* count records of functions with at most this many values in
-	 * place (0: never; at most PAP_TALLY_MAX_VALUES) */
-	unsigned tally;
+	/* tally=N: a function whose records take at most this many values
+	 * counts them in place, one counter each, without a call (0:
+	 * never; at most PAP_TALLY_MAX_VALUES) */
+	unsigned tally_max_values;
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
 };

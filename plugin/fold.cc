@@ -512,8 +512,8 @@ unsigned int pap_inline_folds(function *fun)
 		pap_end_expand(ends[i], brk);
 	for (i = 0; i < tallies.length(); i++)
 		pap_tally_expand(tallies[i]);
-	/* the calls' memory effects now happen on one arm only */
+	/* the calls' memory effects now happen on one arm only: the pass
+	 * manager renames the virtual operands (todo_flags_finish) */
 	mark_virtual_operands_for_renaming(fun);
-	update_ssa(TODO_update_ssa_only_virtuals);
 	return TODO_cleanup_cfg;
 }

@@ -57,13 +57,15 @@ tree pap_key_arg(gimple_seq *seq, tree key, tree slot);
 void pap_keys_finish(void *gcc_data, void *user_data);
 const struct ggc_root_tab *pap_keys_gc_roots(void);
 
-/* instrument.cc: the pass body for one function; 0 or a TODO mask. */
+/* instrument.cc: the pass "pap" on one function; returns 0 (no TODO
+ * flags: see pap-plugin.cc). */
 unsigned int pap_instrument_function(function *fun);
 /*
  * fold.cc, the pass after "optimized": turns every fold call left in
  * @fun into an inline multiply-add that calls the runtime only when
  * r*n + d may overflow; the value r gets is the call's in every case.
- * Returns the pass's TODO flags.
+ * Returns TODO_cleanup_cfg where it changed @fun, whose virtual operands
+ * it leaves marked for renaming (the pass's todo_flags_finish).
  */
 unsigned int pap_inline_folds(function *fun);
 /* fold.cc's helper, for loopcount.cc: does @t take part in an abnormal
@@ -75,8 +77,9 @@ bool pap_abnormal_p(tree t);
  * with the same path in every iteration but the first, counts
  * iterations in a register and replaces the call by __pap_tally_add
  * calls (loopcount.cc) or one __pap_fold_run call (loopfold.cc) where
- * the loop is left (under loop-count=register).  Returns the pass's
- * TODO flags.
+ * the loop is left (under loop-count=register).  Returns
+ * TODO_cleanup_cfg where it changed @fun, whose virtual operands it
+ * leaves marked for renaming (the pass's todo_flags_finish).
  */
 unsigned int pap_loop_counts(function *fun);
 /* loopcount.cc's tests and values, for loopfold.cc (see there). */

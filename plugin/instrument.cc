@@ -11,7 +11,8 @@
  *   place    each edge's code queued on the edge, or in place already
  *   commit   the queued code in the function, then what must come after
  *            it: tail calls' return blocks, label edges, non-local control
- *   finish   what GCC knew of the function and no longer holds dropped
+ *   finish   the probes marked for GCC's warnings; stale dominators and
+ *            the pure and const flags dropped
  *   record   the function's entry in the unit's metadata
  *
  * The first four change nothing: a function one of them turns down is

@@ -5,7 +5,7 @@
  *
  * A fold the plan proves safe (pap_op.may_overflow clear: r stays below
  * floor(2^64/n) on every path to it) is emitted as plain arithmetic from
- * the start (instrument.cc).  Every other fold is emitted as the call
+ * the start (emit.cc).  Every other fold is emitted as the call
  * "r = __pap_fold(act, r, n, d, site, restart)" (the ABI's contract: r*n
  * + d, or on overflow a breakpoint and restart*n + d) and stays a call
  * through GCC's GIMPLE optimisers: one statement for them to look at
@@ -214,17 +214,6 @@ static void pap_fold_run_expand(gcall *call)
 	add_phi_arg(phi, val, e, UNKNOWN_LOCATION);
 }
 
-bool pap_tally_possible(void)
-{
-#if defined(__x86_64__)
-	/* the increment below is x86-64 assembly: not for -m32 or -mx32,
-	 * nor for shared-library code, whose TLS needs a call to reach */
-	return TYPE_PRECISION(ptr_type_node) == 64 && !flag_shlib;
-#else
-	return false;
-#endif
-}
-
 /* @list gets the clobber @name. */
 static void pap_clobber(vec<tree, va_gc> **list, const char *name)
 {
@@ -290,7 +279,7 @@ static void pap_tally_preserving(gcall *call)
 				     "pushq\t%q0\n\tpushq\t%q1\n\t"
 				     "pushq\t%q2\n\tpushq\t%q3\n\t"
 				     "pushq\t%q4\n\t"
-				     "call\t__pap_tally_preserving@PLT\n\t"
+				     "call\t" PAP_RT_TALLY_PRESERVING "@PLT\n\t"
 				     "lea\t168(%%rsp), %%rsp",
 				     ins, NULL, clobbers, NULL);
 	gimple_asm_set_volatile(thunk, true);
@@ -523,8 +512,8 @@ unsigned int pap_inline_folds(function *fun)
 		pap_end_expand(ends[i], brk);
 	for (i = 0; i < tallies.length(); i++)
 		pap_tally_expand(tallies[i]);
-	/* the calls' memory effects now happen on one arm only */
+	/* the calls' memory effects now happen on one arm only: the pass
+	 * manager renames the virtual operands (todo_flags_finish) */
 	mark_virtual_operands_for_renaming(fun);
-	update_ssa(TODO_update_ssa_only_virtuals);
 	return TODO_cleanup_cfg;
 }

@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * instrument.cc - one function: GCC CFG -> core model -> plan -> GIMPLE.
+ * instrument.cc - how one function is instrumented: the pass "pap", in
+ * phases, each a function below that states what it guarantees.
+ *
+ *   select   is the function to be instrumented at all?
+ *   model    GCC's CFG as the core's model, its text and checksum
+ *   plan     the core's probe plan for the model
+ *   locate   the GCC block and edge of each core node and edge
+ *   setup    the locals, key and counters the probes use (struct pap_emit)
+ *   place    each edge's code queued on the edge, or in place already
+ *   commit   the queued code in the function, then what must come after
+ *            it: tail calls' return blocks, label edges, non-local control
+ *   finish   the probes marked for GCC's warnings; stale dominators and
+ *            the pure and const flags dropped
+ *   record   the function's entry in the unit's metadata
+ *
+ * The first four change nothing: a function one of them turns down is
+ * left as it was.  What code goes on an edge is emit.cc's.
  */
 #include "gcc-common.h"
 #include "plugin.h"
@@ -12,86 +28,32 @@
 #include "probes.h"
 #include "rtabi.h"
 
-/* Is @fun to be instrumented under the include/exclude options? */
-static bool pap_selected(function *fun)
-{
-	const char *name = IDENTIFIER_POINTER(DECL_NAME(fun->decl));
-
-	/* the attribute itself: the gimplifier sets the decl flag on every
-	 * function once -finstrument-functions is done with it */
-	if (lookup_attribute("no_instrument_function",
-			     DECL_ATTRIBUTES(fun->decl)))
-		return false;
-	if (DECL_IN_SYSTEM_HEADER(fun->decl) && !pap_opts.system_headers)
-		return false;
-	if (pap_opts.have_include &&
-	    regexec(&pap_opts.include, name, 0, NULL, 0))
-		return false;
-	if (pap_opts.have_exclude &&
-	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
-		return false;
-	return true;
-}
-
-static tree pap_cst(uint64_t v)
-{
-	return build_int_cstu(pap_rt_u64(), v);
-}
-
-tree pap_u32_cst(uint32_t v)
-{
-	return build_int_cstu(pap_rt_u32(), v);
-}
-
-gimple *pap_trace_unwind_call(tree depth)
-{
-	return gimple_build_call(pap_rt_decl(PAP_RT_TRACE_UNWIND), 1, depth);
-}
-
-gimple *pap_lost_call(tree act)
-{
-	return gimple_build_call(pap_rt_decl(PAP_RT_LOST), 1, act);
-}
-
-gimple *pap_resume_call(tree frame_var)
-{
-	return gimple_build_call(pap_rt_decl(PAP_RT_RESUME), 1,
-				 build_fold_addr_expr(frame_var));
-}
-
-/* em->tally_addr = &counters, the function's thread-local pointer. */
-static void pap_tally_addr(gimple_seq *seq, const struct pap_emit *em)
-{
-	gimple_seq_add_stmt(seq, gimple_build_assign(em->tally_addr,
-				build_fold_addr_expr(em->tally)));
-}
-
-/*
- * A call counting @value of @em's function in place (pap/abi.h): an EPP
- * id when @bl, else a complete path's final value.  The late pass
- * (fold.cc) makes it an inline increment with the call on the rare arm.
- */
-static void pap_tally_call(gimple_seq *seq, const struct pap_emit *em,
-			   tree value, int bl)
-{
-	pap_tally_addr(seq, em);
-	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TALLY), 5,
-		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot), value, pap_cst(em->tally_n),
-		build_int_cst(integer_type_node, bl)));
-}
-
-/*
- * The record of a function that may break, counted in place when no fold
- * of the activation called the runtime and r is small (fold.cc).
- */
-static void pap_end_call(gimple_seq *seq, const struct pap_emit *em)
-{
-	pap_tally_addr(seq, em);
-	gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_END), 5,
-		em->tally_addr, pap_key_arg(seq, em->key, em->key_slot),
-		em->act, em->r,
-		pap_cst(em->tally_n)));
-}
+/* One function's instrumentation, from its model to its metadata. */
+struct pap_fn {
+	function *fun;
+	const char *asmname;
+	struct pap_model model;
+	/* the model as text (the metadata's graph and source lines), and
+	 * the checksum that pairs the metadata with profiles */
+	struct pap_text graph, lines;
+	uint64_t checksum;
+	/* the core's CFG, parsed from @graph (valid when @have_g) */
+	struct pap_cfgtext g;
+	bool have_g;
+	struct pap_plan *plan;
+	/* core node k's last GCC block; the GCC edge of each core edge
+	 * (NULL for FAKE edges, see pap_edge_table()) */
+	basic_block *tails;
+	edge *gcc_edge;
+	struct pap_emit emit;
+	/* core edges whose code is in place already (tail calls); the code
+	 * of abnormal edges, placed after the commit; the edges into a
+	 * return block that must return through a block of their own
+	 * (pap_tail_place()) */
+	unsigned char *placed;
+	gimple_seq *label_seq;
+	vec<edge> moved;
+};
 
 /*
  * The static thread-local counters pointer of the function being
@@ -102,204 +64,14 @@ static tree pap_tally_var(uint64_t nvalues)
 {
 	tree var;
 
-	if (!pap_opts.tally || !nvalues || nvalues > pap_opts.tally ||
-	    !pap_tally_possible())
+	if (!pap_opts.tally_max_values || !nvalues ||
+	    nvalues > pap_opts.tally_max_values || !pap_tally_possible())
 		return NULL_TREE;
 	var = pap_static_var("pap_tally", build_pointer_type(pap_rt_u64()));
 	TREE_ADDRESSABLE(var) = 1;
 	set_decl_tls_model(var, decl_default_tls_model(var));
 	varpool_node::finalize_decl(var);
 	return var;
-}
-
-/* The operations of one edge as a GIMPLE sequence. */
-static gimple_seq pap_ops_seq(const struct pap_plan *plan, uint32_t id,
-			      const struct pap_emit *em, int complete)
-{
-	gimple_seq seq = NULL;
-	uint32_t k;
-
-	for (k = plan->op_off[id]; k < plan->op_off[id + 1]; k++) {
-		const struct pap_op *op = &plan->ops[k];
-		gimple *g;
-
-		switch (op->kind) {
-		case PAP_OP_INIT:
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->r, pap_cst(op->n)));
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, pap_cst(op->k)));
-			/* the activation number tells the runtime whose
-			 * breakpoints are whose: EPP has none, and needs
-			 * it only where a longjmp may cut an activation
-			 * short (the shadows) */
-			if ((plan->mode == PAP_MODE_EPP && !em->shadow) ||
-			    em->lean)
-				break;
-			g = gimple_build_call(pap_rt_decl(PAP_RT_ENTER), 0);
-			gimple_call_set_lhs(g, em->act);
-			gimple_seq_add_stmt(&seq, g);
-			break;
-		case PAP_OP_ADD:
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, PLUS_EXPR, em->a, pap_cst(op->k)));
-			break;
-		case PAP_OP_SET:
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->a, pap_cst(op->k)));
-			break;
-		case PAP_OP_FOLD:
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
-			if (!op->may_overflow && pap_opts.inline_fold) {
-				/* the plan proves r*n + d fits */
-				gimple_seq_add_stmt(&seq, gimple_build_assign(
-					em->r, MULT_EXPR, em->r,
-					pap_cst(op->n)));
-				gimple_seq_add_stmt(&seq, gimple_build_assign(
-					em->r, PLUS_EXPR, em->r, em->d));
-				break;
-			}
-			/* a lean function has no activation number; its
-			 * folds (called under fold=call) never overflow */
-			g = gimple_build_call(pap_rt_decl(PAP_RT_FOLD), 6,
-				em->lean ? pap_cst(0) : em->act, em->r,
-				pap_cst(op->n), em->d,
-				build_int_cstu(pap_rt_u32(), op->site),
-				pap_cst(em->restart));
-			gimple_call_set_lhs(g, em->r);
-			gimple_seq_add_stmt(&seq, g);
-			break;
-		case PAP_OP_COUNT:
-			gimple_seq_add_stmt(&seq, gimple_build_assign(
-				em->d, PLUS_EXPR, em->a, pap_cst(op->k)));
-			if (em->tally)
-				pap_tally_call(&seq, em, em->d, 1);
-			else
-				gimple_seq_add_stmt(&seq, gimple_build_call(
-					pap_rt_decl(PAP_RT_COUNT), 2,
-					pap_key_arg(&seq, em->key,
-						    em->key_slot), em->d));
-			break;
-		case PAP_OP_RECORD:
-			if (em->tally && complete) {
-				if (em->lean)
-					pap_tally_call(&seq, em, em->r, 0);
-				else
-					pap_end_call(&seq, em);
-				break;
-			}
-			if (em->lean)
-				g = gimple_build_call(pap_rt_decl(PAP_RT_PATH), 3,
-					pap_key_arg(&seq, em->key,
-						    em->key_slot), em->r, build_int_cst(integer_type_node,
-							     complete));
-			else
-				g = gimple_build_call(pap_rt_decl(PAP_RT_RECORD), 4,
-					pap_key_arg(&seq, em->key,
-						    em->key_slot),
-					em->act, em->r,
-					build_int_cst(integer_type_node,
-						      complete));
-			gimple_seq_add_stmt(&seq, g);
-			break;
-		}
-	}
-	return seq;
-}
-
-/*
- * In a function with shadows, appends to @seq the stores that copy into
- * the volatile shadows what edge @id's operations changed: r by INIT and
- * FOLD, a by INIT, ADD and SET, the activation number by INIT (which
- * starts one with __pap_enter where there are shadows), the tracer's
- * token only on the ENTRY edge.  A shadow changes exactly where its
- * variable does, so at every call that may jump back it holds the value
- * its variable had there, without a store on every edge.
- */
-static void pap_shadow_seq(const struct pap_plan *plan, uint32_t id,
-			   const struct pap_emit *em, bool from_entry,
-			   gimple_seq *seq)
-{
-	bool r = false, a = false, act = false;
-	uint32_t k;
-
-	for (k = plan->op_off[id]; k < plan->op_off[id + 1]; k++) {
-		switch (plan->ops[k].kind) {
-		case PAP_OP_INIT:
-			r = a = act = true;
-			break;
-		case PAP_OP_FOLD:
-			r = true;
-			break;
-		case PAP_OP_ADD:
-		case PAP_OP_SET:
-			a = true;
-			break;
-		default:
-			break;
-		}
-	}
-	if (r)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->vr, em->r));
-	if (a)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->va, em->a));
-	if (act)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->vact,
-							     em->act));
-	if (from_entry && pap_opts.trace)
-		gimple_seq_add_stmt(seq, gimple_build_assign(em->vtok,
-							     em->tok));
-}
-
-/*
- * The oracle's calls for core edge @id: entering a block reports its GCC
- * number; the ENTRY edge opens an activation, an edge into EXIT (or a
- * FAKE edge, cut short) closes it.  No numbering is involved.
- */
-static void pap_trace_seq(const struct pap_cfgtext *g, uint32_t id,
-			  const struct pap_emit *em, gimple_seq *seq)
-{
-	const struct pap_edge *pe = &g->cfg->edges[id];
-
-	if (pe->src == g->cfg->entry) {
-		gimple *call = gimple_build_call(pap_rt_decl(PAP_RT_TRACE_BEGIN), 1,
-			pap_key_arg(seq, em->key, em->key_slot));
-
-		gimple_call_set_lhs(call, em->tok);
-		gimple_seq_add_stmt(seq, call);
-	}
-	if (pe->dst == g->cfg->exit)
-		gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TRACE_END),
-			1, build_int_cst(integer_type_node,
-					 pe->kind != PAP_EDGE_FAKE)));
-	else
-		gimple_seq_add_stmt(seq, gimple_build_call(pap_rt_decl(PAP_RT_TRACE_BLOCK),
-			1, build_int_cstu(pap_rt_u32(), pe->dst + 1)));
-}
-
-gimple_seq pap_edge_seq(const struct pap_plan *plan,
-			const struct pap_cfgtext *g, uint32_t id,
-			const struct pap_emit *em)
-{
-	const struct pap_edge *pe = &g->cfg->edges[id];
-	gimple_seq seq = pap_ops_seq(plan, id, em, pe->kind != PAP_EDGE_FAKE);
-
-	if (pap_opts.trace)
-		pap_trace_seq(g, id, em, &seq);
-	if (em->shadow)
-		pap_shadow_seq(plan, id, em, pe->src == g->cfg->entry, &seq);
-	return seq;
-}
-
-bool pap_edge_has_code(const struct pap_plan *plan,
-		       const struct pap_cfgtext *g, uint32_t id)
-{
-	const struct pap_edge *pe = &g->cfg->edges[id];
-
-	return (pap_plan_nops(plan, id) || pap_opts.trace) &&
-	       !(pe->flags & PAP_EF_DEAD) && !pap_cfg_is_resume(g->cfg, id) &&
-	       !pap_cfg_is_cut(g->cfg, id);
 }
 
 /*
@@ -419,149 +191,270 @@ static void pap_quiet_probes(function *fun)
 						 OPT_Wdangling_pointer_);
 }
 
-unsigned int pap_instrument_function(function *fun)
+/*
+ * select: true only for a function with a body (a block besides entry
+ * and exit) that the options ask for: not no_instrument_function, not
+ * from a system header unless system-headers, matching include and not
+ * exclude.
+ */
+static bool pap_fn_select(function *fun)
 {
-	struct pap_text graph = { NULL, 0, 0 };
-	struct pap_text lines = { NULL, 0, 0 };
-	struct pap_model m;
-	struct pap_cfgtext g;
-	struct pap_plan *plan = NULL;
-	struct pap_emit em;
-	basic_block bb, *tails = NULL;
-	edge *gcc_edge = NULL;
-	gimple_seq *label_seq = NULL;
-	unsigned char *placed = NULL;
-	auto_vec<edge> moved;
-	const char *asmname, *file, *why = NULL;
-	char err[256], key[PAP_FNKEY_MAX];
-	uint64_t checksum;
-	uint32_t id;
-	int r, have_graph = 0;
+	const char *name = IDENTIFIER_POINTER(DECL_NAME(fun->decl));
 
-	if (!pap_selected(fun) || n_basic_blocks_for_fn(fun) <= 2)
-		return 0;
-	asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
-	file = DECL_SOURCE_FILE(fun->decl);
-	pap_model_build(fun, &m);
-	if (!pap_nonlocal_supported(fun, &m, &why)) {
+	if (n_basic_blocks_for_fn(fun) <= 2)
+		return false;
+	/* the attribute itself: the gimplifier sets the decl flag on every
+	 * function once -finstrument-functions is done with it */
+	if (lookup_attribute("no_instrument_function",
+			     DECL_ATTRIBUTES(fun->decl)))
+		return false;
+	if (DECL_IN_SYSTEM_HEADER(fun->decl) && !pap_opts.system_headers)
+		return false;
+	if (pap_opts.have_include &&
+	    regexec(&pap_opts.include, name, 0, NULL, 0))
+		return false;
+	if (pap_opts.have_exclude &&
+	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
+		return false;
+	return true;
+}
+
+/*
+ * model: @f->model is built (free it whatever the outcome).  True when
+ * the function's non-local control can be instrumented and its graph
+ * parses as the core's CFG: then @f->graph, @f->lines and @f->checksum
+ * are the metadata's and @f->g is the core's CFG.
+ */
+static bool pap_fn_model(struct pap_fn *f)
+{
+	const char *why = NULL;
+	char err[256];
+
+	pap_model_build(f->fun, &f->model);
+	if (!pap_nonlocal_supported(f->fun, &f->model, &why)) {
 		if (pap_opts.verbose)
-			inform(DECL_SOURCE_LOCATION(fun->decl),
-			       "pap: %qs not instrumented: %s", asmname, why);
-		pap_model_free(&m);
-		return 0;
+			inform(DECL_SOURCE_LOCATION(f->fun->decl),
+			       "pap: %qs not instrumented: %s", f->asmname,
+			       why);
+		return false;
 	}
-	pap_model_graph_text(fun, &m, &graph);
-	pap_model_lines_text(fun, &m, &lines);
-	checksum = pap_fnv1a(graph.s, graph.len);
-	r = pap_cfgtext_parse(graph.s, asmname, &g, err, sizeof(err));
-	if (r) {
-		warning(0, "pap: %s: cannot model the CFG: %s", asmname, err);
-		goto out;
+	pap_model_graph_text(f->fun, &f->model, &f->graph);
+	pap_model_lines_text(f->fun, &f->model, &f->lines);
+	f->checksum = pap_fnv1a(f->graph.s, f->graph.len);
+	if (pap_cfgtext_parse(f->graph.s, f->asmname, &f->g, err,
+			      sizeof(err))) {
+		warning(0, "pap: %s: cannot model the CFG: %s", f->asmname,
+			err);
+		return false;
 	}
-	have_graph = 1;
-	r = pap_plan_build(g.cfg, pap_opts.mode, NULL, &plan);
+	f->have_g = true;
+	return true;
+}
+
+/* plan: true when the core planned @f->g under the mode: @f->plan. */
+static bool pap_fn_plan(struct pap_fn *f)
+{
+	int r = pap_plan_build(f->g.cfg, pap_opts.mode, NULL, &f->plan);
+
 	if (r) {
-		warning(0, "pap: %s: cannot plan: %s", asmname,
+		warning(0, "pap: %s: cannot plan: %s", f->asmname,
 			pap_strerror(r));
-		goto out;
+		return false;
 	}
+	return true;
+}
+
+/*
+ * locate: @f->tails and @f->gcc_edge say where each core node ends and
+ * which GCC edge each core edge is.  True when every edge's code can be
+ * placed (pap_placeable()).
+ */
+static bool pap_fn_locate(struct pap_fn *f)
+{
+	basic_block bb;
+
 	/* core node k is the model node numbered k + 1 */
-	tails = XCNEWVEC(basic_block, g.nblocks);
-	FOR_EACH_BB_FN(bb, fun)
-		if (pap_model_is_node(&m, bb))
-			tails[m.number[bb->index] - 1] = m.tail[bb->index];
-	gcc_edge = pap_edge_table(fun, &m, &g);
-	if (!pap_placeable(&g, plan, gcc_edge)) {
+	f->tails = XCNEWVEC(basic_block, f->g.nblocks);
+	FOR_EACH_BB_FN(bb, f->fun)
+		if (pap_model_is_node(&f->model, bb))
+			f->tails[f->model.number[bb->index] - 1] =
+				f->model.tail[bb->index];
+	f->gcc_edge = pap_edge_table(f->fun, &f->model, &f->g);
+	if (!pap_placeable(&f->g, f->plan, f->gcc_edge)) {
 		if (pap_opts.verbose)
-			inform(DECL_SOURCE_LOCATION(fun->decl),
+			inform(DECL_SOURCE_LOCATION(f->fun->decl),
 			       "pap: %qs not instrumented: probes would sit on "
-			       "abnormal edges", asmname);
-		goto out;
+			       "abnormal edges", f->asmname);
+		return false;
 	}
-	pap_mark_user_stmts(fun);
-	pap_fnkey_format(key, sizeof(key), asmname, checksum, pap_meta_path());
-	em.r = create_tmp_var(pap_rt_u64(), "pap_r");
-	em.a = create_tmp_var(pap_rt_u64(), "pap_a");
-	em.d = create_tmp_var(pap_rt_u64(), "pap_d");
-	em.act = create_tmp_var(pap_rt_u64(), "pap_act");
-	em.key = build_string_literal(strlen(key) + 1, key);
-	em.key_slot = pap_key_slot(em.key);
-	em.tok = create_tmp_var(pap_rt_u64(), "pap_tok");
-	em.restart = plan->restart;
-	em.shadow = false;
-	for (id = 0; id < g.cfg->nblocks; id++)
-		if (g.cfg->role[id] & PAP_ROLE_RESUME)
-			em.shadow = true;
-	if (em.shadow)
-		pap_nonlocal_shadows(&em);
-	em.lean = !em.shadow && !pap_plan_may_break(plan);
-	em.tally = NULL_TREE;
-	em.tally_n = plan->record_values;
-	if (plan->mode == PAP_MODE_EPP || em.lean) {
-		em.tally = pap_tally_var(em.tally_n);
-	} else if (!em.shadow && pap_opts.inline_fold) {
-		/* r is not bounded: the late pass tests r < tally_n */
-		em.tally_n = MIN(pap_opts.tally, PAP_TALLY_UNBOUNDED);
-		em.tally = pap_tally_var(em.tally_n);
+	return true;
+}
+
+/*
+ * setup: @f->emit holds what the probes use: the locals, the key (and
+ * its static slot in code for a shared object), the shadows where a jump
+ * may come back, and the thread-local counters pointer where records
+ * are counted in place.  It declares variables but adds no statement.
+ */
+static void pap_fn_setup(struct pap_fn *f)
+{
+	struct pap_emit *emit = &f->emit;
+	const struct pap_plan *plan = f->plan;
+	char key[PAP_FNKEY_MAX];
+	uint32_t id;
+
+	pap_fnkey_format(key, sizeof(key), f->asmname, f->checksum,
+			 pap_meta_path());
+	emit->r = create_tmp_var(pap_rt_u64(), "pap_r");
+	emit->a = create_tmp_var(pap_rt_u64(), "pap_a");
+	emit->d = create_tmp_var(pap_rt_u64(), "pap_d");
+	emit->activation = create_tmp_var(pap_rt_u64(), "pap_act");
+	emit->key = build_string_literal(strlen(key) + 1, key);
+	emit->key_slot = pap_key_slot(emit->key);
+	emit->trace_depth = create_tmp_var(pap_rt_u64(), "pap_tok");
+	emit->restart = plan->restart;
+	emit->has_shadows = false;
+	for (id = 0; id < f->g.cfg->nblocks; id++)
+		if (f->g.cfg->role[id] & PAP_ROLE_RESUME)
+			emit->has_shadows = true;
+	if (emit->has_shadows)
+		pap_nonlocal_shadows(emit);
+	emit->no_activation = !emit->has_shadows && !pap_plan_may_break(plan);
+	emit->tally_counters = NULL_TREE;
+	emit->tally_nvalues = plan->record_values;
+	if (plan->mode == PAP_MODE_EPP || emit->no_activation) {
+		emit->tally_counters = pap_tally_var(emit->tally_nvalues);
+	} else if (!emit->has_shadows && pap_opts.inline_fold) {
+		/* r is not bounded: the late pass tests r < tally_nvalues */
+		emit->tally_nvalues = MIN(pap_opts.tally_max_values,
+					  PAP_TALLY_UNBOUNDED);
+		emit->tally_counters = pap_tally_var(emit->tally_nvalues);
 	}
-	em.tally_addr = em.tally ? create_tmp_var(ptr_type_node, "pap_tp") :
-				   NULL_TREE;
-	label_seq = XCNEWVEC(gimple_seq, g.cfg->nedges);
-	placed = XCNEWVEC(unsigned char, g.cfg->nedges);
-	pap_tail_place(fun, plan, &g, gcc_edge, &em, placed, &moved);
-	for (id = 0; id < g.cfg->nedges; id++) {
-		const struct pap_edge *pe = &g.cfg->edges[id];
+	emit->tally_counters_addr = emit->tally_counters ?
+		create_tmp_var(ptr_type_node, "pap_tp") : NULL_TREE;
+}
+
+/*
+ * place: every statement the function had is marked the user's
+ * (pap_mark_user_stmts()); the code of each core edge that has any and
+ * can be taken is in place (a path's end before its tail call, a FAKE
+ * edge's before its block's noreturn call), queued on its GCC edge, or,
+ * for an abnormal edge, in @f->label_seq for the commit.
+ */
+static void pap_fn_place(struct pap_fn *f)
+{
+	const struct pap_cfgtext *g = &f->g;
+	uint32_t id;
+
+	pap_mark_user_stmts(f->fun);
+	f->label_seq = XCNEWVEC(gimple_seq, g->cfg->nedges);
+	f->placed = XCNEWVEC(unsigned char, g->cfg->nedges);
+	pap_tail_place(f->fun, f->plan, g, f->gcc_edge, &f->emit, f->placed,
+		       &f->moved);
+	for (id = 0; id < g->cfg->nedges; id++) {
+		const struct pap_edge *pe = &g->cfg->edges[id];
 		gimple_seq seq;
 
-		if (placed[id] || !pap_edge_has_code(plan, &g, id))
+		if (f->placed[id] || !pap_edge_has_code(f->plan, g, id))
 			continue;
 		/* a FAKE edge out of a block that goes on (in an infinite
 		 * loop) is never taken: only a dead end's is, at its
 		 * noreturn call */
 		if (pe->kind == PAP_EDGE_FAKE &&
-		    pap_cfg_fanout(g.cfg, pe->src) != 1)
+		    pap_cfg_fanout(g->cfg, pe->src) != 1)
 			continue;
-		seq = pap_edge_seq(plan, &g, id, &em);
+		seq = pap_edge_seq(f->plan, g, id, &f->emit);
 		if (pe->kind == PAP_EDGE_FAKE)
-			pap_emit_fake(tails[pe->src], seq);
-		else if (gcc_edge[id]->flags & (EDGE_ABNORMAL | EDGE_EH))
-			label_seq[id] = seq;	/* after the commit */
+			pap_emit_fake(f->tails[pe->src], seq);
+		else if (f->gcc_edge[id]->flags & (EDGE_ABNORMAL | EDGE_EH))
+			f->label_seq[id] = seq;	/* after the commit */
 		else
-			gsi_insert_seq_on_edge(gcc_edge[id], seq);
+			gsi_insert_seq_on_edge(f->gcc_edge[id], seq);
 	}
+}
+
+/*
+ * commit: every edge's code is in the function: the queued code on its
+ * edges (split where needed), the moved return edges through blocks of
+ * their own, the abnormal edges' code where their labels or landing pads
+ * are, and, where a jump may come back, the notes of the running call
+ * and the code that resumes a path (pap_nonlocal_emit()).
+ */
+static void pap_fn_commit(struct pap_fn *f)
+{
+	uint32_t id;
+
 	gsi_commit_edge_inserts();
-	pap_tail_finish(fun, &moved);
-	for (id = 0; id < g.cfg->nedges; id++)
-		if (label_seq[id])
-			pap_emit_on_label_edge(gcc_edge[id], label_seq[id],
-					       &em);
-	if (em.shadow)
-		pap_nonlocal_emit(fun, &m, plan, &g, &em);
-	pap_quiet_probes(fun);
-	/* the edges split and the blocks made have no place in dominator
-	 * trees an earlier pass may have left */
+	pap_tail_finish(f->fun, &f->moved);
+	for (id = 0; id < f->g.cfg->nedges; id++)
+		if (f->label_seq[id])
+			pap_emit_on_label_edge(f->gcc_edge[id],
+					       f->label_seq[id], &f->emit);
+	if (f->emit.has_shadows)
+		pap_nonlocal_emit(f->fun, &f->model, f->plan, &f->g, &f->emit);
+}
+
+/*
+ * finish: the probes carry GCC's no-warning mark (pap_quiet_probes());
+ * no dominator tree is left (the pass manager wants none of post-
+ * dominators, and one computed before the split edges would be wrong);
+ * the function is neither pure nor const, since probes are side effects.
+ */
+static void pap_fn_finish(struct pap_fn *f)
+{
+	tree decl = f->fun->decl;
+
+	pap_quiet_probes(f->fun);
 	free_dominance_info(CDI_DOMINATORS);
 	free_dominance_info(CDI_POST_DOMINATORS);
-	/* probes are side effects: the function is no longer pure or const */
-	DECL_PURE_P(fun->decl) = 0;
-	TREE_READONLY(fun->decl) = 0;
-	DECL_LOOPING_CONST_OR_PURE_P(fun->decl) = 0;
+	DECL_PURE_P(decl) = 0;
+	TREE_READONLY(decl) = 0;
+	DECL_LOOPING_CONST_OR_PURE_P(decl) = 0;
+}
 
-	pap_meta_add_fn(asmname, file, plan->mode, graph.s, lines.s,
-			checksum);
+/* record: the unit's metadata has the function's entry (meta.cc); under
+ * verbose, a note with its plan. */
+static void pap_fn_record(struct pap_fn *f)
+{
+	pap_meta_add_fn(f->asmname, DECL_SOURCE_FILE(f->fun->decl),
+			f->plan->mode, f->graph.s, f->lines.s, f->checksum);
 	if (pap_opts.verbose)
-		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: %s", asmname,
-		       plan->note);
-out:
-	XDELETEVEC(label_seq);
-	XDELETEVEC(placed);
-	XDELETEVEC(tails);
-	XDELETEVEC(gcc_edge);
-	pap_plan_free(plan);
-	if (have_graph)
-		pap_cfgtext_free(&g);
-	pap_model_free(&m);
-	pap_text_free(&graph);
-	pap_text_free(&lines);
+		inform(DECL_SOURCE_LOCATION(f->fun->decl), "pap: %qs: %s",
+		       f->asmname, f->plan->note);
+}
+
+/* Frees what the phases made of @f; the function keeps its probes. */
+static void pap_fn_free(struct pap_fn *f)
+{
+	XDELETEVEC(f->label_seq);
+	XDELETEVEC(f->placed);
+	XDELETEVEC(f->tails);
+	XDELETEVEC(f->gcc_edge);
+	f->moved.release();
+	pap_plan_free(f->plan);
+	if (f->have_g)
+		pap_cfgtext_free(&f->g);
+	pap_model_free(&f->model);
+	pap_text_free(&f->graph);
+	pap_text_free(&f->lines);
+}
+
+unsigned int pap_instrument_function(function *fun)
+{
+	struct pap_fn f;
+
+	if (!pap_fn_select(fun))
+		return 0;
+	memset(&f, 0, sizeof(f));
+	f.fun = fun;
+	f.asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+	if (pap_fn_model(&f) && pap_fn_plan(&f) && pap_fn_locate(&f)) {
+		pap_fn_setup(&f);
+		pap_fn_place(&f);
+		pap_fn_commit(&f);
+		pap_fn_finish(&f);
+		pap_fn_record(&f);
+	}
+	pap_fn_free(&f);
 	return 0;
 }

@@ -42,12 +42,6 @@ const struct ggc_root_tab *pap_keys_gc_roots(void)
 	return pap_keys_roots;
 }
 
-static tree pap_key_type(void)
-{
-	return build_pointer_type(build_qualified_type(char_type_node,
-						       TYPE_QUAL_CONST));
-}
-
 tree pap_static_var(const char *prefix, tree type)
 {
 	tree var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
@@ -67,7 +61,7 @@ tree pap_key_slot(tree literal)
 
 	if (!flag_shlib)
 		return NULL_TREE;
-	var = pap_static_var("pap_key", pap_key_type());
+	var = pap_static_var("pap_key", pap_rt_cstring());
 	DECL_INITIAL(var) = literal;
 	varpool_node::finalize_decl(var);
 	pap_key_slots = tree_cons(NULL_TREE, var, pap_key_slots);
@@ -80,7 +74,7 @@ tree pap_key_arg(gimple_seq *seq, tree key, tree slot)
 
 	if (!slot)
 		return key;
-	tmp = create_tmp_var(pap_key_type(), "pap_k");
+	tmp = create_tmp_var(pap_rt_cstring(), "pap_k");
 	gimple_seq_add_stmt(seq, gimple_build_assign(tmp, slot));
 	return tmp;
 }

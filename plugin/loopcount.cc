@@ -365,8 +365,8 @@ unsigned int pap_loop_counts(function *fun)
 		       "pap: %qs: %u loops fold where they end",
 		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
 		       folds.length());
-	/* the new calls need virtual operands */
+	/* the new calls need virtual operands: the pass manager renames
+	 * them (todo_flags_finish) */
 	mark_virtual_operands_for_renaming(fun);
-	update_ssa(TODO_update_ssa_only_virtuals);
 	return TODO_cleanup_cfg;
 }

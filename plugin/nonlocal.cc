@@ -117,14 +117,16 @@ static tree pap_volatile_var(tree type, const char *name)
 	return v;
 }
 
-void pap_nonlocal_shadows(struct pap_emit *em)
+void pap_nonlocal_shadows(struct pap_emit *emit)
 {
-	em->vr = pap_volatile_var(TREE_TYPE(em->r), "pap_vr");
-	em->va = pap_volatile_var(TREE_TYPE(em->a), "pap_va");
-	em->vact = pap_volatile_var(TREE_TYPE(em->act), "pap_vact");
-	em->vtok = pap_volatile_var(TREE_TYPE(em->tok), "pap_vtok");
-	em->at = pap_volatile_var(unsigned_type_node, "pap_at");
-	TREE_ADDRESSABLE(em->at) = 1;	/* marks the frame for the runtime */
+	emit->shadow_r = pap_volatile_var(TREE_TYPE(emit->r), "pap_vr");
+	emit->shadow_a = pap_volatile_var(TREE_TYPE(emit->a), "pap_va");
+	emit->shadow_activation = pap_volatile_var(TREE_TYPE(emit->activation),
+						   "pap_vact");
+	emit->shadow_trace_depth =
+		pap_volatile_var(TREE_TYPE(emit->trace_depth), "pap_vtok");
+	emit->at = pap_volatile_var(unsigned_type_node, "pap_at");
+	TREE_ADDRESSABLE(emit->at) = 1;	/* marks the frame for the runtime */
 }
 
 /* A new block after @after, in its loop, holding @seq. */
@@ -155,9 +157,9 @@ static void pap_branch(basic_block bb, tree t, uint32_t v, basic_block yes,
 	e->probability = p_yes.invert();
 }
 
-/* Notes in em->at which node's call is about to run. */
+/* Notes in emit->at which node's call is about to run. */
 static void pap_note_calls(function *fun, const struct pap_model *m,
-			   const struct pap_emit *em)
+			   const struct pap_emit *emit)
 {
 	basic_block bb;
 
@@ -171,7 +173,7 @@ static void pap_note_calls(function *fun, const struct pap_model *m,
 		v = role & PAP_BB_CUT ? (uint32_t)m->number[m->head[bb->index]] :
 					PAP_AT_RECORDED;
 		gsi = gsi_last_nondebug_bb(bb);
-		gsi_insert_before(&gsi, gimple_build_assign(em->at,
+		gsi_insert_before(&gsi, gimple_build_assign(emit->at,
 							    pap_u32_cst(v)),
 				  GSI_SAME_STMT);
 	}
@@ -179,16 +181,16 @@ static void pap_note_calls(function *fun, const struct pap_model *m,
 
 /* Counts the path as lost when no call was running: its state is not
  * known (a longjmp from a signal handler); the tracer forgets it too. */
-static gimple_seq pap_lost_seq(const struct pap_emit *em)
+static gimple_seq pap_lost_seq(const struct pap_emit *emit)
 {
 	gimple_seq seq = NULL;
 
-	gimple_seq_add_stmt(&seq, pap_lost_call(em->act));
+	gimple_seq_add_stmt(&seq, pap_lost_call(emit->activation));
 	if (pap_opts.trace) {
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			em->d, MINUS_EXPR, em->tok,
-			build_int_cstu(TREE_TYPE(em->tok), 1)));
-		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->d));
+			emit->d, MINUS_EXPR, emit->trace_depth,
+			build_int_cstu(TREE_TYPE(emit->trace_depth), 1)));
+		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(emit->d));
 	}
 	return seq;
 }
@@ -217,7 +219,7 @@ static uint32_t pap_resume_edge(const struct pap_cfg *cfg, uint32_t node)
 static void pap_resume_from(basic_block load, tree t, basic_block next,
 			    uint32_t node, const struct pap_plan *plan,
 			    const struct pap_cfgtext *g,
-			    const struct pap_emit *em)
+			    const struct pap_emit *emit)
 {
 	const struct pap_cfg *cfg = g->cfg;
 	basic_block resume, lost;
@@ -226,16 +228,18 @@ static void pap_resume_from(basic_block load, tree t, basic_block next,
 	uint32_t id;
 
 	resume = pap_new_block(load, pap_edge_seq(plan, g,
-					pap_resume_edge(cfg, node), em));
+					pap_resume_edge(cfg, node), emit));
 	make_single_succ_edge(resume, next, EDGE_FALLTHRU);
-	gimple_seq_add_stmt(&seq, pap_resume_call(em->at));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->r, em->vr));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->a, em->va));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->act, em->vact));
+	gimple_seq_add_stmt(&seq, pap_resume_call(emit->at));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(emit->r, emit->shadow_r));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(emit->a, emit->shadow_a));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(emit->activation,
+						      emit->shadow_activation));
 	if (pap_opts.trace) {
-		gimple_seq_add_stmt(&seq, gimple_build_assign(em->tok,
-							      em->vtok));
-		gimple_seq_add_stmt(&seq, pap_trace_unwind_call(em->tok));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			emit->trace_depth, emit->shadow_trace_depth));
+		gimple_seq_add_stmt(&seq,
+				    pap_trace_unwind_call(emit->trace_depth));
 	}
 	gsi = gsi_last_bb(load);
 	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
@@ -245,7 +249,7 @@ static void pap_resume_from(basic_block load, tree t, basic_block next,
 
 		if (!pap_cfg_is_cut(cfg, id) || pe->flags & PAP_EF_DEAD)
 			continue;
-		cut = pap_new_block(load, pap_edge_seq(plan, g, id, em));
+		cut = pap_new_block(load, pap_edge_seq(plan, g, id, emit));
 		make_single_succ_edge(cut, resume, EDGE_FALLTHRU);
 		other = pap_new_block(cut, NULL);
 		/* model numbers are core node numbers + 1 */
@@ -253,19 +257,19 @@ static void pap_resume_from(basic_block load, tree t, basic_block next,
 			   profile_probability::even());
 		load = other;
 	}
-	lost = pap_new_block(load, pap_lost_seq(em));
+	lost = pap_new_block(load, pap_lost_seq(emit));
 	make_single_succ_edge(lost, resume, EDGE_FALLTHRU);
 	pap_branch(load, t, PAP_AT_RECORDED, resume, lost,
 		   profile_probability::likely());
 }
 
 /* t = at; at = BETWEEN; */
-static gimple_seq pap_take_at(tree t, const struct pap_emit *em)
+static gimple_seq pap_take_at(tree t, const struct pap_emit *emit)
 {
 	gimple_seq seq = NULL;
 
-	gimple_seq_add_stmt(&seq, gimple_build_assign(t, em->at));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(em->at,
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t, emit->at));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(emit->at,
 		pap_u32_cst(PAP_AT_BETWEEN)));
 	return seq;
 }
@@ -280,7 +284,7 @@ static gimple_seq pap_take_at(tree t, const struct pap_emit *em)
 static void pap_resume_after(basic_block bb, uint32_t node,
 			     const struct pap_plan *plan,
 			     const struct pap_cfgtext *g,
-			     const struct pap_emit *em)
+			     const struct pap_emit *emit)
 {
 	basic_block test, load, next;
 	gimple_stmt_iterator gsi;
@@ -291,12 +295,12 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 	cont = single_succ_edge(test);
 	next = cont->dest;
 	gsi = gsi_last_bb(test);
-	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, emit), GSI_NEW_STMT);
 	remove_edge(cont);
 	load = pap_new_block(test, NULL);
 	pap_branch(test, t, PAP_AT_SETJMP, next, load,
 		   profile_probability::very_likely());
-	pap_resume_from(load, t, next, node, plan, g, em);
+	pap_resume_from(load, t, next, node, plan, g, emit);
 }
 
 /*
@@ -306,7 +310,7 @@ static void pap_resume_after(basic_block bb, uint32_t node,
 static void pap_resume_at_label(basic_block bb, uint32_t node,
 				const struct pap_plan *plan,
 				const struct pap_cfgtext *g,
-				const struct pap_emit *em)
+				const struct pap_emit *emit)
 {
 	tree t = create_tmp_var(unsigned_type_node, "pap_t");
 	edge cont = split_block_after_labels(bb);
@@ -314,13 +318,13 @@ static void pap_resume_at_label(basic_block bb, uint32_t node,
 	gimple_stmt_iterator gsi = gsi_last_bb(bb);
 
 	remove_edge(cont);
-	gsi_insert_seq_after(&gsi, pap_take_at(t, em), GSI_NEW_STMT);
-	pap_resume_from(bb, t, next, node, plan, g, em);
+	gsi_insert_seq_after(&gsi, pap_take_at(t, emit), GSI_NEW_STMT);
+	pap_resume_from(bb, t, next, node, plan, g, emit);
 }
 
 /* After a cut block's call returns, no call is running any more: noted
  * before the out-edge's operations change the path registers. */
-static void pap_note_return(basic_block bb, const struct pap_emit *em)
+static void pap_note_return(basic_block bb, const struct pap_emit *emit)
 {
 	edge e = pap_setjmp_exit(bb);
 	gimple_stmt_iterator gsi;
@@ -332,13 +336,13 @@ static void pap_note_return(basic_block bb, const struct pap_emit *em)
 	if (!single_pred_p(dest) || dest == EXIT_BLOCK_PTR_FOR_FN(cfun))
 		dest = split_edge(e);
 	gsi = gsi_after_labels(dest);
-	gsi_insert_before(&gsi, gimple_build_assign(em->at,
+	gsi_insert_before(&gsi, gimple_build_assign(emit->at,
 		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
 }
 
 /* An exception that lands in @bb ended the call that was running: noted
  * as a return is. */
-static void pap_note_landing(basic_block bb, const struct pap_emit *em)
+static void pap_note_landing(basic_block bb, const struct pap_emit *emit)
 {
 	gimple_stmt_iterator gsi;
 	edge e;
@@ -350,13 +354,13 @@ static void pap_note_landing(basic_block bb, const struct pap_emit *em)
 	if (!e)
 		return;
 	gsi = gsi_after_labels(bb);
-	gsi_insert_before(&gsi, gimple_build_assign(em->at,
+	gsi_insert_before(&gsi, gimple_build_assign(emit->at,
 		pap_u32_cst(PAP_AT_BETWEEN)), GSI_SAME_STMT);
 }
 
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		       const struct pap_plan *plan,
-		       const struct pap_cfgtext *g, const struct pap_emit *em)
+		       const struct pap_cfgtext *g, const struct pap_emit *emit)
 {
 	basic_block bb;
 	edge e;
@@ -364,7 +368,7 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 	auto_vec<basic_block> receivers, cuts;
 	unsigned i;
 
-	pap_note_calls(fun, m, em);
+	pap_note_calls(fun, m, emit);
 	FOR_EACH_BB_FN(bb, fun) {
 		if (pap_model_role(m, bb) & PAP_BB_RESUME)
 			receivers.safe_push(bb);
@@ -372,16 +376,16 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 			cuts.safe_push(bb);
 	}
 	FOR_EACH_VEC_ELT(cuts, i, bb)
-		pap_note_return(bb, em);
+		pap_note_return(bb, emit);
 	FOR_EACH_BB_FN(bb, fun)
-		pap_note_landing(bb, em);
+		pap_note_landing(bb, emit);
 	FOR_EACH_VEC_ELT(receivers, i, bb) {
 		auto_vec<edge> into;
 
 		if (pap_nonlocal_label_p(bb)) {
 			pap_resume_at_label(bb,
 					    (uint32_t)m->number[bb->index] - 1,
-					    plan, g, em);
+					    plan, g, emit);
 			continue;
 		}
 
@@ -391,10 +395,10 @@ void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 				into.safe_push(e);
 		for (unsigned j = 0; j < into.length(); j++)
 			gsi_insert_on_edge_immediate(into[j],
-				gimple_build_assign(em->at,
+				gimple_build_assign(emit->at,
 					pap_u32_cst(PAP_AT_SETJMP)));
 		pap_resume_after(bb, (uint32_t)m->number[bb->index] - 1, plan,
-				 g, em);
+				 g, emit);
 	}
 	loops_state_set(LOOPS_NEED_FIXUP);
 }
@@ -453,7 +457,7 @@ static void pap_split_landing_pad(basic_block lp)
  * intact: no copies are needed, unlike after a longjmp.
  */
 static void pap_emit_on_eh_edge(edge e, gimple_seq seq,
-				const struct pap_emit *em)
+				const struct pap_emit *emit)
 {
 	gimple_stmt_iterator gsi;
 
@@ -462,7 +466,8 @@ static void pap_emit_on_eh_edge(edge e, gimple_seq seq,
 	if (pap_opts.trace) {
 		gimple_seq unwind = NULL;
 
-		gimple_seq_add_stmt(&unwind, pap_trace_unwind_call(em->tok));
+		gimple_seq_add_stmt(&unwind,
+				    pap_trace_unwind_call(emit->trace_depth));
 		gimple_seq_add_seq(&unwind, seq);
 		seq = unwind;
 	}
@@ -475,14 +480,14 @@ static void pap_emit_on_eh_edge(edge e, gimple_seq seq,
  * move into a new block holding @seq, which falls through to where they
  * were, and the computed goto's edge leads there.
  */
-void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em)
+void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *emit)
 {
 	basic_block dest = e->dest;
 	basic_block a;
 	gimple_stmt_iterator from, to;
 
 	if (e->flags & EDGE_EH) {
-		pap_emit_on_eh_edge(e, seq, em);
+		pap_emit_on_eh_edge(e, seq, emit);
 		return;
 	}
 	a = create_empty_bb(dest->prev_bb);

@@ -76,27 +76,53 @@ static struct plugin_info pap_plugin_info = {
 
 namespace {
 
-/* A GIMPLE pass of pap's: @name, running @body on each function. */
-#define PAP_PASS_DATA(name, props) {					\
+/*
+ * A GIMPLE pass of pap's: @name, run on each function whose IL has
+ * @required; it keeps every property it finds, and leaves @finish to the
+ * pass manager, which also verifies the IL after every pass (under
+ * checking) and runs what the body returns besides.
+ */
+#define PAP_PASS_DATA(name, required, finish) {				\
 	GIMPLE_PASS,		/* type */				\
 	name,			/* name */				\
 	OPTGROUP_NONE,		/* optinfo_flags */			\
 	TV_NONE,		/* tv_id */				\
-	props,			/* properties_required */		\
+	required,		/* properties_required */		\
 	0,			/* properties_provided */		\
 	0,			/* properties_destroyed */		\
 	0,			/* todo_flags_start */			\
-	0,			/* todo_flags_finish */			\
+	finish,			/* todo_flags_finish */			\
 }
 
-/* Right after the CFG is built: the probes. */
-const pass_data pap_pass_data = PAP_PASS_DATA("pap", PROP_cfg);
-/* Just before the loop optimisers: loop counts go to registers. */
-const pass_data pap_loop_pass_data =
-	PAP_PASS_DATA("paploop", PROP_cfg | PROP_ssa);
-/* After the GIMPLE optimisers: fold calls become inline tests. */
-const pass_data pap_fold_pass_data =
-	PAP_PASS_DATA("papfold", PROP_cfg | PROP_ssa);
+/*
+ * Right after the CFG is built: the probes.  Lowered GIMPLE (control
+ * flow and EH) with a CFG, not yet in SSA form: the probes' locals are
+ * plain variables that "ssa" renames with the user's.  Nothing to
+ * finish: the call graph's edges are built a few passes later
+ * ("*build_cgraph_edges"), calls of the runtime included; a CFG
+ * cleanup here (TODO_cleanup_cfg) changes the code generated at -O2
+ * and -O3, so the optimisers get the CFG as the probes leave it; and no
+ * TODO frees dominators, which the pass must not leave behind once
+ * edges are split (pap_fn_finish() frees them).
+ */
+const pass_data pap_pass_data = PAP_PASS_DATA("pap",
+	PROP_gimple_any | PROP_gimple_lcf | PROP_gimple_leh | PROP_cfg, 0);
+/*
+ * Just before the loop optimisers: loop counts go to registers.  SSA
+ * form; the body sets up the loops it needs itself.  The calls it adds
+ * or moves need their virtual operands renamed; where it changed the
+ * function it returns TODO_cleanup_cfg, not stated here, since a
+ * cleanup of a function it left alone is not its business.  No call
+ * graph edges to rebuild: after the IPA passes the optimisers start by
+ * removing the function's ("*remove_cgraph_callee_edges").
+ */
+const pass_data pap_loop_pass_data = PAP_PASS_DATA("paploop",
+	PROP_cfg | PROP_ssa, TODO_update_ssa_only_virtuals);
+/* After the GIMPLE optimisers: fold calls become inline tests.  As
+ * "paploop": SSA form, virtual operands renamed, a CFG cleanup where
+ * it changed something. */
+const pass_data pap_fold_pass_data = PAP_PASS_DATA("papfold",
+	PROP_cfg | PROP_ssa, TODO_update_ssa_only_virtuals);
 
 class pap_pass : public gimple_opt_pass {
 public:
@@ -159,7 +185,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 	pap_opts.mode = PAP_MODE_PAP_EPP;
 	pap_opts.inline_fold = 1;
-	pap_opts.tally = 16384;
+	pap_opts.tally_max_values = 16384;
 	pap_opts.loop_register = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
@@ -209,13 +235,14 @@ static bool pap_parse_args(struct plugin_name_args *info)
 
 			errno = 0;
 			v = strtoul(value, &end, 10);
-			if (!*value || *end || errno || v > 65536 ||
-			    *value == '-') {
+			if (!*value || *end || errno ||
+			    v > PAP_TALLY_MAX_VALUES || *value == '-') {
 				error("%<-fplugin-arg-%s-tally=%s%>: not a number "
-				      "from 0 to 65536", base, value);
+				      "from 0 to %u", base, value,
+				      PAP_TALLY_MAX_VALUES);
 				ok = false;
 			} else {
-				pap_opts.tally = (unsigned)v;
+				pap_opts.tally_max_values = (unsigned)v;
 			}
 		} else if (!strcmp(key, "meta")) {
 			pap_opts.meta_dir = value;

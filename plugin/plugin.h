@@ -20,18 +20,15 @@ struct pap_options {
 	int trace;		/* test oracle: report every block */
 	int system_headers;	/* also functions from system headers */
 	int inline_fold;	/* fold inline, the runtime only near overflow */
-	/* count records of functions with at most this many values in
-	 * place (0: never) */
-	unsigned tally;
+	/* tally=N: a function whose records take at most this many values
+	 * counts them in place, one counter each, without a call (0:
+	 * never; at most PAP_TALLY_MAX_VALUES) */
+	unsigned tally_max_values;
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
 };
 
 extern struct pap_options pap_opts;
-
-/* Counters of a function that may break, whose records the plan does
- * not bound (at most pap_opts.tally). */
-#define PAP_TALLY_UNBOUNDED 4096u
 
 /* A growable text buffer. */
 struct pap_text {
@@ -60,29 +57,29 @@ tree pap_key_arg(gimple_seq *seq, tree key, tree slot);
 void pap_keys_finish(void *gcc_data, void *user_data);
 const struct ggc_root_tab *pap_keys_gc_roots(void);
 
-/* instrument.cc: the pass body for one function; 0 or a TODO mask. */
+/* instrument.cc: the pass "pap" on one function; returns 0 (no TODO
+ * flags: see pap-plugin.cc). */
 unsigned int pap_instrument_function(function *fun);
 /*
  * fold.cc, the pass after "optimized": turns every fold call left in
  * @fun into an inline multiply-add that calls the runtime only when
  * r*n + d may overflow; the value r gets is the call's in every case.
- * Returns the pass's TODO flags.
+ * Returns TODO_cleanup_cfg where it changed @fun, whose virtual operands
+ * it leaves marked for renaming (the pass's todo_flags_finish).
  */
 unsigned int pap_inline_folds(function *fun);
 /* fold.cc's helper, for loopcount.cc: does @t take part in an abnormal
  * PHI? */
 bool pap_abnormal_p(tree t);
-/* Can this compilation count in place (pap/abi.h, __pap_tally)?  A
- * 64-bit x86 target, code for an executable (static TLS). */
-bool pap_tally_possible(void);
 /*
  * loopcount.cc, the pass before the loop optimisers: in each innermost
  * loop of @fun that makes no call but one __pap_tally or one __pap_fold,
  * with the same path in every iteration but the first, counts
  * iterations in a register and replaces the call by __pap_tally_add
  * calls (loopcount.cc) or one __pap_fold_run call (loopfold.cc) where
- * the loop is left (under loop-count=register).  Returns the pass's
- * TODO flags.
+ * the loop is left (under loop-count=register).  Returns
+ * TODO_cleanup_cfg where it changed @fun, whose virtual operands it
+ * leaves marked for renaming (the pass's todo_flags_finish).
  */
 unsigned int pap_loop_counts(function *fun);
 /* loopcount.cc's tests and values, for loopfold.cc (see there). */

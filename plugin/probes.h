@@ -9,28 +9,50 @@
 #include "cfgtext.h"
 #include "model.h"
 
-/* The locals instrumented code keeps, and what it passes the runtime. */
+/*
+ * What the code on a function's edges works with (instrument.cc sets it
+ * up, emit.cc writes the code): its locals, and what it passes the
+ * runtime (pap/abi.h).
+ */
 struct pap_emit {
-	tree r, a, d, act, key;
-	/* code for a shared object: the static slot that holds the key
-	 * (keys.cc); NULL_TREE: @key is passed as it is */
-	tree key_slot;
-	tree tok;		/* trace: the activation's trace depth */
-	uint64_t restart;
-	/* functions a longjmp or nonlocal goto comes back into: volatile
-	 * copies of r, a, act and tok, stored after every edge's
-	 * operations, so that they hold the activation's state when the
-	 * jump comes back; and where its last call was */
-	bool shadow;
-	tree vr, va, vact, vtok, at;
-	/* no fold and no shadow: no activation number, and the record is
-	 * __pap_path's */
-	bool lean;
-	/* records without breakpoints are counted in place: the function's
-	 * thread-local counters pointer (NULL_TREE: they are calls), a
-	 * temporary for its address, and the count of values */
-	tree tally, tally_addr;
-	uint64_t tally_n;
+	/* the path register; the acyclic (Ball-Larus) sum of the region
+	 * the path is in; a temporary for the digit a fold takes and the
+	 * id an EPP count records */
+	tree r, a, d;
+	/* the activation's number from __pap_enter, which tells the runtime
+	 * whose breakpoints are whose (unset under @no_activation) */
+	tree activation;
+	/* the function's key string; in code for a shared object the static
+	 * slot that holds it (keys.cc), else NULL_TREE and @key is passed
+	 * as it is */
+	tree key, key_slot;
+	/* trace: the activation's depth in the tracer's stack, from
+	 * __pap_trace_begin */
+	tree trace_depth;
+	uint64_t restart;	/* r's value after a breakpoint (the plan's) */
+	/*
+	 * No fold may make a breakpoint and no jump comes back into the
+	 * function: its activations need no number, and a record is the
+	 * value of r alone (__pap_path, or counted in place).
+	 */
+	bool no_activation;
+	/*
+	 * A longjmp or nonlocal goto may come back into the function: the
+	 * shadows, volatile copies of r, a, @activation and @trace_depth,
+	 * are stored after every edge's operations that change them, so
+	 * that they hold the activation's state when the jump comes back;
+	 * @at notes where its last call was (PAP_AT_*, or a cut block).
+	 */
+	bool has_shadows;
+	tree shadow_r, shadow_a, shadow_activation, shadow_trace_depth, at;
+	/*
+	 * Records without breakpoints are counted in place (pap/abi.h,
+	 * __pap_tally): the function's thread-local counters pointer
+	 * (NULL_TREE: records are calls), a temporary for its address, and
+	 * the number of values, one counter each.
+	 */
+	tree tally_counters, tally_counters_addr;
+	uint64_t tally_nvalues;
 };
 
 /* The special values of pap_emit.at beside a cut block's number. */
@@ -42,7 +64,7 @@ struct pap_emit {
 /* Core edge @id's operations (and trace calls) as a GIMPLE sequence. */
 gimple_seq pap_edge_seq(const struct pap_plan *plan,
 			const struct pap_cfgtext *g, uint32_t id,
-			const struct pap_emit *em);
+			const struct pap_emit *emit);
 /* Does core edge @id get code: operations, or the oracle's calls, on an
  * edge that is taken (not dead, not a resume or cut edge)? */
 bool pap_edge_has_code(const struct pap_plan *plan,
@@ -64,8 +86,8 @@ gimple *pap_resume_call(tree frame_var);
  */
 bool pap_nonlocal_supported(function *fun, const struct pap_model *m,
 			    const char **why);
-/* Creates the volatile shadows of @em for a function with receivers. */
-void pap_nonlocal_shadows(struct pap_emit *em);
+/* Creates the volatile shadows of @emit for a function with receivers. */
+void pap_nonlocal_shadows(struct pap_emit *emit);
 /*
  * Places what setjmp and nonlocal gotos need, after the ordinary edges'
  * operations are committed: the note of which block's call is running
@@ -75,12 +97,14 @@ void pap_nonlocal_shadows(struct pap_emit *em);
  */
 void pap_nonlocal_emit(function *fun, const struct pap_model *m,
 		       const struct pap_plan *plan,
-		       const struct pap_cfgtext *g, const struct pap_emit *em);
+		       const struct pap_cfgtext *g,
+		       const struct pap_emit *emit);
 /* Can @seq go on abnormal edge @e: into a label a computed goto takes, or
  * an exception edge into a landing pad?  Then pap_emit_on_label_edge()
  * places it there, so that it runs exactly when @e is taken. */
 bool pap_label_edge_p(edge e);
-void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
+void pap_emit_on_label_edge(edge e, gimple_seq seq,
+			    const struct pap_emit *emit);
 
 /*
  * tailcall.cc.  Places the code of each path that ends in a call in tail
@@ -91,7 +115,7 @@ void pap_emit_on_label_edge(edge e, gimple_seq seq, const struct pap_emit *em);
  */
 void pap_tail_place(function *fun, const struct pap_plan *plan,
 		    const struct pap_cfgtext *g, edge *gcc_edge,
-		    const struct pap_emit *em, unsigned char *placed,
+		    const struct pap_emit *emit, unsigned char *placed,
 		    vec<edge> *moved);
 void pap_tail_finish(function *fun, vec<edge> *moved);
 

@@ -45,11 +45,16 @@ tree pap_rt_u32(void)
 	return pap_rt_u32_type;
 }
 
+tree pap_rt_cstring(void)
+{
+	return build_pointer_type(build_qualified_type(char_type_node,
+						       TYPE_QUAL_CONST));
+}
+
 /* @f's C type, as pap/abi.h declares it. */
 static tree pap_rt_type(enum pap_rt_fn f)
 {
-	tree cs = build_pointer_type(build_qualified_type(char_type_node,
-							  TYPE_QUAL_CONST));
+	tree cs = pap_rt_cstring();
 	tree u64 = pap_rt_u64(), u32 = pap_rt_u32(), vd = void_type_node;
 	tree in = integer_type_node, ptr = ptr_type_node;
 
@@ -137,4 +142,15 @@ gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
 	    !tree_fits_uhwi_p(gimple_call_arg(call, cst)))
 		return NULL;
 	return call;
+}
+
+bool pap_tally_possible(void)
+{
+#if defined(__x86_64__)
+	/* the increment is x86-64 assembly: not for -m32 or -mx32, nor for
+	 * shared-library code, whose TLS needs a call to reach */
+	return TYPE_PRECISION(ptr_type_node) == 64 && !flag_shlib;
+#else
+	return false;
+#endif
 }

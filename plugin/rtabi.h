@@ -39,6 +39,8 @@ tree pap_rt_id(enum pap_rt_fn f);
 /* The runtime's integer types: uint64_t and uint32_t. */
 tree pap_rt_u64(void);
 tree pap_rt_u32(void);
+/* const char *: the type of a function key, as the runtime takes it. */
+tree pap_rt_cstring(void);
 /*
  * Is @stmt a call of the runtime's @id with @nargs arguments, argument
  * @cst a constant (a fold's radix, a tally's count of values)?  Matched
@@ -48,5 +50,21 @@ gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
 			unsigned cst);
 /* The declarations, as roots of GCC's garbage collector. */
 const struct ggc_root_tab *pap_rt_gc_roots(void);
+
+/*
+ * Counting in place (pap/abi.h, __pap_tally).  Can this compilation do
+ * it: a 64-bit x86 target (fold.cc's increment and the thunk are x86-64
+ * assembly), code for an executable (static TLS)?
+ */
+bool pap_tally_possible(void);
+/* The most values, one counter each, the runtime counts in place for one
+ * function (librt/tally.c); tally=N goes up to this. */
+#define PAP_TALLY_MAX_VALUES 65536u
+/* The counters of a function that may break, whose records the plan does
+ * not bound: r below this many counts in place (at most tally=N). */
+#define PAP_TALLY_UNBOUNDED 4096u
+/* The entry point a tally's rare arm calls from inline assembly, keeping
+ * every register a call would not (pap/abi.h, ABI 7). */
+#define PAP_RT_TALLY_PRESERVING "__pap_tally_preserving"
 
 #endif /* PAP_PLUGIN_RTABI_H */

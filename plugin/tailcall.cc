@@ -101,14 +101,14 @@ static uint32_t pap_core_edge(const struct pap_cfgtext *g, edge *gcc_edge,
 /* Core edge @id's code (pap_edge_has_code() permitting) before @call. */
 static void pap_tail_emit(const struct pap_plan *plan,
 			  const struct pap_cfgtext *g, uint32_t id,
-			  const struct pap_emit *em, gcall *call,
+			  const struct pap_emit *emit, gcall *call,
 			  unsigned char *placed)
 {
 	gimple_stmt_iterator gsi = gsi_for_stmt(call);
 
 	if (id == UINT32_MAX || !pap_edge_has_code(plan, g, id))
 		return;
-	gsi_insert_seq_before(&gsi, pap_edge_seq(plan, g, id, em),
+	gsi_insert_seq_before(&gsi, pap_edge_seq(plan, g, id, emit),
 			      GSI_SAME_STMT);
 	placed[id] = 1;
 }
@@ -122,8 +122,9 @@ static void pap_tail_emit(const struct pap_plan *plan,
  */
 static void pap_tail_preds(function *fun, const struct pap_plan *plan,
 			   const struct pap_cfgtext *g, edge *gcc_edge,
-			   const struct pap_emit *em, uint32_t id, greturn *ret,
-			   unsigned char *placed, vec<edge> *moved)
+			   const struct pap_emit *emit, uint32_t id,
+			   greturn *ret, unsigned char *placed,
+			   vec<edge> *moved)
 {
 	basic_block x = gimple_bb(ret);
 	tree retval = gimple_return_retval(ret);
@@ -136,9 +137,9 @@ static void pap_tail_preds(function *fun, const struct pap_plan *plan,
 
 		if (!call)
 			continue;
-		pap_tail_emit(plan, g, pap_core_edge(g, gcc_edge, e), em, call,
-			      placed);
-		pap_tail_emit(plan, g, id, em, call, placed);
+		pap_tail_emit(plan, g, pap_core_edge(g, gcc_edge, e), emit,
+			      call, placed);
+		pap_tail_emit(plan, g, id, emit, call, placed);
 		moved->safe_push(e);
 		ntail++;
 	}
@@ -152,12 +153,12 @@ static void pap_tail_preds(function *fun, const struct pap_plan *plan,
 
 void pap_tail_place(function *fun, const struct pap_plan *plan,
 		    const struct pap_cfgtext *g, edge *gcc_edge,
-		    const struct pap_emit *em, unsigned char *placed,
+		    const struct pap_emit *emit, unsigned char *placed,
 		    vec<edge> *moved)
 {
 	uint32_t id;
 
-	if (em->shadow)
+	if (emit->has_shadows)
 		return;
 	for (id = 0; id < g->cfg->nedges; id++) {
 		const struct pap_edge *pe = &g->cfg->edges[id];
@@ -182,10 +183,10 @@ void pap_tail_place(function *fun, const struct pap_plan *plan,
 			call = pap_tail_call_p(fun, gsi_stmt(gsi),
 					       gimple_return_retval(ret));
 			if (call)
-				pap_tail_emit(plan, g, id, em, call, placed);
+				pap_tail_emit(plan, g, id, emit, call, placed);
 			continue;
 		}
-		pap_tail_preds(fun, plan, g, gcc_edge, em, id, ret, placed,
+		pap_tail_preds(fun, plan, g, gcc_edge, emit, id, ret, placed,
 			       moved);
 	}
 }

@@ -15,15 +15,36 @@
 #include "bpack.h"
 #include "bpack_online.h"
 
-void pap_bpack_online_init(struct pap_bpack_online *s)
+void pap_bpack_online_init(struct pap_bpack_online *s,
+			   const struct pap_bpack_mem *mem)
 {
-	memset(s, 0, offsetof(struct pap_bpack_online, window));
+	memset(s, 0, sizeof(*s));
+	s->mem = mem;
+}
+
+/* @p, of @old bytes, made @size bytes; NULL with @p kept on failure. */
+static void *bpon_resize(const struct pap_bpack_online *s, void *p,
+			 size_t old, size_t size)
+{
+	return s->mem ? s->mem->resize(p, old, size) : realloc(p, size);
+}
+
+static void bpon_release(const struct pap_bpack_online *s, void *p,
+			 size_t size)
+{
+	if (!p)
+		return;
+	if (s->mem)
+		s->mem->release(p, size);
+	else
+		free(p);
 }
 
 void pap_bpack_online_reset(struct pap_bpack_online *s)
 {
 	s->n = 0;
 	s->pushed = 0;
+	s->wfrom = 0;
 	s->run_len = 0;
 	s->used = 0;
 	if (s->nslots)
@@ -32,17 +53,21 @@ void pap_bpack_online_reset(struct pap_bpack_online *s)
 
 void pap_bpack_online_free(struct pap_bpack_online *s)
 {
-	free(s->out);
-	free(s->first);
-	free(s->slot_bucket);
-	free(s->slot_pos);
-	pap_bpack_online_init(s);
+	const struct pap_bpack_mem *mem = s->mem;
+
+	bpon_release(s, s->out, s->cap * sizeof(*s->out));
+	bpon_release(s, s->first, s->cap * sizeof(*s->first));
+	bpon_release(s, s->slot_bucket, s->nslots * sizeof(*s->slot_bucket));
+	bpon_release(s, s->slot_pos, s->nslots * sizeof(*s->slot_pos));
+	bpon_release(s, s->window, s->wsize * sizeof(*s->window));
+	pap_bpack_online_init(s, mem);
 }
 
 size_t pap_bpack_online_memory(const struct pap_bpack_online *s)
 {
 	return s->cap * (sizeof(*s->out) + sizeof(*s->first)) +
-	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos));
+	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos)) +
+	       s->wsize * sizeof(*s->window);
 }
 
 static inline int bpon_same(const struct pap_breakpoint *a,
@@ -88,14 +113,15 @@ static void bpon_enter(struct pap_bpack_online *s, size_t bucket, uint64_t pos)
 static int bpon_grow_slots(struct pap_bpack_online *s)
 {
 	size_t n = s->nslots ? s->nslots * 2 : 16, i, j, mask = n - 1;
-	uint16_t *b = calloc(n, sizeof(*b));
-	uint64_t *p = malloc(n * sizeof(*p));
+	uint16_t *b = bpon_resize(s, NULL, 0, n * sizeof(*b));
+	uint64_t *p = bpon_resize(s, NULL, 0, n * sizeof(*p));
 
 	if (!b || !p) {
-		free(b);
-		free(p);
+		bpon_release(s, b, n * sizeof(*b));
+		bpon_release(s, p, n * sizeof(*p));
 		return -1;
 	}
+	memset(b, 0, n * sizeof(*b));
 	for (i = 0; i < s->nslots; i++) {
 		if (!s->slot_bucket[i])
 			continue;
@@ -106,8 +132,8 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 		b[j] = s->slot_bucket[i];
 		p[j] = s->slot_pos[i];
 	}
-	free(s->slot_bucket);
-	free(s->slot_pos);
+	bpon_release(s, s->slot_bucket, s->nslots * sizeof(*s->slot_bucket));
+	bpon_release(s, s->slot_pos, s->nslots * sizeof(*s->slot_pos));
 	s->slot_bucket = b;
 	s->slot_pos = p;
 	s->nslots = n;
@@ -121,18 +147,34 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
  */
 static int bpon_room(struct pap_bpack_online *s)
 {
+	if (!s->window) {
+		s->window = bpon_resize(s, NULL, 0,
+					PAP_BPACK_WINDOW * sizeof(*s->window));
+		if (!s->window)
+			return -1;
+		s->wsize = PAP_BPACK_WINDOW;
+	}
 	if (s->n + 3 > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 2 * PAP_BPACK_SHORT;
 		struct pap_breakpoint *out;
 		uint64_t *first;
 
-		out = realloc(s->out, cap * sizeof(*out));
+		out = bpon_resize(s, s->out, s->cap * sizeof(*out),
+				  cap * sizeof(*out));
 		if (!out)
 			return -1;
 		s->out = out;
-		first = realloc(s->first, cap * sizeof(*first));
-		if (!first)
+		first = bpon_resize(s, s->first, s->cap * sizeof(*first),
+				    cap * sizeof(*first));
+		if (!first) {
+			/* give back the part of out no one uses, so that
+			 * its recorded size stays cap */
+			out = bpon_resize(s, s->out, cap * sizeof(*out),
+					  s->cap * sizeof(*out));
+			if (out)
+				s->out = out;
 			return -1;
+		}
 		s->first = first;
 		s->cap = cap;
 	}
@@ -141,6 +183,35 @@ static int bpon_room(struct pap_bpack_online *s)
 	    bpon_grow_slots(s))
 		return -1;
 	return 0;
+}
+
+/*
+ * Grows the window towards @want breakpoints (at most
+ * PAP_BPACK_WINDOW_MAX), keeping the ones it holds.  Optional: on failure
+ * it stays as it is, and reading back takes the slower way.
+ */
+static void bpon_grow_window(struct pap_bpack_online *s, uint64_t want)
+{
+	size_t size = s->wsize, i;
+	struct pap_breakpoint *w;
+	uint64_t q;
+
+	while (size < want && size < PAP_BPACK_WINDOW_MAX)
+		size *= 2;
+	if (size == s->wsize)
+		return;
+	w = bpon_resize(s, NULL, 0, size * sizeof(*w));
+	if (!w)
+		return;
+	/* the last wsize positions, or all of them */
+	q = s->pushed > s->wsize ? s->pushed - s->wsize : 0;
+	for (i = 0; q + i < s->pushed; i++)
+		w[(q + i) & (size - 1)] = s->window[(q + i) & (s->wsize - 1)];
+	bpon_release(s, s->window, s->wsize * sizeof(*s->window));
+	s->window = w;
+	s->wsize = size;
+	if (q > s->wfrom)
+		s->wfrom = q;
 }
 
 /*
@@ -155,8 +226,8 @@ static const struct pap_breakpoint *bpon_at(const struct pap_bpack_online *s,
 		size_t lo = 0, hi = s->n, mid;
 		uint64_t d, start;
 
-		if (s->pushed - q <= PAP_BPACK_WINDOW)
-			return &s->window[q & (PAP_BPACK_WINDOW - 1)];
+		if (s->pushed - q <= s->wsize && q >= s->wfrom)
+			return &s->window[q & (s->wsize - 1)];
 		if (s->run_len >= 2 && q >= s->run_start) {
 			start = s->run_start;
 			d = s->run_dist;
@@ -211,7 +282,7 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 
 	if (bpon_room(s))
 		return PAP_ENOMEM;
-	s->window[p & (PAP_BPACK_WINDOW - 1)] = *bp;
+	s->window[p & (s->wsize - 1)] = *bp;
 	s->pushed = p + 1;
 	if (s->run_len) {
 		if (s->run_len < UINT32_MAX &&
@@ -231,6 +302,10 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 		s->run_start = p;
 		s->run_dist = p - (latest - 1);
 		s->run_len = 1;
+		/* a window beyond the distance would not help */
+		if (s->run_dist > s->wsize &&
+		    s->run_dist <= PAP_BPACK_WINDOW_MAX)
+			bpon_grow_window(s, s->run_dist);
 		return PAP_OK;
 	}
 	bpon_write(s, bp, p);

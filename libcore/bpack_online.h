@@ -17,7 +17,8 @@
  * (a repeat's distance has 32 bits).
  *
  * How an earlier breakpoint is read back: from the window when it is
- * recent, else from the packed items, where a position inside a repeat of
+ * recent (the window grows to the distance of the repeat being made, up
+ * to PAP_BPACK_WINDOW_MAX), else from the packed items, where a position inside a repeat of
  * distance d stands for the one d before it, followed back to a literal.
  */
 #ifndef PAP_CORE_BPACK_ONLINE_H
@@ -32,10 +33,27 @@
 extern "C" {
 #endif
 
-/* Breakpoints kept unpacked: a power of two above PAP_BPACK_SHORT. */
+/*
+ * Breakpoints kept unpacked: a power of two above PAP_BPACK_SHORT, grown
+ * up to PAP_BPACK_WINDOW_MAX to hold the distance of a repeat being made,
+ * so that extending it reads the window, not the packed items.
+ */
 #define PAP_BPACK_WINDOW 64
+#define PAP_BPACK_WINDOW_MAX 4096
+
+/*
+ * Where a packer's memory comes from, when not malloc's: a caller that
+ * packs inside signal handlers (the runtime) maps pages instead.  resize
+ * makes @p (NULL when @old is 0) @size bytes, keeping its content, and
+ * returns it, or NULL with @p untouched; release gives it back.
+ */
+struct pap_bpack_mem {
+	void *(*resize)(void *p, size_t old, size_t size);
+	void (*release)(void *p, size_t size);
+};
 
 struct pap_bpack_online {
+	const struct pap_bpack_mem *mem;	/* NULL: malloc */
 	struct pap_breakpoint *out;	/* the packed items made so far */
 	uint64_t *first;		/* first[k]: position out[k] starts at */
 	size_t n, cap;
@@ -49,11 +67,17 @@ struct pap_bpack_online {
 	uint16_t *slot_bucket;
 	uint64_t *slot_pos;
 	size_t nslots, used;
-	struct pap_breakpoint window[PAP_BPACK_WINDOW];
+	/* position p at window[p & (wsize - 1)] while pushed - p <= wsize
+	 * and p >= wfrom (a grown window holds only what the old one did) */
+	struct pap_breakpoint *window;
+	size_t wsize;
+	uint64_t wfrom;
 };
 
-/* An empty packing; also what pap_bpack_online_free() leaves. */
-void pap_bpack_online_init(struct pap_bpack_online *s);
+/* An empty packing, its memory from @mem (NULL: malloc); also what
+ * pap_bpack_online_free() leaves. */
+void pap_bpack_online_init(struct pap_bpack_online *s,
+			   const struct pap_bpack_mem *mem);
 
 /*
  * Takes the next breakpoint @bp (not a repeat).  PAP_OK, or PAP_ENOMEM

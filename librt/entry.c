@@ -10,14 +10,17 @@
  * wrongly.  No lock, no allocation and no system call on the common
  * path: an activation without breakpoints is one call into the sinks.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <pap/abi.h>
 
 #include "bpack.h"
+#include "bpack_online.h"
 #include "foldrun.h"
 #include "rt.h"
 #include "sink.h"
@@ -47,6 +50,36 @@ static RT_TLS uint64_t rt_serial;
  */
 static RT_TLS volatile uintptr_t rt_in_stack;	/* pushing a breakpoint */
 static RT_TLS volatile uintptr_t rt_in_scratch; /* rt_scratch in use */
+static RT_TLS volatile uintptr_t rt_in_record;	/* reading an activation's */
+
+/*
+ * Long activations.  The stack does not grow past RT_SPILL_AT breakpoints
+ * while it can spill: an activation with RT_SPILL_MIN or more of its own
+ * on the stack hands them to its packer, which holds them packed
+ * (bpack_online.h), and leaves one mark (site RT_BP_SPILLED) where the
+ * first of them was, so that the stack still shows that it has
+ * breakpoints and where they begin.  Its record takes the rest from the
+ * stack and finishes the packing: the packed record pap_bpack() makes of
+ * the whole sequence.  An open activation then holds what its packing
+ * cannot fold, not every breakpoint it made.
+ */
+#define RT_SPILL_AT 4096
+#define RT_SPILL_MIN 64
+/* activations looked at in one spill before the stack grows instead */
+#define RT_SPILL_TRIES 8
+/* no graph has so many edges (bpack.h) */
+#define RT_BP_SPILLED (PAP_BP_REPEAT - 1)
+
+struct rt_long {
+	uint64_t act;
+	struct pap_bpack_online pack;
+};
+/* the packers of open activations, by increasing serial */
+static RT_TLS struct rt_long **rt_longs;
+static RT_TLS size_t rt_nlongs, rt_cap_longs;
+static void rt_long_drop_from(uint64_t act);
+static void rt_map_release(void *p, size_t size);
+static void rt_block_signals(sigset_t *old);
 
 /*
  * The oldest activation that lost a breakpoint (UINT64_MAX: none).  Its
@@ -66,13 +99,27 @@ static RT_TLS volatile int rt_in_tally;
 
 void rt_entry_thread_end(void)
 {
+	struct pap_breakpoint *bps = rt_bps;
+	uint64_t *acts = rt_bp_act;
+	size_t cap = rt_cap_bps;
+	sigset_t old;
+
+	rt_long_drop_from(0);
+	/* forgotten before they go, so that a handler arriving meanwhile
+	 * starts a stack of its own rather than push into a freed one */
+	rt_block_signals(&old);
+	rt_map_release(rt_longs, rt_cap_longs * sizeof(*rt_longs));
+	rt_longs = NULL;
+	rt_cap_longs = 0;
 	rt_nbps = rt_cap_bps = rt_cap_scratch = 0;
-	free(rt_bps);
-	free(rt_bp_act);
-	free(rt_scratch);
-	rt_bps = rt_scratch = NULL;
+	rt_bps = NULL;
 	rt_bp_act = NULL;
+	free(rt_scratch);
+	rt_scratch = NULL;
 	pap_bpack_buf_free(&rt_packed);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rt_map_release(bps, cap * sizeof(*bps));
+	rt_map_release(acts, cap * sizeof(*acts));
 }
 
 void rt_entry_after_fork_child(void)
@@ -111,6 +158,44 @@ static int rt_act_intact(uint64_t act)
 	return 0;
 }
 
+/*
+ * Memory for the breakpoint stack and the packers: mapped pages, not
+ * malloc's, because instrumented code in a signal handler pushes
+ * breakpoints too, and the thread it interrupted may be inside malloc.
+ * rt_map_resize makes @p (NULL: a new mapping) of @old bytes @size bytes,
+ * keeping its content; NULL, @p untouched, when it cannot.
+ */
+static size_t rt_pages(size_t bytes)
+{
+	return (bytes + 4095) & ~(size_t)4095;
+}
+
+static void *rt_map_resize(void *p, size_t old, size_t size)
+{
+	size_t o = rt_pages(old), n = rt_pages(size);
+	void *q;
+
+	if (!p || !o) {
+		q = mmap(NULL, n, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return q == MAP_FAILED ? NULL : q;
+	}
+	if (n == o)
+		return p;
+	q = mremap(p, o, n, MREMAP_MAYMOVE);
+	return q == MAP_FAILED ? NULL : q;
+}
+
+static void rt_map_release(void *p, size_t size)
+{
+	if (p && size)
+		munmap(p, rt_pages(size));
+}
+
+static const struct pap_bpack_mem rt_map_mem = {
+	rt_map_resize, rt_map_release
+};
+
 /* Blocks every signal this thread can block; *@old gets the mask to
  * give back with pthread_sigmask(SIG_SETMASK, ...). */
 static void rt_block_signals(sigset_t *old)
@@ -122,10 +207,10 @@ static void rt_block_signals(sigset_t *old)
 }
 
 /*
- * Doubles the breakpoint stack, with every signal blocked: realloc moves
- * a large one by remapping it, without copying or touching it, and no
- * handler can run, let alone longjmp away, while the old arrays are gone
- * and the new ones not yet published.  0, or -1 (nothing changed).
+ * Doubles the breakpoint stack, with every signal blocked: mremap moves
+ * a large one without copying or touching it, and no handler can run,
+ * let alone longjmp away, while the old arrays are gone and the new ones
+ * not yet published.  0, or -1 (nothing changed).
  */
 static int rt_grow_stack(void)
 {
@@ -140,19 +225,187 @@ static int rt_grow_stack(void)
 		rt_on_thread_end();
 	}
 	rt_block_signals(&old);
-	na = realloc(rt_bp_act, cap * sizeof(*na));
+	na = rt_map_resize(rt_bp_act, rt_cap_bps * sizeof(*na),
+			   cap * sizeof(*na));
 	if (na) {
 		rt_bp_act = na;
-		nb = realloc(rt_bps, cap * sizeof(*nb));
+		nb = rt_map_resize(rt_bps, rt_cap_bps * sizeof(*nb),
+				   cap * sizeof(*nb));
 		if (nb) {
 			rt_bps = nb;
 			rt_cap_bps = cap;
 			rc = 0;
+		} else if ((na = rt_map_resize(rt_bp_act, cap * sizeof(*na),
+					       rt_cap_bps * sizeof(*na)))) {
+			rt_bp_act = na;	/* back to the size it is known by */
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved_errno;	/* the program's, whatever realloc did */
+	errno = saved_errno;	/* the program's, whatever mmap did */
 	return rc;
+}
+
+static size_t rt_bps_from(uint64_t act);
+
+/* The packer of open activation @act, or NULL. */
+static struct rt_long *rt_long_of(uint64_t act)
+{
+	size_t lo = 0, hi = rt_nlongs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rt_longs[mid]->act < act)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rt_nlongs && rt_longs[lo]->act == act ? rt_longs[lo] : NULL;
+}
+
+/* A new, empty packer for @act (which has none), in its place by serial;
+ * NULL when out of memory.  Signals blocked by the caller. */
+static struct rt_long *rt_long_new(uint64_t act)
+{
+	struct rt_long *l;
+	size_t i;
+
+	if (rt_nlongs == rt_cap_longs) {
+		size_t cap = rt_cap_longs ? rt_cap_longs * 2 : 64;
+		struct rt_long **nl = rt_map_resize(rt_longs,
+						    rt_cap_longs * sizeof(*nl),
+						    cap * sizeof(*nl));
+
+		if (!nl)
+			return NULL;
+		rt_longs = nl;
+		rt_cap_longs = cap;
+	}
+	l = rt_map_resize(NULL, 0, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->act = act;
+	pap_bpack_online_init(&l->pack, &rt_map_mem);
+	for (i = rt_nlongs; i > 0 && rt_longs[i - 1]->act > act; i--)
+		rt_longs[i] = rt_longs[i - 1];
+	rt_longs[i] = l;
+	rt_nlongs++;
+	return l;
+}
+
+/*
+ * Forgets the packers of activations @act and later: they ended, lost
+ * their record, or were abandoned by a longjmp.  Nothing to do, the
+ * common case, costs one comparison.
+ */
+static void rt_long_drop_from(uint64_t act)
+{
+	sigset_t old;
+
+	if (!rt_nlongs || rt_longs[rt_nlongs - 1]->act < act)
+		return;
+	rt_block_signals(&old);
+	while (rt_nlongs && rt_longs[rt_nlongs - 1]->act >= act) {
+		struct rt_long *l = rt_longs[--rt_nlongs];
+
+		pap_bpack_online_free(&l->pack);
+		rt_map_release(l, sizeof(*l));
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * Hands activation @act's breakpoints on the stack (those from @k up that
+ * are its own) to its packer @l, and closes up the stack, leaving @act's
+ * mark where its first breakpoint was.  A breakpoint the packer cannot
+ * take poisons @act.  Signals blocked by the caller.
+ */
+static void rt_spill_act(struct rt_long *l, uint64_t act, size_t k)
+{
+	size_t i, w = k;
+	int marked = 0;
+
+	for (i = k; i < rt_nbps; i++) {
+		struct pap_breakpoint bp = rt_bps[i];
+
+		if (rt_bp_act[i] != act || bp.site == RT_BP_SPILLED) {
+			marked |= rt_bp_act[i] == act;
+			rt_bp_act[w] = rt_bp_act[i];
+			rt_bps[w++] = bp;
+			continue;
+		}
+		if (!marked) {
+			rt_bp_act[w] = act;
+			rt_bps[w].site = RT_BP_SPILLED;
+			rt_bps[w++].r = 0;
+			marked = 1;
+		}
+		if (pap_bpack_online_push(&l->pack, &bp))
+			rt_poison_act(act);
+	}
+	rt_nbps = w;
+}
+
+/*
+ * The stack is full: hands the breakpoints of open activations with at
+ * least RT_SPILL_MIN of their own on it to their packers, newest first,
+ * until it is half empty or RT_SPILL_TRIES activations were looked at.
+ * Not while an activation's breakpoints are being read (a signal handler
+ * interrupted a record): the stack then grows.  Every signal blocked.
+ */
+static __attribute__((noinline)) void rt_spill(void)
+{
+	uint64_t below = UINT64_MAX;
+	unsigned tries;
+	sigset_t old;
+
+	if (rt_in_record)
+		return;
+	rt_block_signals(&old);
+	for (tries = 0; tries < RT_SPILL_TRIES &&
+	     rt_nbps > RT_SPILL_AT / 2; tries++) {
+		uint64_t act = 0;
+		size_t i, k, n = 0;
+		struct rt_long *l;
+
+		/* the newest activation older than those looked at with a
+		 * breakpoint of its own on the stack */
+		for (i = rt_nbps; i > 0; i--)
+			if (rt_bp_act[i - 1] < below &&
+			    rt_bps[i - 1].site != RT_BP_SPILLED) {
+				act = rt_bp_act[i - 1];
+				break;
+			}
+		if (!act)
+			break;
+		below = act;
+		k = rt_bps_from(act);
+		for (i = k; i < rt_nbps; i++)
+			n += rt_bp_act[i] == act &&
+			     rt_bps[i].site != RT_BP_SPILLED;
+		if (n < RT_SPILL_MIN)
+			continue;
+		l = rt_long_of(act);
+		if (!l && !(l = rt_long_new(act)))
+			break;
+		rt_spill_act(l, act, k);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Room for one more breakpoint on the stack: spilled to long
+ * activations' packers, else grown.  0, or -1 (nothing pushed). */
+static int rt_make_room(void)
+{
+	if (rt_cap_bps >= RT_SPILL_AT) {
+		int saved_errno = errno;
+
+		rt_spill();
+		errno = saved_errno;
+		if (rt_nbps < rt_cap_bps)
+			return 0;
+	}
+	return rt_grow_stack();
 }
 
 /*
@@ -177,7 +430,7 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 			return;
 		}
 		rt_in_stack = RT_HERE();
-		if (rt_nbps == rt_cap_bps && rt_grow_stack()) {
+		if (rt_nbps == rt_cap_bps && rt_make_room()) {
 			rt_in_stack = 0;
 			rt_poison_act(act);
 			return;
@@ -241,6 +494,7 @@ static size_t rt_bps_from(uint64_t act)
 void __pap_lost(uint64_t act)
 {
 	rt_nbps = rt_bps_from(act);
+	rt_long_drop_from(act);
 	if (rt_act_intact(act))
 		rt_agg_lost(1);
 }
@@ -260,6 +514,8 @@ void __pap_resume(const volatile void *frame)
 		rt_in_stack = 0;
 	if (rt_in_scratch && rt_in_scratch < f)
 		rt_in_scratch = 0;
+	if (rt_in_record && rt_in_record < f)
+		rt_in_record = 0;
 	rt_sink_resume(f);
 }
 
@@ -386,8 +642,9 @@ packed:
 		rt_in_stack = RT_HERE();
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (!rt_nbps && rt_cap_bps > RT_KEEP_BPS) {
-			free(rt_bps);
-			free(rt_bp_act);
+			rt_map_release(rt_bps, rt_cap_bps * sizeof(*rt_bps));
+			rt_map_release(rt_bp_act,
+				       rt_cap_bps * sizeof(*rt_bp_act));
 			rt_bps = NULL;
 			rt_bp_act = NULL;
 			rt_cap_bps = 0;
@@ -397,6 +654,36 @@ packed:
 	}
 }
 
+/*
+ * rt_record_slow's work for an activation with a packer: the rest of its
+ * breakpoints from the stack into it, then the packed record, which is
+ * the one rt_record_bps would have made of the whole sequence.
+ */
+static void rt_record_long(const char *fn, uint64_t act, uint64_t r,
+			   int complete, struct rt_long *l)
+{
+	const struct pap_breakpoint *out;
+	size_t k = rt_bps_from(act), i, n;
+	sigset_t old;
+
+	rt_block_signals(&old);
+	for (i = k; i < rt_nbps; i++)
+		if (rt_bp_act[i] == act && rt_bps[i].site != RT_BP_SPILLED &&
+		    pap_bpack_online_push(&l->pack, &rt_bps[i]))
+			rt_poison_act(act);
+	rt_nbps = k;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (l->pack.pushed > UINT32_MAX) {
+		/* more than a record can hold: counted as lost, never cut */
+		if (rt_act_intact(act))
+			rt_agg_lost(1);
+		return;
+	}
+	out = pap_bpack_online_finish(&l->pack, &n);
+	if (rt_act_intact(act))
+		rt_sink_path(fn, complete != 0, r, out, (uint32_t)n);
+}
+
 /* __pap_record for an activation that has breakpoints, or whose
  * breakpoints may have been lost; errno as the program left it, whatever
  * packing and allocating do. */
@@ -404,8 +691,19 @@ static __attribute__((noinline)) void
 rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	int saved_errno = errno;
+	uintptr_t was_in_record = rt_in_record;
+	struct rt_long *l = rt_nlongs ? rt_long_of(act) : NULL;
 
-	rt_record_bps(fn, act, r, complete);
+	rt_in_record = RT_HERE();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (l)
+		rt_record_long(fn, act, r, complete, l);
+	else
+		rt_record_bps(fn, act, r, complete);
+	/* its packer, and those of activations abandoned inside it */
+	rt_long_drop_from(act);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_in_record = was_in_record;
 	errno = saved_errno;
 }
 

@@ -641,7 +641,9 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 			if ((err = pb_reserve(&s->bps, &s->cap_bps,
 					      (size_t)n)))
 				return err;
-			memcpy(s->bps, s->prev, (size_t)shared * sizeof(*t));
+			if (shared)
+				memcpy(s->bps, s->prev,
+				       (size_t)shared * sizeof(*t));
 			for (j = shared; j < n; j++) {
 				struct pap_breakpoint *bp = &s->bps[j];
 				size_t vat = in->pos;

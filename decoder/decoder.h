@@ -228,6 +228,8 @@ void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 
 /* Tools (tools.c): the subcommands. */
 int cmd_merge(int argc, char **argv);
+int cmd_print(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 	     const char *new);
 int cmd_coverage(struct dprofile *dp, FILE *out);

@@ -353,11 +353,9 @@ int load_profile(const char *path, struct pap_profile *prof)
 				       sizeof(err), reading);
 
 	progress_done();
-	if (rc) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	return 0;
+	if (rc || *err)
+		fprintf(stderr, "%s\n", err);	/* an error, or a warning */
+	return rc ? -1 : 0;
 }
 
 /* Room for " 4294967295" and its length. */

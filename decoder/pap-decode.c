@@ -9,7 +9,8 @@
  * every recorded path is decoded into its blocks and source lines.  A
  * record whose checksum no metadata has is refused, naming the function.
  *
- * The subcommands merge, diff and coverage work on whole profiles
+ * The subcommands merge, print, compact, diff and coverage work on
+ * whole profiles
  * (tools.c); the reports are in report-*.c.
  */
 #include <errno.h>
@@ -28,7 +29,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: %s [OPTION]... PROFILE\n"
-"       %s merge [-o OUT] PROFILE...\n"
+"       %s merge [-o OUT] [--text] PROFILE...\n"
+"       %s print PROFILE\n"
+"       %s compact PROFILE\n"
 "       %s diff [OPTION]... OLD NEW\n"
 "       %s coverage [OPTION]... PROFILE\n"
 "Decode a pap profile into the exact paths each function took, with their\n"
@@ -65,14 +68,17 @@ static void usage(FILE *f)
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
-"merge writes the sum of the profiles (to OUT or standard output), and\n"
-"refuses records of one function with different checksums.  diff lists\n"
+"merge writes the sum of the profiles (to OUT or standard output), in the\n"
+"binary format (version 4) or with --text as text, and refuses records of\n"
+"one function with different checksums.  print writes any profile as text\n"
+"(versions 1 to 3).  compact rewrites a profile file as one segment, as\n"
+"merging into it does once its log grows.  diff lists\n"
 "the paths that appear, disappear, or change their share most between OLD\n"
 "and NEW.  coverage prints, per function, its distinct whole paths and\n"
 "the distinct acyclic (Ball-Larus) paths taken against those its graph has.\n"
 "\n"
 "Exit status: 0 if every record was decoded, 1 otherwise.\n",
-		pap_prog, pap_prog, pap_prog, pap_prog);
+		pap_prog, pap_prog, pap_prog, pap_prog, pap_prog, pap_prog);
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
@@ -330,6 +336,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return cmd_merge(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "print"))
+		return cmd_print(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "compact"))
+		return cmd_compact(argc - 1, argv + 1);
 	memset(&c, 0, sizeof(c));
 	c.o.source = 1;
 	decoder_init(&c.d);

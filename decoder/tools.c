@@ -98,14 +98,18 @@ static int check_sums(struct seen *s, const struct pap_profile *p,
 	return 0;
 }
 
-/* Writes @p to @out ("-": standard output) through a temporary file. */
-static int write_profile(const struct pap_profile *p, const char *out)
+/* Writes @p to @out ("-": standard output) through a temporary file,
+ * as version 4 or, with @text, as text. */
+static int write_profile(const struct pap_profile *p, const char *out,
+			 int text)
 {
+	int (*write)(const struct pap_profile *, FILE *) =
+		text ? pap_profile_write_text : pap_profile_write;
 	char tmp[PATH_MAX];
 	FILE *f;
 
 	if (!strcmp(out, "-")) {
-		if (pap_profile_write(p, stdout) || fflush(stdout))
+		if (write(p, stdout) || fflush(stdout))
 			goto fail;
 		return 0;
 	}
@@ -117,7 +121,7 @@ static int write_profile(const struct pap_profile *p, const char *out)
 	f = fopen(tmp, "w");
 	if (!f)
 		goto fail;
-	if (pap_profile_write(p, f)) {
+	if (write(p, f)) {
 		fclose(f);
 		unlink(tmp);
 		goto fail;
@@ -136,6 +140,7 @@ int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "text", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -143,20 +148,24 @@ int cmd_merge(int argc, char **argv)
 	struct pap_profile total;
 	struct seen s = { NULL, 0, 0, 0 };
 	const char *out = "-";
-	int c, i, rc = 0;
+	int c, i, rc = 0, text = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:thV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
+		case 't':
+			text = 1;
+			break;
 		case 'h':
-			printf("Usage: %s merge [-o OUT] PROFILE...\n"
+			printf("Usage: %s merge [-o OUT] [--text] PROFILE...\n"
 			       "Adds the profiles' counts into one profile, "
-			       "written to OUT (default: standard\noutput).  "
-			       "Records of one function with different "
-			       "checksums are refused.\n", pap_prog);
+			       "written to OUT (default: standard\noutput) in "
+			       "the binary format (version 4), or with --text "
+			       "as text.  Records\nof one function with "
+			       "different checksums are refused.\n", pap_prog);
 			return 0;
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
@@ -184,13 +193,75 @@ int cmd_merge(int argc, char **argv)
 		}
 		pap_profile_free(&one);
 	}
-	if (!rc && write_profile(&total, out))
+	if (!rc && write_profile(&total, out, text))
 		rc = 1;
 	for (i = 0; i < (int)s.n; i++)
 		free(s.v[i].id);
 	free(s.v);
 	pap_profile_free(&total);
 	return rc;
+}
+
+/* One PROFILE operand of @cmd after its options (--help, --version). */
+static const char *one_profile(int argc, char **argv, const char *cmd,
+			       const char *help)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("Usage: %s %s PROFILE\n%s", pap_prog, cmd, help);
+			exit(0);
+		case 'V':
+			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
+			exit(0);
+		default:
+			return NULL;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "%s: error: %s: expected one PROFILE\n",
+			pap_prog, cmd);
+		return NULL;
+	}
+	return argv[optind];
+}
+
+int cmd_print(int argc, char **argv)
+{
+	struct pap_profile p;
+	const char *path = one_profile(argc, argv, "print",
+		"Writes the profile, of any version, to standard output as "
+		"text: version 1,\n2 or 3, the oldest that holds it, "
+		"records in their fixed order.\n");
+	int rc = 1;
+
+	if (!path)
+		return 1;
+	pap_profile_init(&p);
+	if (!load_profile(path, &p) && !write_profile(&p, "-", 1))
+		rc = 0;
+	pap_profile_free(&p);
+	return rc;
+}
+
+int cmd_compact(int argc, char **argv)
+{
+	const char *path = one_profile(argc, argv, "compact",
+		"Rewrites the profile as one segment (version 4), under its "
+		"lock, as merging\ndoes once its appended segments outweigh "
+		"the first: equal profiles give\nequal files.\n");
+
+	if (!path)
+		return 1;
+	return pap_profile_compact_file(path, pap_prog) ? 1 : 0;
 }
 
 /* ---- diff ---- */

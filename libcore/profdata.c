@@ -13,7 +13,9 @@
 #include "bpack.h"
 #include "diag.h"
 #include "fnkey.h"
+#include "profbin.h"
 #include "profdata.h"
+#include "textfile.h"
 #include "util.h"
 
 /* The hash of a record whose function's text hashes to @fn_hash. */
@@ -547,8 +549,9 @@ static int prof_header(struct prof_parse *ps, const char *text)
 	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
 	    text[13] != '\n')
 		return prof_error(&ps->lx, "profile version %.8s is not "
-				  "supported (this pap reads versions 1 to "
-				  "%d)", text + 12, PAP_PROFILE_VERSION);
+				  "supported (this pap reads text versions 1 "
+				  "to %d and binary version %d)", text + 12,
+				  PAP_PROFILE_VERSION, PAP_PROFILE_VERSION_BIN);
 	ps->version = text[12] - '0';
 	ps->lx.line = 2;
 	return PAP_OK;
@@ -595,9 +598,6 @@ static int prof_finish(struct prof_parse *ps, struct pap_profile *p, int r)
 {
 	free(ps->bps);
 	pap_bpack_buf_free(&ps->pack);
-	if (r == PAP_ENOMEM)
-		snprintf(ps->lx.err, ps->lx.errlen, "%s: error: out of memory",
-			 ps->lx.file);
 	if (!r && !p->nrecs && !p->lost &&
 	    (!p->max_recs || ps->tmp.nrecs <= p->max_recs)) {
 		/* into an empty profile: the parsed one is the result */
@@ -608,6 +608,12 @@ static int prof_finish(struct prof_parse *ps, struct pap_profile *p, int r)
 	}
 	if (!r)
 		r = pap_profile_merge(p, &ps->tmp);
+	if (r == PAP_ENOMEM)
+		snprintf(ps->lx.err, ps->lx.errlen, "%s: error: out of memory",
+			 ps->lx.file);
+	else if (r == PAP_ELIMIT)
+		snprintf(ps->lx.err, ps->lx.errlen, "%s: error: more than %zu "
+			 "distinct records", ps->lx.file, p->max_recs);
 	pap_profile_free(&ps->tmp);
 	return r;
 }
@@ -623,17 +629,72 @@ static void prof_parse_init(struct prof_parse *ps, const char *file,
 	pap_profile_init(&ps->tmp);
 }
 
-int pap_profile_parse(struct pap_profile *p, const char *text,
-		      const char *file, char *err, size_t errlen)
+/*
+ * Reads the version 4 file @d[0..@n) into @p as pap_profile_parse_mem()
+ * says: all of it or nothing, a warning in @err when its last segment was
+ * cut short.
+ */
+static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
+			  size_t n, const char *file, char *err, size_t errlen)
 {
 	struct prof_parse ps;
+	size_t good;
 	int r;
 
 	prof_parse_init(&ps, file, err, errlen);
-	r = prof_header(&ps, text);
-	if (r)
+	ps.tmp.max_recs = p->max_recs;
+	r = pap_profbin_read(&ps.tmp, d, n, &good, file, err, errlen);
+	if (r == PAP_ECORRUPT || r == PAP_ELIMIT) {
+		/* the message is pap_profbin_read()'s */
+		pap_profile_free(&ps.tmp);
 		return r;
-	return prof_finish(&ps, p, prof_body(&ps, text + 14));
+	}
+	r = prof_finish(&ps, p, r);
+	if (!r && good < n)
+		snprintf(err, errlen, "%s: warning: the last %zu bytes, from "
+			 "byte %zu, are a segment cut short (its writer was "
+			 "killed or the disk was full); left out", file,
+			 n - good, good);
+	return r;
+}
+
+int pap_profile_parse_mem(struct pap_profile *p, const void *data,
+			  size_t len, const char *file, char *err,
+			  size_t errlen)
+{
+	struct prof_parse ps;
+	char *text;
+	int r;
+
+	if (errlen)
+		*err = 0;
+	if (pap_profbin_is(data, len))
+		return prof_parse_bin(p, data, len, file, err, errlen);
+	prof_parse_init(&ps, file, err, errlen);
+	if (memchr(data, 0, len)) {
+		snprintf(err, errlen, "%s: error: not a text file", file);
+		return PAP_ECORRUPT;
+	}
+	text = malloc(len + 1);
+	if (!text)
+		return prof_finish(&ps, p, PAP_ENOMEM);
+	memcpy(text, data, len);
+	text[len] = 0;
+	r = prof_header(&ps, text);
+	if (r) {
+		free(text);
+		prof_finish(&ps, p, r);
+		return r;
+	}
+	r = prof_finish(&ps, p, prof_body(&ps, text + 14));
+	free(text);
+	return r;
+}
+
+int pap_profile_parse(struct pap_profile *p, const char *text,
+		      const char *file, char *err, size_t errlen)
+{
+	return pap_profile_parse_mem(p, text, strlen(text), file, err, errlen);
 }
 
 /* Text read per step by pap_profile_read_file(). */
@@ -685,8 +746,11 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 	size_t len = 0, cap = 0, total = 0, done = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r = PAP_OK, eof = 0;
 	int header = 0;
+	unsigned char magic[4];
 	ssize_t n;
 
+	if (errlen)
+		*err = 0;
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: error: %s", path, strerror(errno));
 		return PAP_EINVAL;
@@ -694,6 +758,20 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 	prof_parse_init(&ps, path, err, errlen);
 	if (fstat(fd, &st))
 		st.st_size = 0;
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	    pap_profbin_is(magic, sizeof(magic))) {
+		/* compact: read whole, a segment at a time */
+		buf = pap_read_fd(fd, max, &len);
+		if (!buf)
+			goto read_error;
+		close(fd);
+		if (tick)
+			tick(len, len);
+		r = prof_parse_bin(p, (unsigned char *)buf, len, path, err,
+				   errlen);
+		free(buf);
+		return r;
+	}
 	/*
 	 * Whole lines are parsed as they arrive; a bad line stops the
 	 * parsing but not the reading, so that a file holding a NUL byte or
@@ -1033,7 +1111,70 @@ static int prof_version(const struct pap_profile *p)
 			 PAP_PROFILE_VERSION_NOLOSS;
 }
 
+/* @p's records in their written order, counts of zero too, into a new
+ * array *@order; ranks of names into *@rank. */
+static int prof_sorted(const struct pap_profile *p,
+		       struct prof_order **order, uint32_t **rank)
+{
+	size_t i;
+
+	*order = malloc((p->nrecs + 1) * sizeof(**order));
+	*rank = prof_name_ranks(p);
+	if (!*order || !*rank) {
+		free(*order);
+		free(*rank);
+		return PAP_ENOMEM;
+	}
+	for (i = 0; i < p->nrecs; i++) {
+		const struct pap_prof_rec *r = &p->recs[i];
+
+		(*order)[i].key = (uint64_t)(*rank)[r->name] << 32 |
+				  (uint64_t)r->kind << 2 | !r->complete << 1 |
+				  (r->nbps != 0);
+		(*order)[i].sub = r->nbps ? r->hash : r->value;
+		(*order)[i].r = r;
+	}
+	prof_sort_order(*order, p->nrecs, p->nnames);
+	return PAP_OK;
+}
+
+const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
+					      size_t *n)
+{
+	const struct pap_prof_rec **out;
+	struct prof_order *order;
+	uint32_t *rank;
+	size_t i;
+
+	if (prof_sorted(p, &order, &rank))
+		return NULL;
+	free(rank);
+	out = malloc((p->nrecs + 1) * sizeof(*out));
+	*n = 0;
+	for (i = 0; out && i < p->nrecs; i++)
+		if (order[i].r->count)
+			out[(*n)++] = order[i].r;
+	free(order);
+	return out;
+}
+
 int pap_profile_write(const struct pap_profile *p, FILE *f)
+{
+	unsigned char head[PAP_PROFBIN_HEAD], *seg;
+	size_t len;
+
+	if (pap_profbin_segment(p, 0, &seg, &len)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	pap_profbin_header(head);
+	fwrite(head, 1, sizeof(head), f);
+	fwrite(seg, 1, len, f);
+	free(seg);
+	return ferror(f) ? -1 : 0;
+}
+
+int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 {
 	struct prof_order *order;
 	struct prof_out *o;
@@ -1041,26 +1182,12 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	char letter[2] = { 0, ' ' };
 	size_t i;
 
-	order = malloc((p->nrecs + 1) * sizeof(*order));
 	o = malloc(sizeof(*o));
-	rank = prof_name_ranks(p);
-	if (!order || !o || !rank) {
-		free(order);
+	if (!o || prof_sorted(p, &order, &rank)) {
 		free(o);
-		free(rank);
 		errno = ENOMEM;
 		return -1;
 	}
-	for (i = 0; i < p->nrecs; i++) {
-		const struct pap_prof_rec *r = &p->recs[i];
-
-		order[i].key = (uint64_t)rank[r->name] << 32 |
-			       (uint64_t)r->kind << 2 | !r->complete << 1 |
-			       (r->nbps != 0);
-		order[i].sub = r->nbps ? r->hash : r->value;
-		order[i].r = r;
-	}
-	prof_sort_order(order, p->nrecs, p->nnames);
 	o->f = f;
 	o->n = 0;
 	prof_put_str(o, "pap-profile", 11);

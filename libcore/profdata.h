@@ -9,7 +9,11 @@
  * aggregates into one per thread, merges them into the profile file at
  * exit, and the decoder reads the file back.
  *
- * File format (text, version 1 to 3; doc/formats.md):
+ * File format (doc/formats.md): version 4 is binary, a log of segments
+ * each holding a whole profile, which the file's profile is the sum of
+ * (profbin.h); each function's distinct breakpoints are stored once and
+ * its paths refer to them.  Versions 1 to 3 are text, still read, and
+ * written for people and scripts (pap_profile_write_text):
  *   pap-profile 1            (2 when records were lost, 3 when a record
  *                            holds a repeat)
  *   l LOST                   (version 2 on: records reported lost)
@@ -33,9 +37,12 @@
 extern "C" {
 #endif
 
+/* the binary format, written by default */
+#define PAP_PROFILE_VERSION_BIN 4
+/* the newest text version */
 #define PAP_PROFILE_VERSION 3
-/* written when no record holds a repeat (bpack.h), so such files stay
- * version 2, or 1 when no record was lost either */
+/* text written when no record holds a repeat (bpack.h), so such files
+ * stay version 2, or 1 when no record was lost either */
 #define PAP_PROFILE_VERSION_NOREPEAT 2
 #define PAP_PROFILE_VERSION_NOLOSS 1
 
@@ -185,38 +192,73 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 
 /*
- * Reads a profile file's text @text (named @file in messages) and adds
- * its records to @p.  On malformed input nothing is added, and @err gets
- * "FILE:LINE: error: ...".
+ * Reads a profile file's @len bytes at @data (named @file in messages),
+ * of any version, and adds its records to @p.  On malformed input
+ * nothing is added, and @err gets "FILE:LINE: error: ..." (text) or
+ * "FILE: error: byte OFFSET: ..." (version 4).  A version 4 file whose
+ * last segment is cut short (its writer was killed, or the disk filled)
+ * is read without it: 0, and @err gets "FILE: warning: ..." saying how
+ * many bytes were left out; else @err is "" on success.
  */
+int pap_profile_parse_mem(struct pap_profile *p, const void *data,
+			  size_t len, const char *file, char *err,
+			  size_t errlen);
+/* pap_profile_parse_mem() of the NUL-terminated @text. */
 int pap_profile_parse(struct pap_profile *p, const char *text,
 		      const char *file, char *err, size_t errlen);
 /*
- * pap_profile_parse() on the text of file @path, read a piece at a time
- * so that the whole text is never held: the same result and the same
- * errors, and "PATH: error: ..." when the file cannot be read, is larger
- * than @max bytes or holds a NUL byte.  @tick, if not NULL, is told the
- * bytes read so far and the file's size after each piece.
+ * pap_profile_parse_mem() on the contents of file @path, a text one read
+ * a piece at a time so that the whole text is never held: the same
+ * result, errors and warning, and "PATH: error: ..." when the file
+ * cannot be read, is larger than @max bytes or is text holding a NUL
+ * byte.  @tick, if not NULL, is told the bytes read so far and the
+ * file's size after each piece.
  */
 int pap_profile_read_file(struct pap_profile *p, const char *path,
 			  size_t max, char *err, size_t errlen,
 			  void (*tick)(size_t done, size_t size));
-/* Writes @p in the file format, records in their fixed order; 0 or -1
- * (see errno). */
+/* Writes @p as a version 4 file (header and one segment), records in
+ * their fixed order; 0 or -1 (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
+/* Writes @p as text, in the oldest of versions 1 to 3 that holds it,
+ * records in their fixed order; 0 or -1 (see errno). */
+int pap_profile_write_text(const struct pap_profile *p, FILE *f);
+/*
+ * @p's records with a nonzero count in their fixed written order
+ * (doc/formats.md), *@n of them, in an array the caller frees; NULL when
+ * out of memory.
+ */
+const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
+					      size_t *n);
 
 /*
  * Merges @mine into the profile file @path, which other processes may be
- * merging into at the same time: under an exclusive lock on PATH.lock,
- * reads PATH, adds, writes PATH.tmp.PID and renames it over PATH, then
- * calls @written(@arg) (if not NULL) before letting go of the lock.  An
- * existing PATH that is not a profile is kept as PATH.bad.PID.  Losses a
+ * merging into at the same time, under an exclusive lock on PATH.lock,
+ * and calls @written(@arg) (if not NULL) once @mine is in the file,
+ * before letting go of the lock.  A version 4 PATH gets @mine appended
+ * as one segment, after a last segment cut short is cut off; when the
+ * segments after the first come to outweigh it (and
+ * PAP_PROFILE_LOG_FLOOR), PATH is compacted instead: read, added to,
+ * written to PATH.tmp.PID as one segment and renamed over PATH.  So is a
+ * missing or empty PATH, or a text one (versions 1 to 3).  An existing
+ * PATH that is not a profile is kept as PATH.bad.PID.  Losses a
  * collector that died left in PATH.pending.PID are added to the lost
- * count and the file removed.  0, or -1
- * with a message on stderr prefixed by @who.
+ * count and the file removed.  0, or -1 with a message on stderr
+ * prefixed by @who.
  */
 int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg);
+
+/* Bytes of segments after the first below which a file is never
+ * compacted on its way. */
+#define PAP_PROFILE_LOG_FLOOR ((uint64_t)1 << 20)
+
+/*
+ * Rewrites the profile file @path as one segment (version 4), under its
+ * lock, as merging does when it compacts: equal profiles give equal
+ * files.  0, or -1 with "WHO: PATH: ..." on stderr.
+ */
+int pap_profile_compact_file(const char *path, const char *who);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profdata_file.c - merging into a profile file that many processes share.
+ * profdata_file.c - merging into a profile file that many processes share:
+ * a version 4 file is a log of segments, each process appending its own
+ * (doc/formats.md, "Merging into a shared profile").
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "profbin.h"
 #include "profdata.h"
 #include "textfile.h"
 #include "util.h"
@@ -81,80 +85,345 @@ static void pf_find_dead_collectors(const char *path,
 }
 
 /*
- * Merges @mine into the profile file @path: under an exclusive lock on
- * PATH.lock, read PATH, add, write PATH.tmp.PID, rename over PATH.  An
- * existing file that is not a valid profile is kept aside as
- * PATH.bad.PID, never overwritten.
+ * Test points (PAP_TEST_KILL=MODE): SIGKILL while merging into a file.
+ * append-mid: halfway through writing the appended segment;
+ * append-after: once it is written, before the lock is let go;
+ * compact-mid: halfway through writing the temporary that replaces the
+ * file.
  */
-int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
-			   const char *who, void (*written)(void *), void *arg)
-{
-	char lockpath[4096], tmppath[4096], badpath[4096], err[256];
-	struct pf_dead_collectors dead = { { NULL }, 0, 0 };
-	struct pap_profile all, view;
-	const struct pap_profile *out_prof;
-	int lockfd, fd, rc = -1;
-	unsigned i;
-	FILE *f;
+enum pf_kill { PF_KILL_APPEND_MID = 1, PF_KILL_APPEND_AFTER,
+	       PF_KILL_COMPACT_MID };
 
-	if (snprintf(lockpath, sizeof(lockpath), "%s.lock", path) >=
-		    (int)sizeof(lockpath) ||
-	    snprintf(tmppath, sizeof(tmppath), "%s.tmp.%ld", path,
-		     (long)getpid()) >= (int)sizeof(tmppath) ||
-	    snprintf(badpath, sizeof(badpath), "%s.bad.%ld", path,
-		     (long)getpid()) >= (int)sizeof(badpath)) {
+static void pf_test_point(enum pf_kill mode)
+{
+	static const char *const names[] = { NULL, "append-mid",
+					     "append-after", "compact-mid" };
+	const char *k = getenv("PAP_TEST_KILL");
+
+	if (k && !strcmp(k, names[mode]))
+		raise(SIGKILL);
+}
+
+/* Writes @n bytes of @buf to @fd, with the test point @kill (if not 0)
+ * halfway; 0 or -1 (errno). */
+static int pf_write_all(int fd, const unsigned char *buf, size_t n,
+			enum pf_kill kill)
+{
+	size_t done = 0, half = n / 2;
+
+	while (done < n) {
+		ssize_t w;
+
+		if (kill && done == half)
+			pf_test_point(kill);
+		w = write(fd, buf + done, (kill && done < half ? half : n) -
+				     done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Reads @n bytes at @off of @fd into @buf; 0, or -1 when they are not
+ * all there. */
+static int pf_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done,
+				  (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Writes the file header and @seg[0..@len) to @tmppath, created
+ * exclusively, and renames it over @path: readers see the old file or the
+ * new one, whole.  0, or -1 with a message prefixed by @who.
+ */
+static int pf_replace(const char *path, const char *tmppath,
+		      const unsigned char *seg, size_t len, const char *who)
+{
+	unsigned char head[PAP_PROFBIN_HEAD];
+	int fd;
+
+	pap_profbin_header(head);
+	unlink(tmppath);	/* a stale one of a killed writer */
+	fd = open(tmppath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		  O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
+		return -1;
+	}
+	if (pf_write_all(fd, head, sizeof(head), 0) ||
+	    pf_write_all(fd, seg, len, PF_KILL_COMPACT_MID) ||
+	    close(fd) || rename(tmppath, path)) {
+		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
+			strerror(errno));
+		unlink(tmppath);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the end of a version 4 file holds. */
+enum pf_tail { PF_CLEAN, PF_TORN, PF_BAD };
+
+/*
+ * Checks the version 4 file open at @fd, of @size bytes: PF_CLEAN when
+ * its last segment is whole (found from the end; its checksum is checked
+ * unless it is the first, which came whole through a rename), PF_TORN
+ * when the file ends inside a segment after sound ones (*@good: where
+ * that segment starts), PF_BAD otherwise (not a version 4 file this pap
+ * writes, or damaged before its end).  Only a tail that is not clean is
+ * looked for from the start.  *@first: the first segment's size, all
+ * framing included.
+ */
+static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
+				  uint64_t *good)
+{
+	unsigned char head[PAP_PROFBIN_HEAD], t[PAP_PROFBIN_SEG_TAIL];
+	unsigned char h[PAP_PROFBIN_SEG_HEAD], *d;
+	uint64_t len, start, len1 = 0;
+	size_t n, got;
+	char err[256];
+	int r;
+
+	*first = 0;
+	*good = size;
+	if (size < PAP_PROFBIN_HEAD || pf_pread_all(fd, head, sizeof(head), 0))
+		return PF_BAD;
+	if (memcmp(head, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN) ||
+	    head[8] != PAP_PROFILE_VERSION_BIN || head[9] || head[10] ||
+	    head[11] || head[12] || head[13] || head[14] || head[15])
+		return PF_BAD;
+	if (size >= PAP_PROFBIN_HEAD + PAP_PROFBIN_SEG_HEAD &&
+	    !pf_pread_all(fd, h, sizeof(h), PAP_PROFBIN_HEAD) &&
+	    !pap_profbin_seg_len(h, &len1) &&
+	    len1 <= size - PAP_PROFBIN_HEAD - PAP_PROFBIN_SEG_HEAD -
+			    PAP_PROFBIN_SEG_TAIL)
+		*first = PAP_PROFBIN_SEG_HEAD + len1 + PAP_PROFBIN_SEG_TAIL;
+	if (size == PAP_PROFBIN_HEAD)
+		return PF_CLEAN;
+	if (*first && !pf_pread_all(fd, t, sizeof(t), size - sizeof(t))) {
+		for (len = 0, r = 7; r >= 0; r--)	/* little-endian */
+			len = len << 8 | t[8 + r];
+		if (len <= size - PAP_PROFBIN_HEAD - PAP_PROFBIN_SEG_HEAD -
+			       PAP_PROFBIN_SEG_TAIL &&
+		    !pap_profbin_seg_tail_ok(t, len, NULL)) {
+			start = size - sizeof(t) - len - PAP_PROFBIN_SEG_HEAD;
+			if (start == PAP_PROFBIN_HEAD && len == len1)
+				return PF_CLEAN;
+			if (!pf_pread_all(fd, h, sizeof(h), start) &&
+			    !pap_profbin_seg_len(h, &len1) && len1 == len &&
+			    (d = malloc(len + 1))) {
+				r = pf_pread_all(fd, d, (size_t)len,
+						 start + PAP_PROFBIN_SEG_HEAD) ||
+				    pap_profbin_seg_tail_ok(t, len, d);
+				free(d);
+				if (!r)
+					return PF_CLEAN;
+			}
+		}
+	}
+	/* recovery: walk the segments from the start */
+	if (lseek(fd, 0, SEEK_SET) ||
+	    !(d = (unsigned char *)pap_read_fd(fd, (size_t)size, &n)))
+		return PF_BAD;
+	r = pap_profbin_read(NULL, d, n, &got, "", err, sizeof(err));
+	*good = got;
+	free(d);
+	if (r || n != size)
+		return PF_BAD;
+	return got < n ? PF_TORN : PF_CLEAN;
+}
+
+/* The file names merging uses. */
+struct pf_names {
+	char lock[4096], tmp[4096], bad[4096];
+};
+
+static int pf_names(struct pf_names *nm, const char *path, const char *who)
+{
+	if (snprintf(nm->lock, sizeof(nm->lock), "%s.lock", path) >=
+		    (int)sizeof(nm->lock) ||
+	    snprintf(nm->tmp, sizeof(nm->tmp), "%s.tmp.%ld", path,
+		     (long)getpid()) >= (int)sizeof(nm->tmp) ||
+	    snprintf(nm->bad, sizeof(nm->bad), "%s.bad.%ld", path,
+		     (long)getpid()) >= (int)sizeof(nm->bad)) {
 		fprintf(stderr, "%s: %s: profile path too long\n", who, path);
 		return -1;
 	}
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX)) {
+	return 0;
+}
+
+/* The descriptor of @lockpath, locked exclusively; -1 with a message. */
+static int pf_lock(const char *lockpath, const char *who)
+{
+	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
 		fprintf(stderr, "%s: %s: cannot lock: %s\n", who, lockpath,
 			strerror(errno));
-		if (lockfd >= 0)
-			close(lockfd);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	pap_profile_init(&all);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		size_t len;
-		char *text = pap_read_fd(fd, (size_t)1 << 34, &len);
+	return fd;
+}
 
-		close(fd);
-		if (!text || pap_profile_parse(&all, text, path, err,
-					       sizeof(err))) {
-			fprintf(stderr, "%s: %s; kept it as %s\n", who,
-				text ? err : "cannot read the profile", badpath);
-			if (rename(path, badpath))
-				goto out;
-		}
-		free(text);
+/*
+ * Appends @mine (its lost count raised by @extra_lost) to the version 4
+ * file @path as one segment, after cutting off a segment cut short;
+ * with the lock held.  1 when done; 0 when the file must be rewritten
+ * instead (no such file, empty, text, not this pap's, or its log is due
+ * for compaction); -1 when the append failed (the file left as it was,
+ * a message given).
+ */
+static int pf_append(const char *path, const struct pap_profile *mine,
+		     uint64_t extra_lost, const char *who)
+{
+	struct stat st;
+	unsigned char *seg = NULL;
+	uint64_t first, good, size, floor, log;
+	size_t len;
+	enum pf_tail tail;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* a regular file of ours only, else it is replaced, never written
+	 * through */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || !st.st_size)
+		goto out;
+	size = (uint64_t)st.st_size;
+	tail = pf_check_tail(fd, size, &first, &good);
+	if (tail == PF_BAD)
+		goto out;
+	if (tail == PF_TORN) {
+		if (ftruncate(fd, (off_t)good))
+			goto out;
+		fprintf(stderr, "%s: %s: cut off the last %llu bytes, a "
+			"segment cut short (its writer was killed or the disk "
+			"was full)\n", who, path,
+			(unsigned long long)(size - good));
+		size = good;
 	}
-	/* no file yet (or an empty one): ours is written as it is, not
-	 * copied record by record into an empty profile first */
-	out_prof = mine;
-	if (all.nrecs || all.lost) {
-		if (pap_profile_merge(&all, mine)) {
+	if (pap_profbin_segment(mine, extra_lost, &seg, &len)) {
+		fprintf(stderr, "%s: out of memory merging the profile\n", who);
+		rc = -1;
+		goto out;
+	}
+	/* compaction is due once what follows the first segment outweighs
+	 * it: its cost is then at most twice the bytes appended since the
+	 * last one */
+	floor = first > PAP_PROFILE_LOG_FLOOR ? first : PAP_PROFILE_LOG_FLOOR;
+	log = size - PAP_PROFBIN_HEAD - first;
+	if (!first || log + len > floor)
+		goto out;
+	if (pf_write_all(fd, seg, len, PF_KILL_APPEND_MID)) {
+		int e = errno;
+
+		if (ftruncate(fd, (off_t)size))
+			e = errno;
+		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
+			strerror(e));
+		rc = -1;
+		goto out;
+	}
+	pf_test_point(PF_KILL_APPEND_AFTER);
+	rc = 1;
+out:
+	free(seg);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Reads the profile file @path into @all for a rewrite: a missing or
+ * empty file is an empty profile; an unreadable one is renamed to
+ * @badpath (-1 if that fails).  A warning (a segment cut short, left
+ * out) is said.
+ */
+static int pf_read_old(const char *path, struct pap_profile *all,
+		       const char *badpath, const char *who)
+{
+	char err[512];
+	struct stat st;
+
+	if (stat(path, &st) || !st.st_size)
+		return 0;
+	if (pap_profile_read_file(all, path, (size_t)1 << 34, err, sizeof(err),
+				  NULL)) {
+		fprintf(stderr, "%s: %s; kept it as %s\n", who, err, badpath);
+		pap_profile_free(all);
+		pap_profile_init(all);
+		return rename(path, badpath) ? -1 : 0;
+	}
+	if (*err)
+		fprintf(stderr, "%s: %s\n", who, err);
+	return 0;
+}
+
+int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
+			   const char *who, void (*written)(void *), void *arg)
+{
+	struct pf_names nm;
+	struct pf_dead_collectors dead = { { NULL }, 0, 0 };
+	struct pap_profile all, view;
+	const struct pap_profile *out_prof;
+	unsigned char *seg;
+	size_t len;
+	int lockfd, rc = -1, done;
+	unsigned i;
+
+	if (pf_names(&nm, path, who) || (lockfd = pf_lock(nm.lock, who)) < 0)
+		return -1;
+	pap_profile_init(&all);
+	pf_find_dead_collectors(path, &dead);
+	done = pf_append(path, mine, dead.lost, who);
+	if (done < 0)
+		goto out;
+	if (!done) {
+		/* no file yet, an old one, or compaction: rewritten whole */
+		if (pf_read_old(path, &all, nm.bad, who))
+			goto out;
+		out_prof = mine;
+		if (all.nrecs || all.lost) {
+			if (pap_profile_merge(&all, mine)) {
+				fprintf(stderr, "%s: out of memory merging the "
+					"profile\n", who);
+				goto out;
+			}
+			out_prof = &all;
+		}
+		view = *out_prof;
+		view.lost = pap_sat_add(view.lost, dead.lost);
+		if (pap_profbin_segment(&view, 0, &seg, &len)) {
 			fprintf(stderr, "%s: out of memory merging the "
 				"profile\n", who);
 			goto out;
 		}
-		out_prof = &all;
-	}
-	pf_find_dead_collectors(path, &dead);
-	view = *out_prof;
-	view.lost = pap_sat_add(view.lost, dead.lost);
-	f = fopen(tmppath, "w");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
-		goto out;
-	}
-	if (pap_profile_write(&view, f) | fclose(f) ||
-	    rename(tmppath, path)) {
-		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
-			strerror(errno));
-		unlink(tmppath);
-		goto out;
+		done = pf_replace(path, nm.tmp, seg, len, who);
+		free(seg);
+		if (done)
+			goto out;
 	}
 	for (i = 0; i < dead.n; i++)
 		unlink(dead.names[i]);
@@ -166,5 +435,36 @@ out:
 		free(dead.names[i]);
 	pap_profile_free(&all);
 	close(lockfd);	/* releases the lock */
+	return rc;
+}
+
+int pap_profile_compact_file(const char *path, const char *who)
+{
+	struct pf_names nm;
+	struct pap_profile all;
+	unsigned char *seg;
+	size_t len;
+	char err[512];
+	int lockfd, rc = -1;
+
+	if (pf_names(&nm, path, who) || (lockfd = pf_lock(nm.lock, who)) < 0)
+		return -1;
+	pap_profile_init(&all);
+	if (pap_profile_read_file(&all, path, (size_t)1 << 34, err, sizeof(err),
+				  NULL)) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		goto out;
+	}
+	if (*err)
+		fprintf(stderr, "%s: %s\n", who, err);
+	if (pap_profbin_segment(&all, 0, &seg, &len)) {
+		fprintf(stderr, "%s: out of memory\n", who);
+		goto out;
+	}
+	rc = pf_replace(path, nm.tmp, seg, len, who);
+	free(seg);
+out:
+	pap_profile_free(&all);
+	close(lockfd);
 	return rc;
 }

@@ -13,8 +13,9 @@
 # when it cannot be), each compiled at -O0 and -O2 in the modes epp, pap
 # and pap-epp.  Both builds compile in the same directory, one after the
 # other, so the metadata paths the function keys carry are the same.
-# Compared: the metadata files, the profile written at exit (sorted: the
-# order of records is not part of the format), and pap-decode's text,
+# Compared: the metadata files, the profile written at exit (as text,
+# through pap-decode print when the build has it, sorted: the order of
+# records is not part of the format), and pap-decode's text,
 # json (with --k=2), paths, blocks, bl, dot, annotate and coverage
 # outputs and its HTML directory.  Prints one line per program and mode,
 # and exits 1 when any output differs (the differing files are listed and
@@ -109,8 +110,11 @@ one_side() { # SIDE BUILDDIR NAME ARGS MODE OPT SOURCES...
 			PAP_PROFILE=pap.prof ./prog $args >"$out/stdout" 2>&1 || true
 		fi
 		cat *.papm >"$out/meta" 2>/dev/null || true
-		[ -f pap.prof ] && sort pap.prof >"$out/profile"
 		d=$b/decoder/pap-decode
+		# as text: pap-decode print where the build has it (the
+		# binary profile, version 4), else the text file itself
+		[ -f pap.prof ] && { "$d" print pap.prof 2>/dev/null ||
+			cat pap.prof; } | sort >"$out/profile"
 		for f in text paths blocks bl dot annotate; do
 			"$d" --format=$f pap.prof >"$out/$f" 2>&1 || echo "exit $?" >>"$out/$f"
 		done

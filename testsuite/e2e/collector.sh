@@ -30,7 +30,8 @@ picks() { "$decode" --format=paths "$1" 2>/dev/null | awk '$1 == "pick" { s += $
 # records of every function in PROFILE
 total() { "$decode" --format=paths "$1" 2>/dev/null | awk '{ s += $2 } END { print s + 0 }'; }
 # records reported lost in PROFILE
-lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
+lost() { "$decode" print "$1" 2>/dev/null | sed -n 's/^l //p' |
+	awk '{ s += $1 } END { print s + 0 }'; }
 # waits (bounded) until FILE exists
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
@@ -105,7 +106,7 @@ rm -f pap.prof
 ./ll 300000 >/dev/null && mv pap.prof llfile.prof
 "$coll" -o llcoll.prof -- ./ll 300000 >/dev/null
 check "a long path with repeats: the same profile via both sinks" \
-	'grep -q " 4294967294 " llcoll.prof && cmp -s llfile.prof llcoll.prof'
+	'"$decode" print llcoll.prof | grep -q " 4294967294 " && cmp -s llfile.prof llcoll.prof'
 
 # the collector merges into an existing file, exits with the status
 "$coll" -o coll.prof -- ./w threads 2 50
@@ -374,7 +375,7 @@ unset PAP_COLLECTOR
 check "garbage: the collector survives 120 rogue rings and segments" \
 	'[ $st -eq 0 ] && [ ! -s rogue.out ]'
 check "garbage: the honest producer's 600 activations are intact" \
-	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$(wc -l <g.prof)" -le 5003 ]'
+	'[ "$(acts g.prof)" -eq 600 ] && [ "$(lost g.prof)" -gt 0 ] && [ "$("$decode" print g.prof | wc -l)" -le 5003 ]'
 
 # more distinct records than --max-records: the ones refused are lost,
 # one by one, while the ring goes on (work() has 40 distinct paths), sent
@@ -385,7 +386,7 @@ for slots in 0 4; do
 	"$coll" -o m.prof --max-records 20 --slots $slots -v -- \
 		./ws threads 1 400 2>m.err
 	check "--max-records 20, --slots $slots: 20 kept, kept + lost = all $(total mfile.prof) emitted, all lost as rejected" \
-		'[ "$(grep -c "^p " m.prof)" -eq 20 ] &&
+		'[ "$("$decode" print m.prof | grep -c "^p ")" -eq 20 ] &&
 		 [ $(( $(total m.prof) + $(lost m.prof) )) -eq "$(total mfile.prof)" ] &&
 		 grep -q "lost $(lost m.prof): .* $(lost m.prof) rejected" m.err'
 done
@@ -398,7 +399,7 @@ PAP_COLLECTOR="$tmp/pap-collector-$(id -u)/old" "$rogue" old 1 30 >o.out 2>&1
 kill -TERM $cpid
 wait $cpid
 check "a 2.1 producer's long path: packed, its 30 copies one record" \
-	'[ "$(grep -c "^p old:" o.prof)" -eq 1 ] && grep -qx "p old:0123456789abcdef 1 30 5 3 0 100 1 101 4294967294 8589934630" o.prof'
+	'"$decode" print o.prof >o.txt && [ "$(grep -c "^p old:" o.txt)" -eq 1 ] && grep -qx "p old:0123456789abcdef 1 30 5 3 0 100 1 101 4294967294 8589934630" o.txt'
 
 # processes that clear their environment (env -i): they find the
 # collector that started them through its rendezvous, an entry named by
@@ -427,7 +428,7 @@ C
 "$papgcc" -O2 -o envp envp.c
 "$coll" -o ev.prof -- sh -c 'env -i ./envp >envp.out'
 check "env -i under the collector: collected, its environment still empty" \
-	'[ "$(cat envp.out)" = 0 ] && grep -q "^p main:" ev.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'
+	'[ "$(cat envp.out)" = 0 ] && "$decode" print ev.prof | grep -q "^p main:" && [ -z "$(find "$tmp" -name pap.prof)" ]'
 "$coll" -o e2.prof -- sh -c 'env -i sh -c "cd sub && exec ../w threads 2 100"'
 check "env -i in another directory: in the collector's profile, no stray pap.prof" \
 	'cmp -s e0.prof e2.prof && [ -z "$(find "$tmp" -name pap.prof)" ]'

@@ -25,7 +25,8 @@ cd "$tmp" || exit 1
 unset PAP_COLLECTOR PAP_PROFILE PAP_TEST_KILL PAP_COLLECTOR_LOSSY
 total() { "$decode" --format=paths "$1" 2>/dev/null | awk '{ s += $2 }
 	END { print s + 0 }'; }
-lost() { sed -n 's/^l //p' "$1" | awk '{ s += $1 } END { print s + 0 }'; }
+lost() { "$decode" print "$1" 2>/dev/null | sed -n 's/^l //p' |
+	awk '{ s += $1 } END { print s + 0 }'; }
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 1000 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 # rnd N: a pseudo-random number in [1, N] into $R, from the seed

@@ -102,7 +102,7 @@ for mode in pap-epp pap epp; do
 	   PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=$mode" \
 	   "$papgcc" -O2 -w -save-temps=obj "$src" -o t1 && ./t1 400 >/dev/null &&
 	   grep -q "addq	\$1, (" t1-features.s &&
-	   [ "$(sed 's/:[^ ]*//' t0.prof | sort)" = "$(sed 's/:[^ ]*//' pap.prof | sort)" ]; then
+	   [ "$("$decode" print t0.prof | sed 's/:[^ ]*//' | sort)" = "$("$decode" print pap.prof | sed 's/:[^ ]*//' | sort)" ]; then
 		echo "ok $n - $mode: counted in place, the profile of tally=0"
 	else
 		echo "not ok $n - $mode: counting in place changes the profile"

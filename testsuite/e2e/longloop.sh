@@ -41,10 +41,11 @@ for mode in pap-epp pap epp; do
 	./fast $big >out.big
 	# breakpoints as written (a repeat, site 4294967294, is one) and as
 	# they stand for (a repeat's length is r's low 32 bits)
-	packed=$(awk '$1 == "p" && $2 ~ /^spin:/ { s += $6 } END { print s + 0 }' pap.prof)
+	"$decode" print pap.prof >big.txt
+	packed=$(awk '$1 == "p" && $2 ~ /^spin:/ { s += $6 } END { print s + 0 }' big.txt)
 	bps=$(awk '$1 == "p" && $2 ~ /^spin:/ { for (i = 7; i < NF; i += 2)
 		s += $i == 4294967294 ? $(i + 1) % 4294967296 : 1 }
-		END { print s + 0 }' pap.prof)
+		END { print s + 0 }' big.txt)
 	decoded_hist >dbig
 	awk -v N=$big 'NR == FNR { a[$1] = $2; next }
 		{ printf "%s %d\n", $1, a[$1] + (N - 3000) / 3000 * ($2 - a[$1]) }' \

@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..30"
+echo "1..32"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -126,7 +126,10 @@ check "merge adds activations" \
 	   done
 	   [ "$s" -eq "$("$decode" --format=paths --function "^$f\$" m1 | awk "{s+=\$2} END {print s+0}")" ] || exit 1
 	 done; true'
-sed 's/^\(p walk:\)[0-9a-f]*/\10123456789abcdef/' a.prof >stale.prof
+"$decode" merge --text a.prof b.prof c.prof >m1.txt
+check "merge --text writes the merge as text, as print of the binary merge does" \
+	'head -1 m1.txt | grep -q "^pap-profile [123]\$" && "$decode" print m1 | cmp -s - m1.txt'
+"$decode" print a.prof | sed 's/^\(p walk:\)[0-9a-f]*/\10123456789abcdef/' >stale.prof
 check "merge refuses one function with two checksums, naming it" \
 	'! "$decode" merge -o out b.prof stale.prof 2>err && [ ! -e out ] &&
 	 grep -q "stale.prof: function walk has checksum 0123456789abcdef" err'
@@ -205,7 +208,8 @@ else
 fi
 
 # --- bad input ---
-head -c 100 a.prof >trunc.prof
+"$decode" print a.prof >a.txt
+head -c 100 a.txt >trunc.prof
 printf 'pap-profile 1\np walk:zz 1 1 1 0\n' >badkey.prof
 head -c 300 /dev/urandom >random.prof
 printf 'pap-profile 9\n' >version.prof
@@ -218,11 +222,15 @@ check "decode: truncated, corrupt, random and future profiles: exit 1, error nam
 	 [ $(cat rc.badkey) -eq 1 ] && grep -q "error:" err.badkey'
 check "decode: a stale profile is refused, naming the function" \
 	'! "$decode" stale.prof >/dev/null 2>err && grep -q "function walk: the profile.s checksum" err'
+cp a.prof flipped.prof
+printf 'Z' | dd of=flipped.prof bs=1 seek=60 conv=notrunc 2>/dev/null
+check "decode: a version 4 profile damaged inside is an error naming the file and byte" \
+	'! "$decode" flipped.prof >/dev/null 2>err && grep -q "^flipped.prof: error: byte [0-9]*: " err'
 check "merge and diff: corrupt input is an error naming the file" \
 	'! "$decode" merge a.prof random.prof >/dev/null 2>err && grep -q "random.prof:" err &&
 	 ! "$decode" diff a.prof trunc.prof >/dev/null 2>err && grep -q "trunc.prof:" err'
 mkdir -p badmeta && cp a.prof badmeta/ &&
-	sed 's|:[^: ]*\.papm| |' a.prof >badmeta/a.prof &&
+	sed 's|:[^: ]*\.papm| |' a.txt >badmeta/a.prof &&
 	head -c 400 ./*.papm >badmeta/x.papm
 check "decode: truncated metadata is an error naming the file" \
 	'! "$decode" badmeta/a.prof >/dev/null 2>err && grep -q "x.papm:[0-9]*: error:" err'
@@ -230,7 +238,7 @@ check "options: bad numbers and regular expressions are errors" \
 	'! "$decode" --k 0 a.prof 2>/dev/null && ! "$decode" --top x a.prof 2>/dev/null &&
 	 ! "$decode" --min-share 200 a.prof 2>/dev/null &&
 	 ! "$decode" --function "(" a.prof 2>/dev/null'
-{ cat a.prof; echo 'l 7'; } | sed '1s/.*/pap-profile 2/' >lost.prof
+{ cat a.txt; echo 'l 7'; } | sed '1s/.*/pap-profile 2/' >lost.prof
 check "decode: records reported lost are said, with their number" \
 	'"$decode" lost.prof >/dev/null 2>err && grep -q "lost.prof: 7 records were reported lost" err &&
 	 "$decode" a.prof >/dev/null 2>err && ! grep -q "reported lost" err'

@@ -18,7 +18,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
 	END { print s + 0 }'; }
 
-echo "1..14"
+echo "1..22"
 
 cat >noret.c <<'C'
 #include <stdlib.h>
@@ -76,10 +76,72 @@ rm -f pap.prof
 ./loop 20 reset >/dev/null
 check "pap_reset forgets what came before" '[ "$(acts work pap.prof)" -eq 21 ]'
 
+# the profile is a log: each process appends its segment (doc/formats.md)
+rm -f pap.prof
+./loop 30 >/dev/null && mv pap.prof one.prof
+"$decode" --format=paths one.prof | awk '{ $2 = $2 * 30; print }' | sort >want30
+i=0
+while [ $i -lt 30 ]; do
+	./loop 30 >/dev/null &
+	i=$((i + 1))
+	[ $((i % 6)) -ne 0 ] || wait
+done
+wait
+"$decode" --format=paths pap.prof 2>err30 | sort >got30
+check "30 processes, 6 at a time, append to one profile: 30 times one run's paths" \
+	'cmp -s want30 got30 && [ ! -s err30 ] &&
+	 [ "$(wc -c <pap.prof)" -gt "$(wc -c <one.prof)" ]'
+i=0 ones=
+while [ $i -lt 30 ]; do ones="$ones one.prof"; i=$((i + 1)); done
+"$decode" merge -o merged30.prof $ones
+cp pap.prof log30.prof
+"$decode" compact pap.prof
+check "compacted, the log is the file one merge of the 30 writes, byte for byte" \
+	'cmp -s pap.prof merged30.prof && [ "$(wc -c <pap.prof)" -lt "$(wc -c <log30.prof)" ] &&
+	 "$decode" print log30.prof >l30.txt && "$decode" print pap.prof >c30.txt &&
+	 cmp -s l30.txt c30.txt'
+
+# a writer killed inside its append loses its own records only; the next
+# writer cuts the torn segment off
+cp pap.prof before.prof
+PAP_TEST_KILL=append-mid ./loop 30 >/dev/null 2>&1
+"$decode" --format=paths pap.prof 2>errk | sort >gotk
+check "a writer killed inside its append: the file reads as before, with a warning" \
+	'[ "$(wc -c <pap.prof)" -gt "$(wc -c <before.prof)" ] && cmp -s gotk got30 &&
+	 grep -q "pap.prof: warning: the last [0-9]* bytes, from byte [0-9]*, are a segment cut short" errk'
+./loop 30 >/dev/null 2>errn
+check "the next writer cuts off the torn segment, then appends: 31 runs" \
+	'grep -q "cut off the last [0-9]* bytes" errn &&
+	 [ "$(acts work pap.prof)" -eq $((31 * 31)) ] &&
+	 "$decode" --format=paths pap.prof >/dev/null 2>errr && [ ! -s errr ]'
+PAP_TEST_KILL=append-after ./loop 30 >/dev/null 2>&1
+check "a writer killed once its segment is written keeps its records: 32 runs" \
+	'[ "$(acts work pap.prof)" -eq $((32 * 31)) ]'
+cp pap.prof before.prof
+PAP_TEST_KILL=compact-mid "$decode" compact pap.prof 2>/dev/null
+check "compaction killed while writing its temporary leaves the file as it was" \
+	'cmp -s pap.prof before.prof && "$decode" compact pap.prof &&
+	 [ "$(acts work pap.prof)" -eq $((32 * 31)) ]'
+rm -f pap.prof.tmp.*	# the killed compaction's
+
+# a full disk (the file size limit: SIGXFSZ ignored, so write fails with
+# EFBIG), inside the segment and before it: nothing committed is lost
+size=$(wc -c <pap.prof)
+cp pap.prof before.prof
+(trap '' XFSZ; exec prlimit --fsize=$((size + 700)) ./loop 300 >/dev/null 2>errf1)
+(trap '' XFSZ; exec prlimit --fsize=$size ./loop 300 >/dev/null 2>errf2)
+check "a full disk inside or before the append: the writer says so, the file is as it was" \
+	'grep -q "pap.prof: cannot write: File too large" errf1 &&
+	 grep -q "pap.prof: cannot write: File too large" errf2 && cmp -s pap.prof before.prof'
+./loop 30 >/dev/null
+check "and with room again, the next writer appends: 33 runs" \
+	'[ "$(acts work pap.prof)" -eq $((33 * 31)) ]'
+
 cp pap.prof good.prof
-head -c 40 good.prof >trunc.prof
+"$decode" print good.prof >good.txt
+head -c 40 good.txt >trunc.prof
 printf 'pap-profile 1\np work:zz 1 1 1 0\n' >bad.prof
-check "a truncated profile is refused naming file and line" \
+check "a truncated text profile is refused naming file and line" \
 	'! "$decode" trunc.prof 2>err && grep -q "trunc.prof:2: error:" err'
 check "a malformed record is refused" \
 	'! "$decode" bad.prof 2>err && grep -q "bad.prof:2: error:" err'

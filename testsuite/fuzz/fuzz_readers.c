@@ -55,15 +55,16 @@ static void check_memo(const struct pap_plan *plan, struct pap_meta_fn *fn,
 }
 
 /*
- * The profile text @text read back as a file, a piece at a time, must
- * give what parsing it whole gave: @prof, or the error @err.
+ * The profile @text[0..@len) (text, or binary: version 4) read back as a
+ * file, a piece at a time, must give what parsing it whole gave: @prof,
+ * or the error @err.
  */
-static void check_file_reader(const char *text, int parsed,
+static void check_file_reader(const char *text, size_t len, int parsed,
 			      const struct pap_profile *prof, const char *err)
 {
 	char path[] = "/tmp/pap-fuzz-XXXXXX", err2[256];
 	struct pap_profile again;
-	size_t len = strlen(text), i;
+	size_t i;
 	int fd = mkstemp(path), rc;
 
 	if (fd < 0)
@@ -90,27 +91,33 @@ static void check_file_reader(const char *text, int parsed,
 	pap_profile_free(&again);
 }
 
-/* Input: profile text, then optionally "\n=\n" and metadata text. */
+/*
+ * Input: a profile (text, or binary: version 4), then optionally
+ * "\n=\n" and metadata text.
+ */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *meta, err[256];
+	char *text = malloc(size + 1), *meta = NULL, err[256];
 	struct pap_profile prof;
 	struct pap_meta m;
-	size_t i;
+	size_t i, plen = size;
 
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	meta = strstr(text, "\n=\n");
-	if (meta) {
-		*meta = 0;
-		meta += 3;
-	}
+	for (i = 0; i + 3 <= size; i++)
+		if (!memcmp(text + i, "\n=\n", 3)) {
+			text[i] = 0;
+			plen = i;
+			meta = text + i + 3;
+			break;
+		}
 	pap_profile_init(&prof);
 	pap_meta_init(&m);
-	check_file_reader(text, !pap_profile_parse(&prof, text, "fuzz.prof",
-						   err, sizeof(err)),
+	check_file_reader(text, plen,
+			  !pap_profile_parse_mem(&prof, text, plen, "fuzz.prof",
+						 err, sizeof(err)),
 			  &prof, err);
 	if (meta && !pap_meta_parse(&m, meta, "fuzz.papm", err, sizeof(err))) {
 		for (i = 0; i < prof.nrecs; i++) {

@@ -60,7 +60,7 @@ static void test_profile_many_breakpoints(void **state)
 	pap_profile_init(&out);
 	assert_int_equal(pap_profile_add(&in, FN, PAP_REC_PATH, 1, 5, bps, n,
 					 2), 0);
-	assert_int_equal(pap_profile_write(&in, f), 0);
+	assert_int_equal(pap_profile_write_text(&in, f), 0);
 	text = slurp(f);
 	if (pap_profile_parse(&out, text, "big.prof", err, sizeof(err)))
 		fail_msg("%s", err);
@@ -169,7 +169,7 @@ static char *write_text(const struct pap_profile *p)
 	char *text;
 
 	assert_non_null(f);
-	assert_int_equal(pap_profile_write(p, f), 0);
+	assert_int_equal(pap_profile_write_text(p, f), 0);
 	text = slurp(f);
 	fclose(f);
 	return text;
@@ -471,7 +471,7 @@ static void test_profile_read_file(void **state)
 						 bps, n, i + 1), 0);
 	}
 	in.lost = 3;
-	assert_int_equal(pap_profile_write(&in, f), 0);
+	assert_int_equal(pap_profile_write_text(&in, f), 0);
 	text = slurp(f);
 	len = strlen(text);
 	assert_true(len > (8u << 20));

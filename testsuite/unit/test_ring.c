@@ -311,14 +311,14 @@ static void test_profile_lost_round_trip(void **state)
 	assert_int_equal(pap_profile_add(&a, "f:0123456789abcdef", PAP_REC_BL,
 					 1, 3, NULL, 0, 2), 0);
 	f = fmemopen(text, sizeof(text), "w");
-	assert_int_equal(pap_profile_write(&a, f), 0);
+	assert_int_equal(pap_profile_write_text(&a, f), 0);
 	n = (size_t)ftell(f);
 	fclose(f);
 	text[n] = 0;
 	assert_string_equal(text, "pap-profile 1\nb f:0123456789abcdef 2 3\n");
 	a.lost = 5;
 	f = fmemopen(text, sizeof(text), "w");
-	assert_int_equal(pap_profile_write(&a, f), 0);
+	assert_int_equal(pap_profile_write_text(&a, f), 0);
 	n = (size_t)ftell(f);
 	fclose(f);
 	text[n] = 0;

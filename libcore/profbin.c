@@ -1,0 +1,822 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profbin.c - the binary profile (version 4): segments, and a segment's
+ * body, each function's breakpoints stored once in a dictionary and its
+ * paths as sequences of references.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpack.h"
+#include "fnkey.h"
+#include "profbin.h"
+#include "util.h"
+
+/* ---- bytes ---- */
+
+static void pb_put_le(unsigned char *at, uint64_t v, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		at[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t pb_get_le(const unsigned char *at, unsigned n)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)at[i] << (8 * i);
+	return v;
+}
+
+/* A growing output buffer; @oom set once a growth failed. */
+struct pb_out {
+	unsigned char *b;
+	size_t n, cap;
+	int oom;
+};
+
+/* Room for @want more bytes; 0, or -1 (and @oom) when out of memory. */
+static int pb_room(struct pb_out *o, size_t want)
+{
+	size_t c;
+	unsigned char *nb;
+
+	if (o->oom)
+		return -1;
+	if (o->cap - o->n >= want)
+		return 0;
+	for (c = o->cap ? o->cap : 4096; c - o->n < want; c *= 2)
+		;
+	nb = realloc(o->b, c);
+	if (!nb) {
+		o->oom = 1;
+		return -1;
+	}
+	o->b = nb;
+	o->cap = c;
+	return 0;
+}
+
+static void pb_varint(struct pb_out *o, uint64_t v)
+{
+	if (pb_room(o, 10))
+		return;
+	while (v >= 0x80) {
+		o->b[o->n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	o->b[o->n++] = (unsigned char)v;
+}
+
+static void pb_fixed(struct pb_out *o, uint64_t v, unsigned n)
+{
+	if (pb_room(o, n))
+		return;
+	pb_put_le(o->b + o->n, v, n);
+	o->n += n;
+}
+
+static void pb_bytes(struct pb_out *o, const void *s, size_t n)
+{
+	if (pb_room(o, n))
+		return;
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+/* ---- the file and its segments ---- */
+
+int pap_profbin_is(const void *d, size_t n)
+{
+	return n >= 4 && !memcmp(d, PAP_PROFBIN_MAGIC, 4);
+}
+
+void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD])
+{
+	memcpy(out, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN);
+	pb_put_le(out + 8, PAP_PROFILE_VERSION_BIN, 4);
+	pb_put_le(out + 12, 0, 4);
+}
+
+int pap_profbin_seg_len(const unsigned char h[PAP_PROFBIN_SEG_HEAD],
+			uint64_t *len)
+{
+	if (memcmp(h, PAP_PROFBIN_SEG_MARK, 4) || pb_get_le(h + 4, 4))
+		return -1;
+	*len = pb_get_le(h + 8, 8);
+	return 0;
+}
+
+int pap_profbin_seg_tail_ok(const unsigned char t[PAP_PROFBIN_SEG_TAIL],
+			    uint64_t len, const unsigned char *body)
+{
+	if (pb_get_le(t + 8, 8) != len ||
+	    memcmp(t + 16, PAP_PROFBIN_END_MARK, 4) || pb_get_le(t + 20, 4))
+		return -1;
+	if (body && pb_get_le(t, 8) != pap_fnv1a(body, (size_t)len))
+		return -1;
+	return 0;
+}
+
+/* ---- writing a body ---- */
+
+/*
+ * Paths share their leading breakpoints with the one before them, so a
+ * segment's paths may hold more breakpoints than its body has bytes; the
+ * writer shares no more than keeps them under PB_HELD_PER_BYTE per byte
+ * of the body read so far (and PB_HELD_FREE), and readers refuse more:
+ * what a reader holds stays proportional to what it read.
+ */
+#define PB_HELD_PER_BYTE 4
+#define PB_HELD_FREE 65536
+
+static int pb_held_ok(uint64_t held, uint64_t bytes)
+{
+	return held <= PB_HELD_PER_BYTE * bytes + PB_HELD_FREE;
+}
+
+/* A distinct breakpoint of one function, with the uses that rank it. */
+struct pb_dict {
+	uint32_t site;
+	uint32_t id;
+	uint64_t r;
+	uint64_t uses;
+};
+
+static int pb_dict_by_bp(const void *a, const void *b)
+{
+	const struct pb_dict *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->r != y->r)
+		return x->r < y->r ? -1 : 1;
+	return 0;
+}
+
+/* Bit length: the class a breakpoint's uses put it in. */
+static unsigned pb_class(uint64_t uses)
+{
+	return uses ? 64u - (unsigned)__builtin_clzll(uses) : 0;
+}
+
+/* The id order: more used first (by the bit length of the uses, so that
+ * breakpoints of one class stay in breakpoint order and their values
+ * are written as differences), then by breakpoint. */
+static int pb_dict_by_use(const void *a, const void *b)
+{
+	const struct pb_dict *x = *(const struct pb_dict *const *)a;
+	const struct pb_dict *y = *(const struct pb_dict *const *)b;
+	unsigned cx = pb_class(x->uses), cy = pb_class(y->uses);
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return pb_dict_by_bp(x, y);
+}
+
+/* Where a breakpoint starts its search in a dictionary's table. */
+static size_t pb_bp_hash(const struct pap_breakpoint *bp)
+{
+	uint64_t h = ((uint64_t)bp->site * 0x9e3779b97f4a7c15ull) ^ bp->r;
+
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ h >> 31);
+}
+
+/* A record's group in a function: complete paths, cut paths, Ball-Larus
+ * ids. */
+static size_t pb_group(const struct pap_prof_rec *r)
+{
+	return r->kind == PAP_REC_BL ? 2 : r->complete ? 0 : 1;
+}
+
+/* A path's references (the dictionary's ids as sites, r 0; repeats as
+ * they are), in the order of the written form's values. */
+static int pb_item_cmp(const struct pap_breakpoint *x,
+		       const struct pap_breakpoint *y)
+{
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->r != y->r)
+		return x->r < y->r ? -1 : 1;
+	return 0;
+}
+
+/* A record being written, with its references. */
+struct pb_rec {
+	const struct pap_prof_rec *r;
+	const struct pap_breakpoint *items;
+	size_t group;
+};
+
+/* The written order within a function: by group; then by references,
+ * so that a path shares the most with the one before it; then by value
+ * (distinct records of a group differ in one of these). */
+static int pb_rec_cmp(const void *a, const void *b)
+{
+	const struct pb_rec *x = a, *y = b;
+	uint32_t i, n;
+	int c;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	n = x->r->nbps < y->r->nbps ? x->r->nbps : y->r->nbps;
+	for (i = 0; i < n; i++)
+		if ((c = pb_item_cmp(&x->items[i], &y->items[i])))
+			return c;
+	if (x->r->nbps != y->r->nbps)
+		return x->r->nbps < y->r->nbps ? -1 : 1;
+	if (x->r->value != y->r->value)
+		return x->r->value < y->r->value ? -1 : 1;
+	return 0;
+}
+
+static unsigned pb_varint_len(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+/* The bytes that references @it[0..@n) take. */
+static uint64_t pb_items_len(const struct pap_breakpoint *it, size_t n)
+{
+	uint64_t len = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		len += pap_bp_is_repeat(&it[i]) ?
+			pb_varint_len((it[i].r >> 32) * 2 + 1) +
+			pb_varint_len(it[i].r & 0xffffffffu) :
+			pb_varint_len((uint64_t)it[i].site * 2);
+	return len;
+}
+
+/*
+ * Writes one function: its key, its dictionary and its records
+ * @recs[0..@n) (in the written order, of one function).  PAP_ENOMEM.
+ */
+static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
+			   size_t n, size_t body0, uint64_t *held)
+{
+	struct pb_dict *d = NULL, **by_use = NULL;
+	struct pap_breakpoint *items = NULL;
+	struct pb_rec *w = NULL;
+	uint32_t *table = NULL;
+	size_t nbps = 0, nd = 0, i, k, tn, groups[3] = { 0, 0, 0 };
+	uint32_t j;
+	int err = PAP_ENOMEM;
+
+	for (i = 0; i < n; i++)
+		nbps += recs[i]->nbps;
+	if (nbps >= UINT32_MAX / 4)
+		goto out;
+	for (tn = 64; tn < 2 * nbps; tn *= 2)
+		;
+	table = calloc(tn, sizeof(*table));
+	d = malloc((nbps + 1) * sizeof(*d));
+	items = malloc((nbps + 1) * sizeof(*items));
+	w = malloc((n + 1) * sizeof(*w));
+	if (!table || !d || !items || !w)
+		goto out;
+	/* the distinct breakpoints, with their uses; each breakpoint of a
+	 * path as its entry's index for now */
+	for (i = 0, k = 0; i < n; i++) {
+		const struct pap_prof_rec *r = recs[i];
+
+		w[i].r = r;
+		w[i].group = pb_group(r);
+		w[i].items = items + k;
+		groups[w[i].group]++;
+		for (j = 0; j < r->nbps; j++, k++) {
+			const struct pap_breakpoint *bp = &r->bps[j];
+			size_t h;
+
+			items[k] = *bp;
+			if (pap_bp_is_repeat(bp))
+				continue;
+			for (h = pb_bp_hash(bp) & (tn - 1); table[h];
+			     h = (h + 1) & (tn - 1))
+				if (d[table[h] - 1].site == bp->site &&
+				    d[table[h] - 1].r == bp->r)
+					break;
+			if (!table[h]) {
+				d[nd].site = bp->site;
+				d[nd].r = bp->r;
+				d[nd].uses = 0;
+				table[h] = (uint32_t)++nd;
+			}
+			d[table[h] - 1].uses++;
+			items[k].site = table[h] - 1;
+			items[k].r = 0;
+		}
+	}
+	by_use = malloc((nd + 1) * sizeof(*by_use));
+	if (!by_use)
+		goto out;
+	for (i = 0; i < nd; i++)
+		by_use[i] = &d[i];
+	qsort(by_use, nd, sizeof(*by_use), pb_dict_by_use);
+
+	pb_varint(o, strlen(recs[0]->fn));
+	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
+	pb_varint(o, nd);
+	for (i = 0; i < nd; i++) {
+		const struct pb_dict *e = by_use[i], *prev = i ? by_use[i - 1] :
+								 NULL;
+
+		by_use[i]->id = (uint32_t)i;
+		if (prev && prev->site == e->site && prev->r < e->r) {
+			pb_varint(o, 0);
+			pb_varint(o, e->r - prev->r - 1);
+		} else {
+			pb_varint(o, (uint64_t)e->site + 1);
+			pb_fixed(o, e->r, 8);
+		}
+	}
+	/* each breakpoint as its reference: (id, 0), a repeat as it is */
+	for (k = 0; k < nbps; k++)
+		if (!pap_bp_is_repeat(&items[k]))
+			items[k].site = d[items[k].site].id;
+	qsort(w, n, sizeof(*w), pb_rec_cmp);
+	for (k = 0; k < 3; k++)
+		pb_varint(o, groups[k]);
+	for (i = 0; i < n; i++) {
+		const struct pap_prof_rec *r = w[i].r;
+		uint32_t shared = 0;
+
+		if (r->kind == PAP_REC_BL) {
+			pb_varint(o, r->count);
+			pb_varint(o, r->value);
+			continue;
+		}
+		/* most paths were taken once: their count is implied */
+		pb_varint(o, (uint64_t)r->nbps << 1 | (r->count != 1));
+		if (r->count != 1)
+			pb_varint(o, r->count);
+		pb_varint(o, r->value);
+		if (!r->nbps)
+			continue;
+		/* the breakpoints it shares with the path before it, unless
+		 * that would hold more than PB_HELD_PER_BYTE per byte */
+		if (i && w[i - 1].group == w[i].group)
+			while (shared < r->nbps && shared < w[i - 1].r->nbps &&
+			       !pb_item_cmp(&w[i].items[shared],
+					    &w[i - 1].items[shared]))
+				shared++;
+		*held += r->nbps;
+		if (shared && !pb_held_ok(*held, o->n - body0 +
+					  pb_varint_len(shared) +
+					  pb_items_len(w[i].items + shared,
+						       r->nbps - shared)))
+			shared = 0;
+		pb_varint(o, shared);
+		for (j = shared; j < r->nbps; j++) {
+			const struct pap_breakpoint *it = &w[i].items[j];
+
+			if (pap_bp_is_repeat(it)) {
+				pb_varint(o, (it->r >> 32) * 2 + 1);
+				pb_varint(o, it->r & 0xffffffffu);
+			} else {
+				pb_varint(o, (uint64_t)it->site * 2);
+			}
+		}
+	}
+	err = o->oom ? PAP_ENOMEM : PAP_OK;
+out:
+	free(table);
+	free(w);
+	free(items);
+	free(by_use);
+	free(d);
+	return err;
+}
+
+int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
+			unsigned char **out, size_t *len)
+{
+	struct pb_out o = { NULL, 0, 0, 0 };
+	const struct pap_prof_rec **recs;
+	size_t n, i, start, nfn = 0;
+	uint64_t held = 0;
+	int err = PAP_OK;
+
+	recs = pap_profile_order(p, &n);
+	if (!recs)
+		return PAP_ENOMEM;
+	pb_bytes(&o, PAP_PROFBIN_SEG_MARK, 4);
+	pb_fixed(&o, 0, 4);
+	pb_fixed(&o, 0, 8);	/* L, once known */
+	pb_varint(&o, pap_sat_add(p->lost, extra_lost));
+	for (i = 0; i < n; i++)
+		if (!i || (recs[i - 1]->name != recs[i]->name &&
+			   strcmp(recs[i - 1]->fn, recs[i]->fn)))
+			nfn++;
+	pb_varint(&o, nfn);
+	for (start = 0, i = 1; i <= n && !err; i++)
+		if (i == n || (recs[start]->name != recs[i]->name &&
+			       strcmp(recs[start]->fn, recs[i]->fn))) {
+			err = pb_put_function(&o, recs + start, i - start,
+					      PAP_PROFBIN_SEG_HEAD, &held);
+			start = i;
+		}
+	free(recs);
+	if (!err && !o.oom) {
+		uint64_t body = o.n - PAP_PROFBIN_SEG_HEAD;
+
+		pb_put_le(o.b + 8, body, 8);
+		pb_fixed(&o, pap_fnv1a(o.b + PAP_PROFBIN_SEG_HEAD, body), 8);
+		pb_fixed(&o, body, 8);
+		pb_bytes(&o, PAP_PROFBIN_END_MARK, 4);
+		pb_fixed(&o, 0, 4);
+	}
+	if (err || o.oom) {
+		free(o.b);
+		return PAP_ENOMEM;
+	}
+	*out = o.b;
+	*len = o.n;
+	return PAP_OK;
+}
+
+/* ---- reading ---- */
+
+/* A body being read: where, and what for the messages. */
+struct pb_in {
+	const unsigned char *d;
+	size_t pos, end;
+	uint64_t base;		/* the file offset of d[0] */
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+/* "FILE: error: byte OFFSET: ..." for the byte at @at; PAP_ECORRUPT. */
+static int pb_error_at(const char *file, char *err, size_t errlen,
+		       uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int pb_error_at(const char *file, char *err, size_t errlen,
+		       uint64_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: error: byte %llu: ", file,
+			 (unsigned long long)at);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return PAP_ECORRUPT;
+}
+
+#define pb_error(in, at, ...) \
+	pb_error_at((in)->file, (in)->err, (in)->errlen, (in)->base + (at), \
+		    __VA_ARGS__)
+
+/* The next varint of @in into *@v; PAP_ECORRUPT past the body's end or
+ * longer than a 64-bit number takes. */
+static int pb_get_varint(struct pb_in *in, uint64_t *v, const char *what)
+{
+	size_t at = in->pos;
+	unsigned shift = 0;
+	uint64_t x = 0;
+
+	for (;;) {
+		unsigned char c;
+
+		if (in->pos == in->end)
+			return pb_error(in, at, "%s runs past the segment's "
+					"end", what);
+		c = in->d[in->pos++];
+		if (shift == 63 && c > 1)
+			return pb_error(in, at, "%s is too long for 64 bits",
+					what);
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			break;
+		shift += 7;
+		if (shift > 63)
+			return pb_error(in, at, "%s is too long for 64 bits",
+					what);
+	}
+	*v = x;
+	return PAP_OK;
+}
+
+/* A count of things that take at least @each bytes apiece: refused when
+ * what is left of the body cannot hold them. */
+static int pb_get_count(struct pb_in *in, uint64_t *v, size_t each,
+			const char *what)
+{
+	size_t at = in->pos;
+	int err = pb_get_varint(in, v, what);
+
+	if (!err && *v > (in->end - in->pos) / each)
+		return pb_error(in, at, "%s %llu is more than the segment "
+				"holds", what, (unsigned long long)*v);
+	return err;
+}
+
+/* Scratch space of one segment's reading. */
+struct pb_scratch {
+	struct pap_breakpoint *dict, *bps, *prev;
+	size_t cap_dict, cap_bps, cap_prev;
+	uint64_t nprev;		/* the group's path before, in prev */
+	uint64_t held;		/* breakpoints of the segment's paths */
+};
+
+/* Makes *@a hold @n breakpoints. */
+static int pb_reserve(struct pap_breakpoint **a, size_t *cap, size_t n)
+{
+	struct pap_breakpoint *nb;
+
+	if (n <= *cap)
+		return PAP_OK;
+	nb = realloc(*a, n * sizeof(*nb));
+	if (!nb)
+		return PAP_ENOMEM;
+	*a = nb;
+	*cap = n;
+	return PAP_OK;
+}
+
+/* One function of a body: key, dictionary, records; adds them to @p. */
+static int pb_get_function(struct pb_in *in, struct pap_profile *p,
+			   struct pb_scratch *s)
+{
+	char fn[PAP_FNKEY_MAX];
+	struct pap_fnkey k;
+	uint64_t len, nd, groups[3], i, g, at;
+	int err;
+
+	at = in->pos;
+	if ((err = pb_get_count(in, &len, 1, "function key length")))
+		return err;
+	if (len >= sizeof(fn) || pap_fnkey_split((const char *)in->d + in->pos,
+						 (size_t)len, &k) ||
+	    memchr(in->d + in->pos, 0, (size_t)len))
+		return pb_error(in, at, "bad function key '%.*s'",
+				(int)(len > 60 ? 60 : len),
+				(const char *)in->d + in->pos);
+	memcpy(fn, in->d + in->pos, (size_t)len);
+	fn[len] = 0;
+	in->pos += (size_t)len;
+	/* a dictionary entry takes two bytes at least */
+	if ((err = pb_get_count(in, &nd, 2, "dictionary size")) ||
+	    (err = pb_reserve(&s->dict, &s->cap_dict, (size_t)nd)))
+		return err;
+	for (i = 0; i < nd; i++) {
+		struct pap_breakpoint *e = &s->dict[i];
+		uint64_t a, dr;
+
+		at = in->pos;
+		if ((err = pb_get_varint(in, &a, "dictionary entry")))
+			return err;
+		if (!a) {
+			if (!i)
+				return pb_error(in, at, "the dictionary's "
+						"first entry is relative");
+			if ((err = pb_get_varint(in, &dr, "breakpoint value")))
+				return err;
+			if (dr >= UINT64_MAX - e[-1].r)
+				return pb_error(in, at, "breakpoint value "
+						"does not fit 64 bits");
+			e->site = e[-1].site;
+			e->r = e[-1].r + dr + 1;
+			continue;
+		}
+		if (a - 1 > UINT32_MAX || a - 1 == PAP_BP_REPEAT)
+			return pb_error(in, at, "bad breakpoint site %llu",
+					(unsigned long long)(a - 1));
+		if (in->end - in->pos < 8)
+			return pb_error(in, at, "breakpoint value runs past "
+					"the segment's end");
+		e->site = (uint32_t)(a - 1);
+		e->r = pb_get_le(in->d + in->pos, 8);
+		in->pos += 8;
+	}
+	for (g = 0; g < 3; g++)
+		if ((err = pb_get_count(in, &groups[g], 2, "record count")))
+			return err;
+	for (g = 0; g < 3; g++, s->nprev = 0)
+		for (i = 0; i < groups[g]; i++) {
+			uint64_t count = 1, value, n = 0, v, j, shared = 0;
+			struct pap_breakpoint *t;
+			uint8_t kind = g < 2 ? PAP_REC_PATH : PAP_REC_BL;
+
+			at = in->pos;
+			if (g < 2 && (err = pb_get_varint(in, &n,
+							  "breakpoint count")))
+				return err;
+			if ((g == 2 || n & 1) &&
+			    (err = pb_get_varint(in, &count, "count")))
+				return err;
+			if ((err = pb_get_varint(in, &value, "value")))
+				return err;
+			n >>= 1;
+			if (n > UINT32_MAX)
+				return pb_error(in, at, "too many breakpoints");
+			if (n && (err = pb_get_varint(in, &shared,
+						      "shared breakpoints")))
+				return err;
+			if (shared > n || shared > s->nprev)
+				return pb_error(in, at, "%llu breakpoints "
+						"shared with a path of %llu",
+						(unsigned long long)shared,
+						(unsigned long long)s->nprev);
+			if (n - shared > in->end - in->pos)
+				return pb_error(in, at, "breakpoint count %llu "
+						"is more than the segment "
+						"holds", (unsigned long long)n);
+			if ((err = pb_reserve(&s->bps, &s->cap_bps,
+					      (size_t)n)))
+				return err;
+			if (shared)
+				memcpy(s->bps, s->prev,
+				       (size_t)shared * sizeof(*t));
+			for (j = shared; j < n; j++) {
+				struct pap_breakpoint *bp = &s->bps[j];
+				size_t vat = in->pos;
+
+				if ((err = pb_get_varint(in, &v, "breakpoint")))
+					return err;
+				if (!(v & 1)) {
+					if (v / 2 >= nd)
+						return pb_error(in, vat,
+							"reference %llu past "
+							"the dictionary of "
+							"%llu", (unsigned long
+							long)(v / 2),
+							(unsigned long long)nd);
+					*bp = s->dict[v / 2];
+					continue;
+				}
+				if ((err = pb_get_varint(in, &len,
+							 "repeat length")))
+					return err;
+				if (v / 2 == 0 || v / 2 > UINT32_MAX ||
+				    len == 0 || len > UINT32_MAX)
+					return pb_error(in, vat, "a repeat of "
+							"distance %llu, length "
+							"%llu", (unsigned long
+							long)(v / 2),
+							(unsigned long long)len);
+				bp->site = PAP_BP_REPEAT;
+				bp->r = (v / 2) << 32 | len;
+			}
+			s->held += n;
+			if (!pb_held_ok(s->held, in->pos))
+				return pb_error(in, at, "paths share more "
+						"breakpoints than %d a byte",
+						PB_HELD_PER_BYTE);
+			if (n && !pap_bpack_length(s->bps, (size_t)n,
+						   UINT64_MAX))
+				return pb_error(in, at, "a repeat reaching "
+						"before the path's start");
+			err = pap_profile_add(p, fn, kind, g != 1, value,
+					      s->bps, (uint32_t)n, count);
+			/* this path is the next one's "before" */
+			t = s->prev;
+			s->prev = s->bps;
+			s->bps = t;
+			j = s->cap_prev;
+			s->cap_prev = s->cap_bps;
+			s->cap_bps = (size_t)j;
+			s->nprev = n;
+			if (err == PAP_ELIMIT)
+				return pb_error(in, at, "more than %zu "
+						"distinct records",
+						p->max_recs);
+			if (err)
+				return err;
+		}
+	return PAP_OK;
+}
+
+/* A segment's body @d[0..@n), at file offset @base: adds its records to
+ * @p. */
+static int pb_get_body(struct pap_profile *p, const unsigned char *d,
+		       size_t n, uint64_t base, const char *file, char *err,
+		       size_t errlen)
+{
+	struct pb_in in = { d, 0, n, base, file, err, errlen };
+	struct pb_scratch s = { NULL, NULL, NULL, 0, 0, 0, 0, 0 };
+	uint64_t lost, nfn, i;
+	int r;
+
+	if ((r = pb_get_varint(&in, &lost, "lost count")) ||
+	    (r = pb_get_count(&in, &nfn, 4, "function count")))
+		return r;
+	for (i = 0; i < nfn && !r; i++)
+		r = pb_get_function(&in, p, &s);
+	if (!r && in.pos != in.end)
+		r = pb_error(&in, in.pos, "%zu bytes after the segment's "
+			     "last function", in.end - in.pos);
+	if (!r)
+		p->lost = pap_sat_add(p->lost, lost);
+	free(s.dict);
+	free(s.bps);
+	free(s.prev);
+	return r;
+}
+
+/* Is there a whole, sound segment anywhere in @d[@from + 1..@n)? */
+static int pb_segment_after(const unsigned char *d, size_t n, size_t from)
+{
+	const unsigned char *q = d + from + 1, *end = d + n;
+
+	while (end - q >= PAP_PROFBIN_SEG_HEAD + PAP_PROFBIN_SEG_TAIL &&
+	       (q = memchr(q, PAP_PROFBIN_SEG_MARK[0], (size_t)(end - q)))) {
+		uint64_t len;
+
+		if (end - q >= PAP_PROFBIN_SEG_HEAD + PAP_PROFBIN_SEG_TAIL &&
+		    !pap_profbin_seg_len(q, &len) &&
+		    len <= (size_t)(end - q) - PAP_PROFBIN_SEG_HEAD -
+				   PAP_PROFBIN_SEG_TAIL &&
+		    !pap_profbin_seg_tail_ok(q + PAP_PROFBIN_SEG_HEAD + len, len,
+					     q + PAP_PROFBIN_SEG_HEAD))
+			return 1;
+		q++;
+	}
+	return 0;
+}
+
+int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
+		     size_t *good, const char *file, char *err, size_t errlen)
+{
+	size_t off = PAP_PROFBIN_HEAD;
+	uint64_t v;
+
+	*good = n;
+	if (n < PAP_PROFBIN_MAGIC_LEN ||
+	    memcmp(d, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN))
+		return pb_error_at(file, err, errlen, 0, "a version 4 "
+				   "profile's magic number is wrong (the file "
+				   "was changed, as by a text-mode copy)");
+	if (n < PAP_PROFBIN_HEAD)
+		return pb_error_at(file, err, errlen, n, "the file ends "
+				   "inside the profile's header");
+	v = pb_get_le(d + 8, 4);
+	if (v != PAP_PROFILE_VERSION_BIN)
+		return pb_error_at(file, err, errlen, 8, "profile version "
+				   "%llu is not supported (this pap reads "
+				   "versions 1 to %d)", (unsigned long long)v,
+				   PAP_PROFILE_VERSION_BIN);
+	if (pb_get_le(d + 12, 4))
+		return pb_error_at(file, err, errlen, 12, "unknown profile "
+				   "flags %#llx", (unsigned long long)
+				   pb_get_le(d + 12, 4));
+	while (off < n) {
+		uint64_t len;
+		const unsigned char *body;
+		int r;
+
+		if (n - off < PAP_PROFBIN_SEG_HEAD) {
+			*good = off;	/* cut inside the header */
+			return PAP_OK;
+		}
+		if (pap_profbin_seg_len(d + off, &len))
+			return pb_error_at(file, err, errlen, off, "not the "
+					   "start of a segment");
+		if (len > n - off - PAP_PROFBIN_SEG_HEAD ||
+		    n - off - PAP_PROFBIN_SEG_HEAD - len <
+			    PAP_PROFBIN_SEG_TAIL) {
+			/* the file ends inside it: cut short, unless whole
+			 * segments follow (then its length is damaged) */
+			if (pb_segment_after(d, n, off))
+				return pb_error_at(file, err, errlen, off + 8,
+						   "segment length %llu runs "
+						   "past the end, and whole "
+						   "segments follow",
+						   (unsigned long long)len);
+			*good = off;
+			return PAP_OK;
+		}
+		body = d + off + PAP_PROFBIN_SEG_HEAD;
+		if (pap_profbin_seg_tail_ok(body + len, len, NULL))
+			return pb_error_at(file, err, errlen,
+					   off + PAP_PROFBIN_SEG_HEAD + len,
+					   "bad segment trailer");
+		if (pap_profbin_seg_tail_ok(body + len, len, body))
+			return pb_error_at(file, err, errlen, off,
+					   "segment of %llu bytes fails its "
+					   "checksum", (unsigned long long)len);
+		if (p && (r = pb_get_body(p, body, (size_t)len,
+					  off + PAP_PROFBIN_SEG_HEAD, file, err,
+					  errlen)))
+			return r;
+		off += PAP_PROFBIN_SEG_HEAD + (size_t)len +
+		       PAP_PROFBIN_SEG_TAIL;
+	}
+	return PAP_OK;
+}

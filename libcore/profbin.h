@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profbin.h - the binary profile, version 4: a log of segments
+ * (internal to the core library; doc/formats.md has the layout).
+ *
+ *   file:     magic "\x89PAP\r\n\x1a\n", u32 version (4), u32 flags (0),
+ *             then one or more segments
+ *   segment:  "PSEG", u32 flags (0), u64 L, L bytes of body,
+ *             u64 FNV-1a of the body, u64 L, "PEND", u32 0
+ *
+ * Fixed-width numbers are little-endian whatever the host.  A segment
+ * holds a whole profile; a file's profile is the sum of its segments.
+ * The trailer repeats L so that the last segment is found, and checked,
+ * from the file's end.
+ */
+#ifndef PAP_CORE_PROFBIN_H
+#define PAP_CORE_PROFBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profdata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PAP_PROFBIN_MAGIC "\x89PAP\r\n\x1a\n"
+#define PAP_PROFBIN_MAGIC_LEN 8
+#define PAP_PROFBIN_HEAD 16	/* magic, version, flags */
+#define PAP_PROFBIN_SEG_HEAD 16	/* marker, flags, L */
+#define PAP_PROFBIN_SEG_TAIL 24	/* checksum, L, end marker, 0 */
+#define PAP_PROFBIN_SEG_MARK "PSEG"
+#define PAP_PROFBIN_END_MARK "PEND"
+
+/* Does @d[0..@n) start like a version 4 file (its magic's first four
+ * bytes)? */
+int pap_profbin_is(const void *d, size_t n);
+
+/* The file header, 16 bytes, into @out. */
+void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD]);
+
+/*
+ * @p as one whole segment (header, body, trailer) in a buffer *@out of
+ * *@len bytes the caller frees; @extra_lost is added to its lost count.
+ * Equal profiles give equal bytes.  PAP_ENOMEM.
+ */
+int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
+			unsigned char **out, size_t *len);
+
+/* The body length a segment header at @h claims, or -1 when @h is not
+ * a segment header. */
+int pap_profbin_seg_len(const unsigned char h[PAP_PROFBIN_SEG_HEAD],
+			uint64_t *len);
+
+/*
+ * Checks that @t is the trailer of a segment of body length @len (and,
+ * when @body is not NULL, that the checksum is the body's); 0 or -1.
+ */
+int pap_profbin_seg_tail_ok(const unsigned char t[PAP_PROFBIN_SEG_TAIL],
+			    uint64_t len, const unsigned char *body);
+
+/*
+ * Walks the version 4 file @d[0..@n) (named @file in messages): checks
+ * the header and each segment's framing and checksum, and adds each
+ * segment's records to @p.  A last segment cut short (the file ends
+ * inside it) is not read: *@good is where it starts, else @n.  A bad
+ * header, framing or checksum, or a malformed body, is PAP_ECORRUPT
+ * with "FILE: error: byte OFFSET: ..." in @err; then @p may hold the
+ * records of the segments before.  PAP_ENOMEM, PAP_ELIMIT
+ * (@p->max_recs).  With @p NULL, only the framing and checksums are
+ * checked.
+ */
+int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
+		     size_t *good, const char *file, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_PROFBIN_H */

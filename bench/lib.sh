@@ -3,6 +3,8 @@
 # bench_setup NAME: resolves srcdir, builddir and work (absolute; from
 # top_srcdir, top_builddir, BENCH_WORK), sets papgcc and doc, checks that
 # pap-gcc is built and builds $work/runone.  NAME prefixes messages.
+# bench_rotated K WORD...: the words rotated left by K modulo their
+# number, so that repetition K runs a different one first.
 # bench_splice MARKER TABLE: replaces what lies between the lines
 # "<!-- MARKER begin -->" and "<!-- MARKER end -->" of $doc with TABLE.
 
@@ -22,6 +24,19 @@ bench_setup() {
 		exit 1
 	fi
 	"$CC" -O2 -o "$work/runone" "$srcdir/bench/runone.c"
+}
+
+bench_rotated() {
+	k=$1
+	shift
+	k=$((k % $#))
+	while [ "$k" -gt 0 ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		k=$((k - 1))
+	done
+	echo "$@"
 }
 
 bench_splice() {

@@ -158,20 +158,12 @@ results=$work/results.tsv
 : > "$results"
 rm -rf "$work/run"
 mkdir -p "$work/run"
-nv=$(echo $variants | wc -w)
 rep=1
 while [ "$rep" -le "$reps" ]; do
 	echo "overhead.sh: repetition $rep of $reps"
 	for b in $benches; do
 		# rotate the order so no build always runs first
-		set -- $variants
-		k=$(( (rep - 1) % nv ))
-		while [ $k -gt 0 ]; do
-			first=$1
-			shift
-			set -- "$@" "$first"
-			k=$((k - 1))
-		done
+		set -- $(bench_rotated $((rep - 1)) $variants)
 		for v in "$@"; do
 			out=$work/run/$v.$b.out
 			[ -f "$work/run/timedout.$v.$b" ] && continue

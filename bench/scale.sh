@@ -195,21 +195,13 @@ run_one() {
 results=$work/results.tsv
 : >"$results"
 rm -rf "$work/run"
-nv=$(echo $variants | wc -w)
 rep=1
 while [ "$rep" -le "$reps" ]; do
 	echo "scale.sh: repetition $rep of $reps"
 	for b in $benches; do
-		set -- $variants
-		# plain first in the first repetition: the others compare
-		k=$(( (rep - 1) % nv ))
-		while [ $k -gt 0 ]; do
-			first=$1
-			shift
-			set -- "$@" "$first"
-			k=$((k - 1))
-		done
-		[ "$rep" -eq 1 ] && set -- $variants
+		# rotated, but plain first in the first repetition: the
+		# others compare with its output
+		set -- $(bench_rotated $((rep - 1)) $variants)
 		for v in "$@"; do
 			run_one "$b" "$v"
 		done

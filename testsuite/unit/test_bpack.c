@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "assert_bps.h"
 #include "bpack.h"
 #include "cfgmodel.h"
 
@@ -98,18 +99,6 @@ static void make_seq(struct pap_breakpoint *x, size_t n, int shape)
 			x[i].r = (uint64_t)rnd() << 32 | rnd();
 		}
 	}
-}
-
-static void assert_same_bps(const struct pap_breakpoint *a,
-			    const struct pap_breakpoint *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (a[i].site != b[i].site || a[i].r != b[i].r)
-			fail_msg("breakpoint %zu: %u %llu against %u %llu", i,
-				 a[i].site, (unsigned long long)a[i].r,
-				 b[i].site, (unsigned long long)b[i].r);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "assert_bps.h"
 #include "bpack.h"
 #include "bpack_online.h"
 
@@ -84,18 +85,6 @@ static struct pap_breakpoint *pack_whole(const struct pap_breakpoint *x,
 	*np = pap_bpack(x, n, p, t);
 	free(t);
 	return p;
-}
-
-static void assert_same_bps(const struct pap_breakpoint *a,
-			    const struct pap_breakpoint *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (a[i].site != b[i].site || a[i].r != b[i].r)
-			fail_msg("item %zu: %u %llu against %u %llu", i,
-				 a[i].site, (unsigned long long)a[i].r,
-				 b[i].site, (unsigned long long)b[i].r);
 }
 
 /* Packs @x[0..@n) online with @s (reset first) and checks the result

@@ -594,6 +594,94 @@ static void test_pathform_walks(void **state)
 		      t.damaged_failed);
 }
 
+/*
+ * test_pathform_long_body: a loop whose body is a chain of 100 two-way
+ * choices overflows r inside an iteration, so some pieces hold no fold
+ * edge and a Ball-Larus id spans pieces; iterations repeat with periods
+ * of 1 to 5, with aperiodic stretches between.
+ */
+static void test_pathform_long_body(void **state)
+{
+	const uint32_t K = 100;
+	struct pap_cfg *cfg = pap_cfg_new(3 * K + 2);
+	struct pap_plan *bl, *plan;
+	struct tl_rng g = { 5 };
+	struct totals t;
+	uint32_t i, **lines, b;
+	int round, m;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_non_null(cfg);
+	for (i = 0; i < K; i++) {
+		pap_cfg_add_edge(cfg, 3 * i, 3 * i + 1, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, 3 * i, 3 * i + 2, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, 3 * i + 1, 3 * i + 3, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, 3 * i + 2, 3 * i + 3, PAP_EDGE_NORMAL);
+	}
+	pap_cfg_add_edge(cfg, 3 * K, 0, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 3 * K, 3 * K + 1, PAP_EDGE_NORMAL);
+	pap_cfg_mark_return(cfg, 3 * K + 1);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	lines = malloc(cfg->nblocks * sizeof(*lines));
+	assert_non_null(lines);
+	for (b = 0; b < cfg->nblocks; b++) {
+		lines[b] = malloc(2 * sizeof(**lines));
+		assert_non_null(lines[b]);
+		lines[b][0] = 1;
+		lines[b][1] = 1 + b % 40;
+	}
+	assert_int_equal(pap_plan_build(cfg, PAP_MODE_EPP, NULL, &bl), 0);
+	for (round = 0; round < 40; round++) {
+		struct vec walk = { NULL, 0, 0 };
+		uint32_t period = 1 + (uint32_t)tl_below(&g, 5), it, n;
+		uint64_t pat[5];
+
+		for (i = 0; i < period; i++)
+			pat[i] = tl_next(&g);
+		vput(&walk, cfg->out_edge[cfg->out_off[cfg->entry]]);
+		n = 10 + (uint32_t)tl_below(&g, 400);
+		for (it = 0; it < n; it++) {
+			/* an aperiodic iteration now and then */
+			uint64_t c = tl_below(&g, 8) ? pat[it % period] :
+						       tl_next(&g);
+
+			if (it)
+				vput(&walk, tl_edge(cfg, 3 * K, 0));
+			for (i = 0; i < K; i++) {
+				uint32_t side = 3 * i + 1 + (uint32_t)(c >> (i % 64) & 1);
+
+				vput(&walk, tl_edge(cfg, 3 * i, side));
+				vput(&walk, tl_edge(cfg, side, 3 * i + 3));
+			}
+		}
+		vput(&walk, tl_edge(cfg, 3 * K, 3 * K + 1));
+		vput(&walk, tl_edge(cfg, 3 * K + 1, cfg->exit));
+		for (m = 0; m < 2; m++) {
+			char ctx[64];
+
+			assert_int_equal(pap_plan_build(cfg, m ? PAP_MODE_PAP_EPP :
+							PAP_MODE_PAP, NULL,
+							&plan), 0);
+			snprintf(ctx, sizeof(ctx), "long body round %d mode %d",
+				 round, m);
+			check_walk(plan, bl, &walk,
+				   (const uint32_t *const *)lines, 40, ctx, &t);
+			pap_plan_free(plan);
+		}
+		free(walk.v);
+	}
+	print_message("%llu walks, %llu edges, %llu breakpoints packed to "
+		      "%llu, %llu items over %llu pieces\n", t.walks, t.edges,
+		      t.bps, t.packed, t.items, t.pieces);
+	for (b = 0; b < cfg->nblocks; b++)
+		free(lines[b]);
+	free(lines);
+	pap_plan_free(bl);
+	pap_cfg_free(cfg);
+}
+
 static uint64_t sym_plus_1(void *ctx, uint64_t sym)
 {
 	(void)ctx;
@@ -664,6 +752,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rseq_weights),
 		cmocka_unit_test(test_pathform_walks),
+		cmocka_unit_test(test_pathform_long_body),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

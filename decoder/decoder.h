@@ -79,6 +79,7 @@ struct dfunc {
 	struct pap_memo *memo;	/* pieces decoded so far */
 	struct pap_bpack_buf unpacked;	/* a record's, repeats undone */
 	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
+	int keep_pieces;	/* a form in use: path_form() may not empty them */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
 
@@ -89,7 +90,7 @@ struct seq_printer;
  * report computes from their packed form (path_form()), and those that
  * print a path's blocks print that form, loops as (...)^N.
  */
-#define DPATH_MAX_OPEN 1000000
+#define DPATH_MAX_OPEN 10000000
 static inline int path_long(const struct dpath *p)
 {
 	return p->n > DPATH_MAX_OPEN;
@@ -106,8 +107,9 @@ void path_close(struct dpath *p);
 /*
  * The packed form of @p (not an EPP record) into @form, its pieces in
  * f->pieces: memory and time grow with the record's packed breakpoints
- * and the distinct pieces, not with the path's length.  0 or an error
- * code.
+ * and the distinct pieces, not with the path's length.  The pieces of
+ * earlier forms are let go when they hold many edges, unless
+ * f->keep_pieces says a form is still in use.  0 or an error code.
  */
 int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form);
 /*

@@ -285,6 +285,10 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 		return PAP_ECORRUPT;
 	if (!f->memo)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
+	/* pieces are kept for the next paths, up to a bound: the memo makes
+	 * decoding them again a copy */
+	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES)
+		pap_pieces_free(&f->pieces);
 	return pap_pathform_build(plan, f->memo, &f->pieces, r->bps, r->nbps,
 				  r->value, form);
 }
@@ -577,9 +581,15 @@ static int by_form(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	if (path_form(sort_func, x, &cx.form) ||
-	    path_form(sort_func, y, &cy.form))
+	if (path_form(sort_func, x, &cx.form))
 		goto out;
+	sort_func->keep_pieces = 1;	/* x's pieces stay while y's come */
+	rc = path_form(sort_func, y, &cy.form);
+	sort_func->keep_pieces = 0;
+	if (rc) {
+		rc = 0;
+		goto out;
+	}
 	for (;;) {
 		nx = cursor_next(&cx, &bx);
 		ny = cursor_next(&cy, &by);

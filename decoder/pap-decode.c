@@ -44,7 +44,7 @@ static void usage(FILE *f)
 "                       function's CFG for graphviz); svg, png (one\n"
 "                       function's CFG drawn by graphviz); annotate\n"
 "                       (source lines with counts, like gcov).  A path\n"
-"                       of more than 10^6 blocks is printed with its\n"
+"                       of more than 10^7 blocks is printed with its\n"
 "                       loops as ( ... )^N in every format (json:\n"
 "                       \"blocks_packed\"; doc/reports.md)\n"
 "      --k=N            add each function's N-iteration path forest\n"

@@ -134,28 +134,55 @@ static int path_bl_form(struct dfunc *f, struct dpath *p,
 	return err;
 }
 
+/* Does @p gain from its form: a record with repeats? */
+static int path_repeats(const struct dpath *p)
+{
+	return !p->bl_only && pap_bpack_has_repeat(p->rec->bps, p->rec->nbps);
+}
+
 /*
- * The k-IPF counts every run of 1..k ids inside a path; each path's runs
- * are counted from its id stream with repeats (pap_rseq_kgrams()), so a
- * loop of 10^9 iterations costs what its distinct runs cost.
+ * The k-IPF counts every run of 1..k ids inside a path.  Paths without
+ * repeats go through the k-slab forest id by id; a path with repeats has
+ * its runs counted from its id stream with repeats (pap_rseq_kgrams())
+ * and added to the forest built from the others, so a loop of 10^9
+ * iterations costs what its distinct runs cost.
  */
 int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf)
 {
+	struct pap_kslab ks;
 	struct pap_rseq ids;
-	size_t i;
-	uint32_t j;
+	size_t i, j;
+	uint32_t len;
 	int err = 0;
 
+	pap_kslab_init(&ks, k);
+	for (i = 0; i < f->npaths && !err; i++) {
+		uint64_t *v;
+		size_t n;
+
+		if (path_repeats(&f->paths[i]))
+			continue;
+		progress("building the k-IPF", i, f->npaths);
+		err = path_bl_ids(f, &f->paths[i], &v, &n);
+		for (j = 0; j < n && !err; j++)
+			err = pap_kslab_item(&ks, v[j], f->paths[i].count);
+		pap_kslab_marker(&ks);
+		free(v);
+	}
+	progress_done();
+	if (!err)
+		err = pap_kslab_to_kipf(&ks, ipf);
+	pap_kslab_free(&ks);
 	pap_rseq_init(&ids);
 	for (i = 0; i < f->npaths && !err; i++) {
 		struct gram_sink g = { ipf, f->paths[i].count };
 
-		progress("building the k-IPF", i, f->npaths);
+		if (!path_repeats(&f->paths[i]))
+			continue;
 		err = path_bl_form(f, &f->paths[i], &ids);
-		for (j = 1; j <= k && !err; j++)
-			err = pap_rseq_kgrams(&ids, j, gram_add, &g);
+		for (len = 1; len <= k && !err; len++)
+			err = pap_rseq_kgrams(&ids, len, gram_add, &g);
 	}
-	progress_done();
 	pap_rseq_free(&ids);
 	return err;
 }
@@ -272,7 +299,9 @@ int path_counts(struct dfunc *f, struct dpath *p, uint64_t mult,
 	size_t j, k;
 	int err;
 
-	if (p->bl_only) {
+	if (p->bl_only || (!path_long(p) &&
+			  !pap_bpack_has_repeat(p->rec->bps, p->rec->nbps))) {
+		/* no repeat to exploit: its blocks one by one */
 		if (path_open(f, p))
 			return -1;
 		for (j = 0; block && j < p->n; j++)

@@ -369,7 +369,10 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	out->complete = r->complete;
 	out->bl_only = r->kind == PAP_REC_BL;
 	out->bl_id = r->value;
-	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP)
+	/* a record without repeats is no longer unpacked than packed:
+	 * decoding it whole is the cheaper way to its summary */
+	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
+	    pap_bpack_has_repeat(r->bps, r->nbps))
 		return summarize_form(f, out);
 	err = decode_edges(f, r, scratch);
 	if (err)

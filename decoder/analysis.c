@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blstream.h"
+#include "bpack.h"
 #include "decode.h"
 #include "decoder.h"
 #include "textfile.h"
@@ -72,6 +73,8 @@ int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		*nids = s.n;
 		return err;
 	}
+	if (path_long(p))
+		return PAP_ELIMIT;	/* path_bl_form() is its stream */
 	if (path_open(f, p))
 		return PAP_ENOMEM;
 	err = pap_bl_split(bl, p->edges, p->nedges, id_push, &s);
@@ -85,28 +88,156 @@ int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 	return 0;
 }
 
+/* Where k-gram counts of one path go: the forest, times its count. */
+struct gram_sink {
+	struct pap_forest *ipf;
+	uint64_t weight;
+};
+
+/* Adds @count occurrences of run @run to the forest's node for it. */
+static int gram_add(void *ctx, const uint64_t *run, uint32_t k,
+		    uint64_t count)
+{
+	struct gram_sink *g = ctx;
+	uint32_t v = pap_forest_root(g->ipf, run[0]), i;
+
+	for (i = 1; v && i < k; i++)
+		v = pap_forest_child(g->ipf, v, run[i]);
+	if (!v)
+		return PAP_ENOMEM;
+	g->ipf->nodes[v].count += count * g->weight;
+	return 0;
+}
+
+/*
+ * The Ball-Larus id stream of @p with its repeats into @ids: from the
+ * path's form, or the one id of an EPP record.
+ */
+static int path_bl_form(struct dfunc *f, struct dpath *p,
+			struct pap_rseq *ids)
+{
+	const struct pap_plan *bl = func_bl(f);
+	struct pap_rseq form;
+	int err;
+
+	ids->n = 0;
+	ids->len = 0;
+	if (!bl)
+		return f->bl_err ? f->bl_err : PAP_EINVAL;
+	if (p->bl_only)
+		return pap_rseq_sym(ids, p->bl_id);
+	pap_rseq_init(&form);
+	err = path_form(f, p, &form);
+	if (!err)
+		err = pap_pathform_bl_ids(bl, &f->pieces, &form, ids);
+	pap_rseq_free(&form);
+	return err;
+}
+
+/* Does @p gain from its form: a record with repeats? */
+static int path_repeats(const struct dpath *p)
+{
+	return !p->bl_only && pap_bpack_has_repeat(p->rec->bps, p->rec->nbps);
+}
+
+/*
+ * The k-IPF counts every run of 1..k ids inside a path.  Paths without
+ * repeats go through the k-slab forest id by id; a path with repeats has
+ * its runs counted from its id stream with repeats (pap_rseq_kgrams())
+ * and added to the forest built from the others, so a loop of 10^9
+ * iterations costs what its distinct runs cost.
+ */
 int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf)
 {
 	struct pap_kslab ks;
+	struct pap_rseq ids;
 	size_t i, j;
+	uint32_t len;
 	int err = 0;
 
 	pap_kslab_init(&ks, k);
 	for (i = 0; i < f->npaths && !err; i++) {
-		uint64_t *ids;
+		uint64_t *v;
 		size_t n;
 
+		if (path_repeats(&f->paths[i]))
+			continue;
 		progress("building the k-IPF", i, f->npaths);
-		err = path_bl_ids(f, &f->paths[i], &ids, &n);
+		err = path_bl_ids(f, &f->paths[i], &v, &n);
 		for (j = 0; j < n && !err; j++)
-			err = pap_kslab_item(&ks, ids[j], f->paths[i].count);
+			err = pap_kslab_item(&ks, v[j], f->paths[i].count);
 		pap_kslab_marker(&ks);
-		free(ids);
+		free(v);
 	}
 	progress_done();
 	if (!err)
 		err = pap_kslab_to_kipf(&ks, ipf);
 	pap_kslab_free(&ks);
+	pap_rseq_init(&ids);
+	for (i = 0; i < f->npaths && !err; i++) {
+		struct gram_sink g = { ipf, f->paths[i].count };
+
+		if (!path_repeats(&f->paths[i]))
+			continue;
+		err = path_bl_form(f, &f->paths[i], &ids);
+		for (len = 1; len <= k && !err; len++)
+			err = pap_rseq_kgrams(&ids, len, gram_add, &g);
+	}
+	pap_rseq_free(&ids);
+	return err;
+}
+
+int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p)
+{
+	struct pap_rseq s;
+	size_t k;
+	uint64_t t;
+	int err;
+
+	pap_rseq_init(&s);
+	err = path_bl_form(f, p, &s);
+	for (k = 0; !err && k < s.n; k++) {
+		const struct pap_rseq_item *it = &s.it[k];
+		uint64_t d = it->dist, from = it->pos - d, tail = it->len;
+
+		if (!d) {
+			fprintf(out, " %llu", (unsigned long long)it->sym);
+			continue;
+		}
+		if (it->len >= d) {
+			fputs(" (", out);
+			for (t = 0; t < d; t++)
+				fprintf(out, " %llu", (unsigned long long)
+					pap_rseq_get(&s, from + t));
+			fprintf(out, " )^%llu", (unsigned long long)
+				(it->len / d));
+			tail = it->len % d;
+		}
+		for (t = 0; t < tail; t++)
+			fprintf(out, " %llu", (unsigned long long)
+				pap_rseq_get(&s, from + t));
+	}
+	pap_rseq_free(&s);
+	return err;
+}
+
+int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
+		  size_t *nids)
+{
+	struct pap_rseq s;
+	size_t k;
+	int err;
+
+	*ids = NULL;
+	*nids = 0;
+	pap_rseq_init(&s);
+	err = path_bl_form(f, p, &s);
+	if (!err && !(*ids = malloc((s.n + 1) * sizeof(**ids))))
+		err = PAP_ENOMEM;
+	for (k = 0; !err && k < s.n; k++)
+		if (!s.it[k].dist)
+			(*ids)[(*nids)++] = s.it[k].sym;
+	pap_rseq_free(&s);
 	return err;
 }
 
@@ -159,29 +290,100 @@ size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines)
 	return n;
 }
 
+int path_counts(struct dfunc *f, struct dpath *p, uint64_t mult,
+		uint64_t *block, uint64_t *edge)
+{
+	const struct pap_cfg *cfg = f->fn->graph.cfg;
+	struct pap_rseq form;
+	uint64_t *w = NULL;
+	size_t j, k;
+	int err;
+
+	if (p->bl_only || (!path_long(p) &&
+			  !pap_bpack_has_repeat(p->rec->bps, p->rec->nbps))) {
+		/* no repeat to exploit: its blocks one by one */
+		if (path_open(f, p))
+			return -1;
+		for (j = 0; block && j < p->n; j++)
+			block[p->blocks[j]] += mult;
+		for (j = 0; edge && j < p->nedges; j++)
+			if (p->edges[j] < cfg->nedges)
+				edge[p->edges[j]] += mult;
+		path_close(p);
+		return 0;
+	}
+	/* each piece of the form counts as often as the path holds it */
+	pap_rseq_init(&form);
+	err = path_form(f, p, &form);
+	if (!err && !(w = malloc((form.n + 1) * sizeof(*w))))
+		err = PAP_ENOMEM;
+	if (!err)
+		err = pap_rseq_weights(&form, w);
+	for (k = 0; !err && k < form.n; k++) {
+		uint32_t len, i;
+		const uint32_t *e;
+
+		if (form.it[k].dist)
+			continue;
+		e = pap_piece_edges(&f->pieces, form.it[k].sym, &len);
+		for (i = 0; i < len; i++) {
+			if (edge && e[i] < cfg->nedges)
+				edge[e[i]] += w[k] * mult;
+			if (block && cfg->edges[e[i]].dst < cfg->nblocks)
+				block[cfg->edges[e[i]].dst] += w[k] * mult;
+		}
+	}
+	free(w);
+	pap_rseq_free(&form);
+	if (err)
+		fprintf(stderr, "%s: error: function %s: a path cannot be "
+			"decoded again: %s\n", pap_prog, f->fn->name,
+			pap_strerror(err));
+	return err ? -1 : 0;
+}
+
 void flow_counts(struct dfunc *f, uint64_t **block, uint64_t **edge)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	size_t i, j;
+	size_t i;
 
 	*block = calloc(cfg->nnodes, sizeof(uint64_t));
 	*edge = calloc(cfg->nedges + 1, sizeof(uint64_t));
 	if (!*block || !*edge)
 		return;
 	for (i = 0; i < f->npaths; i++) {
-		struct dpath *p = &f->paths[i];
-
 		progress("counting flow", i, f->npaths);
-		if (path_open(f, p))
-			continue;
-		for (j = 0; j < p->n; j++)
-			(*block)[p->blocks[j]] += p->count;
-		for (j = 0; j < p->nedges; j++)
-			if (p->edges[j] < cfg->nedges)
-				(*edge)[p->edges[j]] += p->count;
-		path_close(p);
+		path_counts(f, &f->paths[i], f->paths[i].count, *block, *edge);
 	}
 	progress_done();
+}
+
+/* line_counts() of path @i, @p, from its blocks one by one. */
+static void count_path_lines(struct dfunc *f, struct dpath *p, size_t i,
+			     uint32_t max, uint64_t *count, uint32_t *paths,
+			     uint32_t *last)
+{
+	size_t j;
+	uint32_t k;
+
+	if (path_open(f, p))
+		return;
+	for (j = 0; j < p->n; j++) {
+		const uint32_t *ln = blines(f->fn, p->blocks[j]);
+
+		for (k = 0; k < ln[0]; k++) {
+			uint32_t l = ln[k + 1];
+
+			if (l > max)
+				continue;
+			if (last[l] != i + 1) {
+				last[l] = (uint32_t)i + 1;
+				paths[l]++;
+			}
+			count[l] += p->count;
+		}
+	}
+	path_close(p);
 }
 
 void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
@@ -189,7 +391,8 @@ void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 {
 	const struct pap_meta_fn *fn = f->fn;
 	uint32_t max = 0, b, k, *last;
-	size_t i, j;
+	uint64_t *bc;
+	size_t i;
 
 	for (b = 0; b < fn->graph.nblocks; b++)
 		for (k = 0; k < blines(fn, b)[0]; k++)
@@ -200,21 +403,30 @@ void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 	*count = calloc(max + 1, sizeof(uint64_t));
 	*paths = calloc(max + 1, sizeof(uint32_t));
 	last = calloc(max + 1, sizeof(uint32_t));
-	if (!*count || !*paths || !last) {
+	bc = calloc(fn->graph.cfg->nnodes, sizeof(uint64_t));
+	if (!*count || !*paths || !last || !bc) {
 		free(last);
+		free(bc);
 		*nlines = 0;
 		return;
 	}
-	/* a line's count is the executions of the blocks that carry it */
+	/* a line's count is the executions of the blocks that carry it;
+	 * a long path's block counts come from its form */
 	for (i = 0; i < f->npaths; i++) {
 		struct dpath *p = &f->paths[i];
 
 		progress("counting lines", i, f->npaths);
-		if (path_open(f, p))
+		if (!path_long(p)) {
+			count_path_lines(f, p, i, max, *count, *paths, last);
 			continue;
-		for (j = 0; j < p->n; j++) {
-			const uint32_t *ln = blines(fn, p->blocks[j]);
+		}
+		if (path_counts(f, p, 1, bc, NULL))
+			continue;
+		for (b = 0; b < fn->graph.nblocks; b++) {
+			const uint32_t *ln = blines(fn, b);
 
+			if (!bc[b])
+				continue;
 			for (k = 0; k < ln[0]; k++) {
 				uint32_t l = ln[k + 1];
 
@@ -224,13 +436,14 @@ void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 					last[l] = (uint32_t)i + 1;
 					(*paths)[l]++;
 				}
-				(*count)[l] += p->count;
+				(*count)[l] += bc[b] * p->count;
 			}
+			bc[b] = 0;
 		}
-		path_close(p);
 	}
 	progress_done();
 	free(last);
+	free(bc);
 }
 
 /* ---- source text, cached per file ---- */
@@ -355,6 +568,232 @@ void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 		sp->item(sp->ctx, v[i]);
 		i++;
 	}
+}
+
+/*
+ * A long path printed from its form: units are pieces and groups; a
+ * repeat of distance d and length L becomes the group of the units
+ * covering the d pieces before it, taken 1 + L / d times, then the first
+ * L % d of those pieces again.  When no unit starts d pieces back, the
+ * group holds the d pieces afresh and is taken L / d times.  Memory and
+ * time grow with the form's items and the distances of its repeats.
+ */
+struct unit {
+	uint64_t start;		/* first piece position */
+	uint64_t sym;		/* a piece */
+	uint64_t reps;		/* 0: a piece; else a group taken reps times */
+	size_t kid, nkids;	/* a group's units, in kids */
+};
+
+struct units {
+	struct unit *u;
+	size_t n, cap;
+	size_t *top;		/* units not in a group, in order */
+	size_t ntop, captop;
+	size_t *kids;
+	size_t nkids, capkids;
+};
+
+static int grow_array(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static int unit_new(struct units *us, struct unit u)
+{
+	if (grow_array((void **)&us->u, &us->cap, us->n + 1, sizeof(u)) ||
+	    grow_array((void **)&us->top, &us->captop, us->ntop + 1,
+		       sizeof(*us->top)))
+		return -1;
+	us->u[us->n] = u;
+	us->top[us->ntop++] = us->n++;
+	return 0;
+}
+
+/* Puts the top units from @from on into a group taken @reps times. */
+static int unit_group(struct units *us, size_t from, uint64_t reps)
+{
+	size_t n = us->ntop - from;
+	struct unit g = { us->u[us->top[from]].start, 0, reps, us->nkids, n };
+
+	if (grow_array((void **)&us->kids, &us->capkids, us->nkids + n,
+		       sizeof(*us->kids)))
+		return -1;
+	memcpy(us->kids + us->nkids, us->top + from, n * sizeof(*us->kids));
+	us->nkids += n;
+	us->ntop = from;
+	return unit_new(us, g);
+}
+
+/* The top unit starting at piece position @pos, or ntop. */
+static size_t unit_at(const struct units *us, uint64_t pos)
+{
+	size_t lo = 0, hi = us->ntop;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (us->u[us->top[mid]].start < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < us->ntop && us->u[us->top[lo]].start == pos ? lo :
+								 us->ntop;
+}
+
+struct form_print {
+	const struct seq_printer *sp;
+	struct dfunc *f;
+	piece_printer piece;
+	uint32_t *blocks;
+	size_t cap;
+};
+
+static void unit_print(struct form_print *fp, const struct units *us,
+		       size_t i)
+{
+	const struct unit *u = &us->u[i];
+	const struct pap_cfg *cfg = fp->f->fn->graph.cfg;
+	const uint32_t *e;
+	uint32_t len, k;
+	size_t n = 0;
+
+	if (u->reps) {
+		fp->sp->open(fp->sp->ctx);
+		for (k = 0; k < u->nkids; k++)
+			unit_print(fp, us, us->kids[u->kid + k]);
+		fp->sp->close(fp->sp->ctx, u->reps);
+		return;
+	}
+	e = pap_piece_edges(&fp->f->pieces, u->sym, &len);
+	if (grow_array((void **)&fp->blocks, &fp->cap, (size_t)len + 1,
+		       sizeof(*fp->blocks)))
+		return;
+	for (k = 0; k < len; k++)
+		if (cfg->edges[e[k]].dst < cfg->nblocks)
+			fp->blocks[n++] = cfg->edges[e[k]].dst;
+	fp->piece(fp->sp, fp->f, fp->blocks, n);
+}
+
+int print_form(const struct seq_printer *sp, struct dfunc *f,
+	       const struct dpath *p, piece_printer piece)
+{
+	struct form_print fp = { sp, f, piece, NULL, 0 };
+	struct units us;
+	struct pap_rseq form;
+	size_t k, j;
+	uint64_t t;
+	int err;
+
+	memset(&us, 0, sizeof(us));
+	pap_rseq_init(&form);
+	err = path_form(f, p, &form);
+	for (k = 0; !err && k < form.n; k++) {
+		const struct pap_rseq_item *it = &form.it[k];
+		uint64_t d = it->dist, L = it->len, from = it->pos - d;
+
+		if (!d) {
+			err = unit_new(&us, (struct unit){ it->pos, it->sym,
+							   0, 0, 0 });
+			continue;
+		}
+		if (L >= d) {
+			j = unit_at(&us, from);
+			if (j < us.ntop) {
+				err = unit_group(&us, j, 1 + L / d);
+			} else {
+				j = us.ntop;
+				for (t = 0; !err && t < d; t++)
+					err = unit_new(&us, (struct unit){
+						it->pos + t,
+						pap_rseq_get(&form, from + t),
+						0, 0, 0 });
+				if (!err)
+					err = unit_group(&us, j, L / d);
+			}
+		}
+		for (t = 0; !err && t < (L >= d ? L % d : L); t++)
+			err = unit_new(&us, (struct unit){
+				it->pos + L - (L >= d ? L % d : L) + t,
+				pap_rseq_get(&form, from + t), 0, 0, 0 });
+	}
+	for (k = 0; !err && k < us.ntop; k++)
+		unit_print(&fp, &us, us.top[k]);
+	free(fp.blocks);
+	free(us.u);
+	free(us.top);
+	free(us.kids);
+	pap_rseq_free(&form);
+	return err ? -1 : 0;
+}
+
+void piece_blocks(const struct seq_printer *sp, struct dfunc *f,
+		  const uint32_t *blocks, size_t n)
+{
+	(void)f;
+	print_compressed(sp, blocks, n);
+}
+
+void piece_lines(const struct seq_printer *sp, struct dfunc *f,
+		 const uint32_t *blocks, size_t n)
+{
+	uint32_t *v = NULL;
+	size_t i, nv = 0, cap = 0;
+	uint32_t k;
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *l = blines(f->fn, blocks[i]);
+
+		for (k = 0; k < l[0]; k++)
+			if (lines_add(&v, &nv, &cap, l[k + 1]))
+				break;
+	}
+	print_compressed(sp, v, nv);
+	free(v);
+}
+
+struct num_ctx {
+	FILE *out;
+	const struct pap_meta_fn *fn;
+};
+
+static void num_item(void *ctx, uint32_t b)
+{
+	struct num_ctx *c = ctx;
+
+	fprintf(c->out, " %u", block_number(c->fn, b));
+}
+
+static void num_open(void *ctx)
+{
+	fputs(" (", ((struct num_ctx *)ctx)->out);
+}
+
+static void num_close(void *ctx, size_t reps)
+{
+	fprintf(((struct num_ctx *)ctx)->out, " )^%zu", reps);
+}
+
+void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
+{
+	struct num_ctx c = { out, f->fn };
+	struct seq_printer sp = { num_item, num_open, num_close, &c };
+
+	if (print_form(&sp, f, p, piece_blocks))
+		fputs(" ...", out);
 }
 
 void json_string(FILE *out, const char *s)

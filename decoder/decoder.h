@@ -14,6 +14,7 @@
 #include "bpack.h"
 #include "kipf.h"
 #include "meta.h"
+#include "pathform.h"
 #include "profdata.h"
 
 #define PAP_MAX_FILE ((size_t)1 << 32)
@@ -77,15 +78,64 @@ struct dfunc {
 	int bl_err;
 	struct pap_memo *memo;	/* pieces decoded so far */
 	struct pap_bpack_buf unpacked;	/* a record's, repeats undone */
+	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
+	int keep_pieces;	/* a form in use: path_form() may not empty them */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 };
 
+struct seq_printer;
+
+/*
+ * Paths of more blocks than this are never expanded into arrays: every
+ * report computes from their packed form (path_form()), and those that
+ * print a path's blocks print that form, loops as (...)^N.
+ */
+#define DPATH_MAX_OPEN 10000000
+static inline int path_long(const struct dpath *p)
+{
+	return p->n > DPATH_MAX_OPEN;
+}
+
 /*
  * Makes @p's blocks and edges available until the matching path_close();
- * 0, or -1 after a message (out of memory), and then nothing to close.
+ * 0, or -1 after a message (out of memory, or a long path), and then
+ * nothing to close.
  */
 int path_open(struct dfunc *f, struct dpath *p);
 void path_close(struct dpath *p);
+
+/*
+ * The packed form of @p (not an EPP record) into @form, its pieces in
+ * f->pieces: memory and time grow with the record's packed breakpoints
+ * and the distinct pieces, not with the path's length.  The pieces of
+ * earlier forms are let go when they hold many edges, unless
+ * f->keep_pieces says a form is still in use.  0 or an error code.
+ */
+int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form);
+/*
+ * Adds @mult times each block's and each edge's executions in @p to
+ * @block (per node) and @edge (per edge; either may be NULL), from its
+ * form or, for an EPP record, its blocks; 0 or -1 after a message.
+ */
+int path_counts(struct dfunc *f, struct dpath *p, uint64_t mult,
+		uint64_t *block, uint64_t *edge);
+/*
+ * Prints path @p (not an EPP record) from its form through @sp: a
+ * repeat of d pieces as a group of them, the blocks inside a piece by
+ * @piece.
+ */
+typedef void (*piece_printer)(const struct seq_printer *sp, struct dfunc *f,
+			      const uint32_t *blocks, size_t n);
+int print_form(const struct seq_printer *sp, struct dfunc *f,
+	       const struct dpath *p, piece_printer piece);
+/* Prints each block of a piece; loops inside it compressed. */
+void piece_blocks(const struct seq_printer *sp, struct dfunc *f,
+		  const uint32_t *blocks, size_t n);
+/* Prints the source lines of a piece; loops inside it compressed. */
+void piece_lines(const struct seq_printer *sp, struct dfunc *f,
+		 const uint32_t *blocks, size_t n);
+/* Writes long path @p's blocks as " N" and its loops as " ( ... )^N". */
+void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
 
 struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
@@ -150,6 +200,14 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
  */
 int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids);
+/* The distinct Ball-Larus ids of path @p of @f, computed from its form
+ * (any length), into *ids (caller frees; some may repeat). */
+int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
+		  size_t *nids);
+/* Writes the Ball-Larus ids of path @p from its form as " ID", a repeat
+ * of distance d and length L as " ( d ids )^(L / d)" then the first
+ * L % d of them; 0 or a pap_err. */
+int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p);
 /* The k-IPF of @f's paths; 0 or a pap_err. */
 int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf);
 /* The lines of Ball-Larus path @id of @f, deduplicated in order, into

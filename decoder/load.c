@@ -274,6 +274,83 @@ static size_t edge_blocks(const struct pap_cfg *cfg,
 #undef PUT_BLOCK
 }
 
+int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
+{
+	const struct pap_plan *plan = pap_meta_plan(f->fn);
+	const struct pap_prof_rec *r = p->rec;
+
+	if (!plan)
+		return PAP_EINVAL;
+	if (r->kind == PAP_REC_BL || plan->mode == PAP_MODE_EPP)
+		return PAP_ECORRUPT;
+	if (!f->memo)
+		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
+	/* pieces are kept for the next paths, up to a bound: the memo makes
+	 * decoding them again a copy */
+	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES)
+		pap_pieces_free(&f->pieces);
+	return pap_pathform_build(plan, f->memo, &f->pieces, r->bps, r->nbps,
+				  r->value, form);
+}
+
+/* The blocks of piece @sym of @f: the user blocks its edges enter. */
+static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
+{
+	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
+	uint32_t len, i;
+	const uint32_t *e = pap_piece_edges(&f->pieces, sym, &len);
+	size_t n = 0;
+
+	for (i = 0; i < len; i++)
+		n += cfg->edges[e[i]].dst < cfg->nblocks;
+	return n;
+}
+
+/*
+ * A PAP or PAP+EPP record's summary from its form: its length in blocks
+ * and edges as sums over the pieces times their multiplicities, its
+ * first blocks from its first pieces.
+ */
+static int summarize_form(struct dfunc *f, struct dpath *out)
+{
+	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
+	struct pap_rseq form;
+	uint64_t *w = NULL, i;
+	size_t k, n = 0;
+	int err;
+
+	pap_rseq_init(&form);
+	err = path_form(f, out, &form);
+	if (!err && !(w = malloc((form.n + 1) * sizeof(*w))))
+		err = PAP_ENOMEM;
+	if (!err)
+		err = pap_rseq_weights(&form, w);
+	for (k = 0; !err && k < form.n; k++) {
+		uint32_t len;
+
+		if (form.it[k].dist)
+			continue;
+		pap_piece_edges(&f->pieces, form.it[k].sym, &len);
+		out->n += w[k] * piece_nblocks(f, form.it[k].sym);
+		out->nedges += w[k] * len;
+	}
+	for (i = 0; !err && i < form.len && n < DPATH_HEAD; i++) {
+		uint32_t len, j;
+		const uint32_t *e = pap_piece_edges(&f->pieces,
+						    pap_rseq_get(&form, i),
+						    &len);
+
+		if (i == 0 && len)
+			out->resumed = pap_cfg_is_resume(cfg, e[0]);
+		for (j = 0; j < len && n < DPATH_HEAD; j++)
+			if (cfg->edges[e[j]].dst < cfg->nblocks)
+				out->head[n++] = cfg->edges[e[j]].dst;
+	}
+	free(w);
+	pap_rseq_free(&form);
+	return err;
+}
+
 /*
  * Record @r of @f decoded into @out's summary (lengths, first blocks,
  * flags), its blocks and edges left for path_open(); @scratch is reused
@@ -282,21 +359,27 @@ static size_t edge_blocks(const struct pap_cfg *cfg,
 static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 		      struct dpath *out, struct pap_path *scratch)
 {
+	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_cfg *cfg;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = decode_edges(f, r, scratch);
-	if (err)
-		return err;
-	cfg = pap_meta_plan(f->fn)->cfg;
 	out->rec = r;
-	out->n = edge_blocks(cfg, r, scratch, NULL, out->head);
-	out->nedges = scratch->len;
 	out->count = r->count;
 	out->complete = r->complete;
 	out->bl_only = r->kind == PAP_REC_BL;
 	out->bl_id = r->value;
+	/* a record without repeats is no longer unpacked than packed:
+	 * decoding it whole is the cheaper way to its summary */
+	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
+	    pap_bpack_has_repeat(r->bps, r->nbps))
+		return summarize_form(f, out);
+	err = decode_edges(f, r, scratch);
+	if (err)
+		return err;
+	cfg = pap_meta_plan(f->fn)->cfg;
+	out->n = edge_blocks(cfg, r, scratch, NULL, out->head);
+	out->nedges = scratch->len;
 	out->resumed = scratch->len &&
 		       pap_cfg_is_resume(cfg, scratch->edges[0]);
 	return PAP_OK;
@@ -311,6 +394,11 @@ int path_open(struct dfunc *f, struct dpath *p)
 	if (p->opens) {
 		p->opens++;
 		return 0;
+	}
+	if (path_long(p)) {
+		fprintf(stderr, "%s: error: function %s: a path of %zu blocks "
+			"is not expanded\n", pap_prog, f->fn->name, p->n);
+		return -1;
 	}
 	pap_path_init(&e);
 	err = decode_edges(f, p->rec, &e);
@@ -358,6 +446,38 @@ int load_profile(const char *path, struct pap_profile *prof)
 	return rc ? -1 : 0;
 }
 
+/* A walk through a path's blocks from its form, one piece at a time. */
+struct cursor {
+	struct dfunc *f;
+	struct pap_rseq form;
+	uint64_t pos;
+	const uint32_t *e;
+	uint32_t len, i;
+};
+
+/* The next block into *@b: 1, or 0 at the end. */
+static int cursor_next(struct cursor *c, uint32_t *b)
+{
+	const struct pap_cfg *cfg = pap_meta_plan(c->f->fn)->cfg;
+
+	for (;;) {
+		while (c->i < c->len) {
+			uint32_t d = cfg->edges[c->e[c->i++]].dst;
+
+			if (d < cfg->nblocks) {
+				*b = d;
+				return 1;
+			}
+		}
+		if (c->pos >= c->form.len)
+			return 0;
+		c->e = pap_piece_edges(&c->f->pieces,
+				       pap_rseq_get(&c->form, c->pos++),
+				       &c->len);
+		c->i = 0;
+	}
+}
+
 /* Room for " 4294967295" and its length. */
 #define BLOCK_TEXT 12
 
@@ -368,6 +488,18 @@ void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
 	size_t k, at = 0, end = max && max < p->n ? max : p->n;
 	char buf[1 << 14];
 
+	if (path_long(p)) {
+		struct cursor c = { df, { 0 }, 0, NULL, 0, 0 };
+
+		if (path_form(df, p, &c.form))
+			return;
+		for (k = 0; k < end && cursor_next(&c, &b); k++)
+			fprintf(f, " %u", block_number(df->fn, b));
+		pap_rseq_free(&c.form);
+		if (k < p->n)
+			fputs(" ...", f);
+		return;
+	}
 	if (!df->numtext) {
 		df->numtext = malloc((size_t)nb * BLOCK_TEXT + 1);
 		for (b = 0; df->numtext && b < nb; b++)
@@ -434,6 +566,49 @@ static int by_count_head(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
+static struct dfunc *sort_func;
+
+/*
+ * by_count() for paths of one function (sort_func), at least one of
+ * them long: their blocks compared from their forms as far as they
+ * agree.  Time grows with the blocks they share before differing.
+ */
+static int by_form(const void *a, const void *b)
+{
+	const struct dpath *x = a, *y = b;
+	struct cursor cx = { sort_func, { 0 }, 0, NULL, 0, 0 }, cy = cx;
+	uint32_t bx, by;
+	int rc = 0, nx, ny;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (path_form(sort_func, x, &cx.form))
+		goto out;
+	sort_func->keep_pieces = 1;	/* x's pieces stay while y's come */
+	rc = path_form(sort_func, y, &cy.form);
+	sort_func->keep_pieces = 0;
+	if (rc) {
+		rc = 0;
+		goto out;
+	}
+	for (;;) {
+		nx = cursor_next(&cx, &bx);
+		ny = cursor_next(&cy, &by);
+		if (!nx || !ny) {
+			rc = nx - ny;
+			break;
+		}
+		if (bx != by) {
+			rc = bx < by ? -1 : 1;
+			break;
+		}
+	}
+out:
+	pap_rseq_free(&cx.form);
+	pap_rseq_free(&cy.form);
+	return rc;
+}
+
 /*
  * Sorts @f's paths by by_count(), hottest first: by their first blocks,
  * then each run they leave undecided by all its blocks, opening only the
@@ -450,6 +625,16 @@ static int sort_paths(struct dfunc *f)
 		for (j = i + 1; j < f->npaths &&
 		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
 			;
+		for (k = i; j - i > 1 && k < j && !path_long(&f->paths[k]); k++)
+			;
+		if (k < j) {
+			/* a long path among them: compared block by block
+			 * from the forms, never expanded */
+			sort_func = f;
+			qsort(f->paths + i, j - i, sizeof(*f->paths), by_form);
+			i = j;
+			continue;
+		}
 		if (j - i > 1 && f->paths[i].n > DPATH_HEAD) {
 			for (k = i; k < j; k++)
 				if (path_open(f, &f->paths[k]))
@@ -578,6 +763,7 @@ void dprofile_free(struct dprofile *dp)
 		pap_plan_free(dp->fs[i].bl);
 		pap_memo_free(dp->fs[i].memo);
 		pap_bpack_buf_free(&dp->fs[i].unpacked);
+		pap_pieces_free(&dp->fs[i].pieces);
 		free(dp->fs[i].numtext);
 	}
 	free(dp->fs);

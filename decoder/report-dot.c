@@ -30,6 +30,19 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
 	if (!block || !edge || !hot)
 		goto out;
 	for (i = 0; i < f->npaths && i < DOT_HOT_PATHS; i++) {
+		if (path_long(&f->paths[i])) {
+			/* the edges a long path takes, from its form */
+			uint64_t *took = calloc(cfg->nedges + 1,
+						sizeof(*took));
+
+			if (took && !path_counts(f, &f->paths[i], 1, NULL,
+						 took))
+				for (e = 0; e < cfg->nedges; e++)
+					if (took[e] && !hot[e])
+						hot[e] = (uint8_t)(i + 1);
+			free(took);
+			continue;
+		}
 		if (path_open(f, &f->paths[i]))
 			continue;
 		for (j = 0; j < f->paths[i].nedges; j++)

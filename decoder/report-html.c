@@ -175,7 +175,8 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		struct dpath *p = &df->paths[i];
 		double share = df->total ? 100.0 * p->count / df->total : 0;
 
-		if (p->count < o->min_count || path_open(df, p))
+		if (p->count < o->min_count ||
+		    (!path_long(p) && path_open(df, p)))
 			continue;
 		fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"n\">%llu"
 			"</td><td class=\"n\"><span class=\"bar\" style=\""
@@ -183,10 +184,14 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 			"%s</td><td class=\"path\">", i + 1,
 			(unsigned long long)p->count, share * 0.6 + 1, share,
 			p->n, p->complete ? "" : " (cut)");
-		n = path_lines(df->fn, p, &lines);
-		print_compressed(&sp, lines, n);
-		free(lines);
-		path_close(p);
+		if (path_long(p)) {
+			print_form(&sp, df, p, piece_lines);
+		} else {
+			n = path_lines(df->fn, p, &lines);
+			print_compressed(&sp, lines, n);
+			free(lines);
+			path_close(p);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?

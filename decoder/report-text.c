@@ -92,6 +92,29 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 /* Paths per function shown with their source text unless --top says. */
 #define TEXT_SOURCE_PATHS 3
 
+/* print_path() of a long path: from its form, loops read off its
+ * repeats. */
+static void print_long_path(FILE *out, struct dfunc *f, struct dpath *p,
+			    uint64_t total, const struct ropts *o,
+			    const char *tag)
+{
+	struct text_ctx c = { out, f->fn, 0, 0 };
+	struct seq_printer sp = { block_item, inline_open, inline_close, &c };
+
+	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
+		(unsigned long long)p->count,
+		total ? 100.0 * p->count / total : 0.0, p->n,
+		p->resumed ? " (resumed by a nonlocal jump)" : "",
+		p->complete ? "" : " (cut short)");
+	print_form(&sp, f, p, piece_blocks);
+	fputc('\n', out);
+	if (o->source && (o->top || p - f->paths < TEXT_SOURCE_PATHS)) {
+		sp = (struct seq_printer){ line_item, line_open, line_close,
+					   &c };
+		print_form(&sp, f, p, piece_lines);
+	}
+}
+
 static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 		       uint64_t total, const struct ropts *o, const char *tag)
 {
@@ -100,6 +123,10 @@ static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 	uint32_t *lines;
 	size_t n;
 
+	if (path_long(p)) {
+		print_long_path(out, f, p, total, o, tag);
+		return;
+	}
 	if (path_open(f, p))
 		return;
 	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
@@ -196,6 +223,15 @@ void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
 			if (!path_shown(o, df, i))
 				continue;
 			progress("writing paths", i, df->npaths);
+			if (path_long(p)) {
+				/* loops as ( ... )^N: doc/reports.md */
+				fprintf(out, "%s %llu %d", df->fn->name,
+					(unsigned long long)p->count,
+					p->complete);
+				put_form_numbers(out, df, p);
+				fputc('\n', out);
+				continue;
+			}
 			if (path_open(df, p))
 				continue;
 			fprintf(out, "%s %llu %d", df->fn->name,
@@ -228,6 +264,19 @@ void print_block_counts(FILE *out, struct dprofile *dp)
 	}
 }
 
+/* A long path's Ball-Larus ids, loops as ( ... )^N; 0 or a pap_err
+ * after a message. */
+static int put_bl_form(FILE *out, struct dfunc *df, struct dpath *p)
+{
+	int err = put_bl_stream_form(out, df, p);
+
+	if (err)
+		fprintf(stderr, "%s: error: function %s: no Ball-Larus "
+			"numbering: %s\n", pap_prog, df->fn->name,
+			pap_strerror(err));
+	return err;
+}
+
 void print_bl_stream(FILE *out, struct dprofile *dp)
 {
 	size_t f, i, j;
@@ -238,7 +287,19 @@ void print_bl_stream(FILE *out, struct dprofile *dp)
 		for (i = 0; i < df->npaths; i++) {
 			uint64_t *ids;
 			size_t n;
-			int err = path_bl_ids(df, &df->paths[i], &ids, &n);
+			int err;
+
+			if (path_long(&df->paths[i])) {
+				fprintf(out, "%s %llu", df->fn->name,
+					(unsigned long long)
+					df->paths[i].count);
+				err = put_bl_form(out, df, &df->paths[i]);
+				fputc('\n', out);
+				if (err)
+					break;
+				continue;
+			}
+			err = path_bl_ids(df, &df->paths[i], &ids, &n);
 
 			if (err) {
 				fprintf(stderr, "%s: error: function %s: no "
@@ -435,7 +496,22 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		for (i = 0; i < df->npaths; i++) {
 			struct dpath *p = &df->paths[i];
 
-			if (!path_shown(o, df, i) || path_open(df, p))
+			if (!path_shown(o, df, i))
+				continue;
+			if (path_long(p)) {
+				fprintf(out, "%s\n    {\"count\": %llu, "
+					"\"complete\": %s, \"resumed\": %s, "
+					"\"length\": %zu, \"blocks_packed\": "
+					"\"", first ? "" : ",",
+					(unsigned long long)p->count,
+					p->complete ? "true" : "false",
+					p->resumed ? "true" : "false", p->n);
+				put_form_numbers(out, df, p);
+				fputs("\"}", out);
+				first = 0;
+				continue;
+			}
+			if (path_open(df, p))
 				continue;
 			fprintf(out, "%s\n    {\"count\": %llu, \"complete\": "
 				"%s, \"resumed\": %s, \"blocks\": [",

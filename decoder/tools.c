@@ -278,6 +278,26 @@ struct dentry {
 	double share;
 };
 
+/* diff_key() of a long path: its blocks as its form prints them. */
+static char *long_key(struct dfunc *df, struct dpath *p, size_t max,
+		      int *cut)
+{
+	char *key = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&key, &len);
+
+	if (!m)
+		return NULL;
+	fprintf(m, "%s%s", df->fn->name, p->complete ? "" : "!");
+	put_form_numbers(m, df, p);
+	if (fclose(m))
+		return NULL;
+	*cut = max && len > max;
+	if (*cut)
+		key[max] = 0;
+	return key;
+}
+
 /* The key of path @p of @df, cut after @max bytes (0: whole), or NULL;
  * *cut says whether it was. */
 static char *diff_key(struct dfunc *df, struct dpath *p, size_t max, int *cut)
@@ -285,6 +305,8 @@ static char *diff_key(struct dfunc *df, struct dpath *p, size_t max, int *cut)
 	size_t len, at, k;
 	char *key;
 
+	if (path_long(p))
+		return long_key(df, p, max, cut);
 	if (path_open(df, p))
 		return NULL;
 	len = strlen(df->fn->name) + 12 * p->n + 4;
@@ -501,7 +523,7 @@ static int64_t distinct_bl(struct dfunc *f)
 
 	for (i = 0; i < f->npaths; i++) {
 		progress("counting Ball-Larus paths", i, f->npaths);
-		if (path_bl_ids(f, &f->paths[i], &ids, &m))
+		if (path_bl_idset(f, &f->paths[i], &ids, &m))
 			goto out;
 		for (k = 0; k < m; k++)
 			if (ids[k] == UINT64_MAX || idset_add(&set, ids[k])) {
@@ -567,7 +589,15 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 		for (i = 0; i < df->npaths; i++) {
 			struct dpath *p = &df->paths[i];
 
-			if (!path_shown(o, df, i) || path_open(df, p))
+			if (!path_shown(o, df, i))
+				continue;
+			if (path_long(p)) {
+				fprintf(stderr, "%s: warning: function %s: a "
+					"path of %zu blocks is left out of %s\n",
+					pap_prog, df->fn->name, p->n, file);
+				continue;
+			}
+			if (path_open(df, p))
 				continue;
 			pap_spec_put_path_head(f, df->fn->name,
 					       df->fn->checksum, p->count);

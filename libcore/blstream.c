@@ -73,3 +73,59 @@ int pap_bl_split(const struct pap_plan *bl, const uint32_t *edges,
 		return PAP_ECORRUPT;
 	return emit(ctx, id + v, first, len - first);
 }
+
+int pap_bl_begin(const struct pap_plan *bl, struct pap_bl_state *st)
+{
+	if (bl->mode != PAP_MODE_EPP)
+		return PAP_EINVAL;
+	st->first = 1;
+	return num_value(bl, bl->cfg->nnodes, PAP_NUM_START, PAP_NONE,
+			 &st->id, &st->x) ? PAP_ECORRUPT : PAP_OK;
+}
+
+int pap_bl_edge(const struct pap_plan *bl, struct pap_bl_state *st,
+		uint32_t e, uint64_t *id)
+{
+	const struct pap_cfg *cfg = bl->cfg;
+	uint64_t v;
+	uint32_t head;
+
+	if (e >= cfg->nedges || cfg->edges[e].src != st->x ||
+	    (st->first && st->x != cfg->entry))
+		return PAP_ECORRUPT;
+	st->first = 0;
+	if (bl->is_fold[e]) {
+		if (num_value(bl, st->x, PAP_NUM_END, e, &v, &head))
+			return PAP_ECORRUPT;
+		*id = st->id + v;
+		if (num_value(bl, cfg->nnodes, PAP_NUM_START, e, &st->id,
+			      &st->x))
+			return PAP_ECORRUPT;
+		return 1;
+	}
+	if (num_value(bl, st->x, PAP_NUM_REAL, e, &v, &st->x))
+		return PAP_ECORRUPT;
+	st->id += v;
+	return 0;
+}
+
+int pap_bl_start_at(const struct pap_plan *bl, struct pap_bl_state *st,
+		    uint32_t fold)
+{
+	st->first = 0;
+	return num_value(bl, bl->cfg->nnodes, PAP_NUM_START, fold, &st->id,
+			 &st->x) ? PAP_ECORRUPT : PAP_OK;
+}
+
+int pap_bl_end(const struct pap_plan *bl, const struct pap_bl_state *st,
+	       uint64_t *id)
+{
+	uint64_t v;
+	uint32_t x;
+
+	if (st->first || st->x != bl->cfg->exit ||
+	    num_value(bl, st->x, PAP_NUM_END, PAP_NONE, &v, &x))
+		return PAP_ECORRUPT;
+	*id = st->id + v;
+	return PAP_OK;
+}

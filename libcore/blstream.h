@@ -36,6 +36,27 @@ typedef int (*pap_bl_emit_fn)(void *ctx, uint64_t id, size_t first,
 int pap_bl_split(const struct pap_plan *bl, const uint32_t *edges,
 		 size_t len, pap_bl_emit_fn emit, void *ctx);
 
+/*
+ * The same split one edge at a time, for callers that hold a path in
+ * pieces: pap_bl_begin() at the ENTRY edge, pap_bl_edge() per edge (1 and
+ * the id in *@id when the edge is a fold and ends one, else 0), and
+ * pap_bl_end() after the edge into EXIT for the last id.  Together they
+ * give exactly pap_bl_split()'s ids and errors.  pap_bl_start_at() is the
+ * state right after fold edge @fold, whatever came before it.
+ */
+struct pap_bl_state {
+	uint64_t id;		/* the running id */
+	uint32_t x;		/* the node reached */
+	int first;		/* no edge yet */
+};
+int pap_bl_begin(const struct pap_plan *bl, struct pap_bl_state *st);
+int pap_bl_edge(const struct pap_plan *bl, struct pap_bl_state *st,
+		uint32_t e, uint64_t *id);
+int pap_bl_start_at(const struct pap_plan *bl, struct pap_bl_state *st,
+		    uint32_t fold);
+int pap_bl_end(const struct pap_plan *bl, const struct pap_bl_state *st,
+	       uint64_t *id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -264,6 +264,92 @@ static int decode_pap(const struct pap_plan *p, struct pap_memo *m,
 	}
 }
 
+int pap_decode_segment(const struct pap_plan *plan, struct pap_memo *memo,
+		       uint32_t node, uint64_t r, uint32_t stop,
+		       struct pap_path *out)
+{
+	size_t from = out->len;
+	int err = segment_memo(plan, memo, node, r, stop, out);
+
+	if (err) {
+		out->len = from;
+		return err;
+	}
+	path_reverse(out, from);
+	return PAP_OK;
+}
+
+/*
+ * The digits of one PAP+EPP segment, as decode_pap_epp() pops them from
+ * @r starting at fold edge @end, until the leading 1 remains; what it
+ * checks for every digit is checked here, what it checks against the
+ * breakpoint before is left to the caller (first_end, at_entry).
+ */
+static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
+		       uint32_t end, uint64_t r, struct pap_path *out,
+		       uint32_t *first_end, uint32_t *start_out, int *at_entry)
+{
+	const struct pap_cfg *cfg = p->cfg;
+	uint32_t start;
+	int err;
+
+	for (;;) {
+		uint32_t x = end == PAP_NONE ? cfg->exit :
+					       cfg->edges[end].src;
+		uint64_t n = end == PAP_NONE ? p->exit_radix :
+				p->npaths[x] < 2 ? 2 : p->npaths[x];
+
+		if (r / n == 0)
+			return PAP_ECORRUPT;
+		if (end != PAP_NONE) {
+			err = pap_path_push(out, end);
+			if (err)
+				return err;
+		}
+		err = piece_back(p, m, x, r % n, out, &start);
+		if (err)
+			return err;
+		r /= n;
+		if (start == PAP_NONE) {
+			if (r != 1)
+				return PAP_ECORRUPT;
+			*at_entry = 1;
+			*first_end = end;
+			*start_out = PAP_NONE;
+			return PAP_OK;
+		}
+		if (start >= cfg->nedges || !p->is_fold[start])
+			return PAP_ECORRUPT;
+		if (r == 1) {
+			*at_entry = 0;
+			*first_end = end;
+			*start_out = start;
+			return PAP_OK;
+		}
+		end = start;
+	}
+}
+
+int pap_decode_epp_segment(const struct pap_plan *plan,
+			   struct pap_memo *memo, uint32_t end, uint64_t r,
+			   struct pap_path *out, uint32_t *first_end,
+			   uint32_t *start, int *at_entry)
+{
+	size_t from = out->len;
+	int err;
+
+	if (end != PAP_NONE && end >= plan->cfg->nedges)
+		return PAP_ECORRUPT;
+	err = epp_segment(plan, memo, end, r, out, first_end, start,
+			  at_entry);
+	if (err) {
+		out->len = from;
+		return err;
+	}
+	path_reverse(out, from);
+	return PAP_OK;
+}
+
 int pap_decode_path(const struct pap_plan *plan,
 		    const struct pap_breakpoint *bps, size_t nbps,
 		    uint64_t final, struct pap_path *out)

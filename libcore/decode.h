@@ -90,6 +90,29 @@ int pap_decode_path_memo(const struct pap_plan *plan, struct pap_memo *memo,
 			 uint64_t final, struct pap_path *out);
 
 /*
+ * One PAP segment, as pap_decode_path() decodes it: backward from @node
+ * with value @r until it is used up at @stop, through @memo; its edges are
+ * appended to @out in execution order.  PAP_ECORRUPT if no segment fits.
+ */
+int pap_decode_segment(const struct pap_plan *plan, struct pap_memo *memo,
+		       uint32_t node, uint64_t r, uint32_t stop,
+		       struct pap_path *out);
+
+/*
+ * One PAP+EPP segment: the digits of value @r popped from the fold edge
+ * @end (PAP_NONE: EXIT) the segment ends at, each checked as
+ * pap_decode_path() checks it, their edges appended to @out in execution
+ * order.  *@first_end gets the fold edge its first digit ends at; either
+ * that digit starts at ENTRY (*@at_entry 1: the path's first segment) or
+ * *@start gets the fold edge it starts at, where the segment before it
+ * ends.  PAP_ECORRUPT if no segment fits.
+ */
+int pap_decode_epp_segment(const struct pap_plan *plan,
+			   struct pap_memo *memo, uint32_t end, uint64_t r,
+			   struct pap_path *out, uint32_t *first_end,
+			   uint32_t *start, int *at_entry);
+
+/*
  * EPP: regenerates the acyclic path with Ball-Larus id @id (start_fold and
  * end_fold say where it starts and ends).  PAP_ECORRUPT if @id is out of
  * range.

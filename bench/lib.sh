@@ -1,10 +1,13 @@
-# lib.sh - what bench/overhead.sh and bench/compile-time.sh share; sourced.
+# lib.sh - what the benchmark scripts of bench/ share; sourced.
 #
 # bench_setup NAME: resolves srcdir, builddir and work (absolute; from
 # top_srcdir, top_builddir, BENCH_WORK), sets papgcc and doc, checks that
 # pap-gcc is built and builds $work/runone.  NAME prefixes messages.
 # bench_rotated K WORD...: the words rotated left by K modulo their
 # number, so that repetition K runs a different one first.
+# bench_zlib_files DIR: the files of zlib's source tree DIR (fetched by
+# bench/fetch-zlib.sh) that make the zpipe benchmark, one per line: the
+# library's sources, then examples/zpipe.c.
 # bench_splice MARKER TABLE: replaces what lies between the lines
 # "<!-- MARKER begin -->" and "<!-- MARKER end -->" of $doc with TABLE.
 
@@ -37,6 +40,14 @@ bench_rotated() {
 		k=$((k - 1))
 	done
 	echo "$@"
+}
+
+bench_zlib_files() {
+	for u in adler32 compress crc32 deflate infback inffast inflate \
+		 inftrees trees uncompr zutil; do
+		echo "$1/$u.c"
+	done
+	echo "$1/examples/zpipe.c"
 }
 
 bench_splice() {

@@ -88,8 +88,6 @@ if [ -n "$only" ]; then
 	benches=$only
 fi
 
-zlib_sources="adler32 compress crc32 deflate infback inffast inflate inftrees trees uncompr zutil"
-
 # build_one BENCH BUILD: the binary $work/bin/BUILD/BENCH
 build_one() {
 	b=$1 v=$2
@@ -102,10 +100,8 @@ build_one() {
 	*) set -- "$papgcc" -O2 -fplugin-arg-pap-mode="$v" ;;
 	esac
 	if [ "$b" = zlib ]; then
-		for z in $zlib_sources; do
-			set -- "$@" "$work/zlib/zlib/$z.c"
-		done
-		set -- "$@" -w -I"$work/zlib/zlib" "$work/zlib/zlib/examples/zpipe.c"
+		set -- "$@" -w -I"$work/zlib/zlib" \
+			$(bench_zlib_files "$work/zlib/zlib")
 	else
 		set -- "$@" -I"$srcdir/bench/suite" "$srcdir/bench/suite/$b.c"
 	fi

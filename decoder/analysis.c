@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "decoder.h"
 #include "textfile.h"
+#include "util.h"
 
 /* The function's EPP numbering, built once. */
 static const struct pap_plan *func_bl(struct dfunc *f)
@@ -42,15 +43,8 @@ static int id_push(void *ctx, uint64_t id, size_t first, size_t n)
 
 	(void)first;
 	(void)n;
-	if (s->n == s->cap) {
-		size_t c = s->cap ? 2 * s->cap : 16;
-		uint64_t *m = realloc(s->ids, c * sizeof(*m));
-
-		if (!m)
-			return PAP_ENOMEM;
-		s->ids = m;
-		s->cap = c;
-	}
+	if (s->n == s->cap && pap_grow(&s->ids, &s->cap, sizeof(*s->ids), 16))
+		return PAP_ENOMEM;
 	s->ids[s->n++] = id;
 	return 0;
 }
@@ -245,15 +239,8 @@ static int lines_add(uint32_t **v, size_t *n, size_t *cap, uint32_t line)
 {
 	if (*n && (*v)[*n - 1] == line)
 		return 0;
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		uint32_t *m = realloc(*v, c * sizeof(*m));
-
-		if (!m)
-			return -1;
-		*v = m;
-		*cap = c;
-	}
+	if (*n == *cap && pap_grow(v, cap, sizeof(**v), 16))
+		return -1;
 	(*v)[(*n)++] = line;
 	return 0;
 }
@@ -358,31 +345,40 @@ void flow_counts(struct dfunc *f, uint64_t **block, uint64_t **edge)
 	progress_done();
 }
 
+/* Block @b ran @times more on path @i: each of its lines up to @max
+ * counts them, and counts path @i once. */
+static void count_block_lines(const struct pap_meta_fn *fn, uint32_t b,
+			      size_t i, uint64_t times, uint32_t max,
+			      uint64_t *count, uint32_t *paths, uint32_t *last)
+{
+	const uint32_t *ln = blines(fn, b);
+	uint32_t k;
+
+	for (k = 0; k < ln[0]; k++) {
+		uint32_t l = ln[k + 1];
+
+		if (l > max)
+			continue;
+		if (last[l] != i + 1) {
+			last[l] = (uint32_t)i + 1;
+			paths[l]++;
+		}
+		count[l] += times;
+	}
+}
+
 /* line_counts() of path @i, @p, from its blocks one by one. */
 static void count_path_lines(struct dfunc *f, struct dpath *p, size_t i,
 			     uint32_t max, uint64_t *count, uint32_t *paths,
 			     uint32_t *last)
 {
 	size_t j;
-	uint32_t k;
 
 	if (path_open(f, p))
 		return;
-	for (j = 0; j < p->n; j++) {
-		const uint32_t *ln = blines(f->fn, p->blocks[j]);
-
-		for (k = 0; k < ln[0]; k++) {
-			uint32_t l = ln[k + 1];
-
-			if (l > max)
-				continue;
-			if (last[l] != i + 1) {
-				last[l] = (uint32_t)i + 1;
-				paths[l]++;
-			}
-			count[l] += p->count;
-		}
-	}
+	for (j = 0; j < p->n; j++)
+		count_block_lines(f->fn, p->blocks[j], i, p->count, max, count,
+				  paths, last);
 	path_close(p);
 }
 
@@ -423,21 +419,10 @@ void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 		if (path_counts(f, p, 1, bc, NULL))
 			continue;
 		for (b = 0; b < fn->graph.nblocks; b++) {
-			const uint32_t *ln = blines(fn, b);
-
 			if (!bc[b])
 				continue;
-			for (k = 0; k < ln[0]; k++) {
-				uint32_t l = ln[k + 1];
-
-				if (l > max)
-					continue;
-				if (last[l] != i + 1) {
-					last[l] = (uint32_t)i + 1;
-					(*paths)[l]++;
-				}
-				(*count)[l] += bc[b] * p->count;
-			}
+			count_block_lines(fn, b, i, bc[b] * p->count, max,
+					  *count, *paths, last);
 			bc[b] = 0;
 		}
 	}

@@ -15,6 +15,7 @@
 #include "decoder.h"
 #include "fnkey.h"
 #include "textfile.h"
+#include "util.h"
 
 void decoder_init(struct decoder *d)
 {
@@ -38,15 +39,9 @@ void decoder_free(struct decoder *d)
 
 void decoder_add_dir(struct decoder *d, const char *dir)
 {
-	if (d->ndirs == d->capdirs) {
-		size_t cap = d->capdirs ? 2 * d->capdirs : 8;
-		const char **n = realloc(d->dirs, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		d->dirs = n;
-		d->capdirs = cap;
-	}
+	if (d->ndirs == d->capdirs &&
+	    pap_grow(&d->dirs, &d->capdirs, sizeof(*d->dirs), 8))
+		return;
 	d->dirs[d->ndirs++] = dir;
 }
 
@@ -668,15 +663,8 @@ static struct dfunc *func_of(struct dprofile *dp, size_t *cap,
 	for (j = dp->nfs; j-- > 0;)
 		if (dp->fs[j].fn == fn)
 			return &dp->fs[j];
-	if (dp->nfs == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		struct dfunc *n = realloc(dp->fs, c * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		dp->fs = n;
-		*cap = c;
-	}
+	if (dp->nfs == *cap && pap_grow(&dp->fs, cap, sizeof(*dp->fs), 16))
+		return NULL;
 	memset(&dp->fs[dp->nfs], 0, sizeof(dp->fs[0]));
 	dp->fs[dp->nfs].fn = fn;
 	return &dp->fs[dp->nfs++];
@@ -719,15 +707,9 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 			d->errors++;
 			continue;
 		}
-		if (df->npaths == df->cap) {
-			size_t c = df->cap ? df->cap * 2 : 16;
-			struct dpath *n = realloc(df->paths, c * sizeof(*n));
-
-			if (!n)
-				goto oom;
-			df->paths = n;
-			df->cap = c;
-		}
+		if (df->npaths == df->cap &&
+		    pap_grow(&df->paths, &df->cap, sizeof(*df->paths), 16))
+			goto oom;
 		df->paths[df->npaths++] = p;
 		df->total += p.count;
 		out->total += p.count;

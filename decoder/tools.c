@@ -18,6 +18,7 @@
 #include "fnkey.h"
 #include "pathspec.h"
 #include "textfile.h"
+#include "util.h"
 
 /* One function seen while merging: name and metadata file, checksum, and
  * the profile that first had it. */
@@ -79,15 +80,9 @@ static int check_sums(struct seen *s, const struct pap_profile *p,
 				(unsigned long long)s->v[j].sum, s->v[j].file);
 			return -1;
 		}
-		if (s->n == s->cap) {
-			size_t c = s->cap ? 2 * s->cap : 64;
-			struct seen_fn *m = realloc(s->v, c * sizeof(*m));
-
-			if (!m)
-				return -1;
-			s->v = m;
-			s->cap = c;
-		}
+		if (s->n == s->cap &&
+		    pap_grow(&s->v, &s->cap, sizeof(*s->v), 64))
+			return -1;
 		s->v[s->n].id = strdup(id);
 		if (!s->v[s->n].id)
 			return -1;

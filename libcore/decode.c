@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "util.h"
 
 void pap_path_init(struct pap_path *p)
 {
@@ -22,15 +23,9 @@ void pap_path_free(struct pap_path *p)
 
 int pap_path_push(struct pap_path *p, uint32_t edge)
 {
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		uint32_t *n = realloc(p->edges, cap * sizeof(uint32_t));
-
-		if (!n)
-			return PAP_ENOMEM;
-		p->edges = n;
-		p->cap = cap;
-	}
+	if (p->len == p->cap &&
+	    pap_grow(&p->edges, &p->cap, sizeof(*p->edges), 64))
+		return PAP_ENOMEM;
 	p->edges[p->len++] = edge;
 	return PAP_OK;
 }
@@ -140,13 +135,18 @@ static int piece_back(const struct pap_plan *p, struct pap_memo *m,
 	return err;
 }
 
-static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
-			  const struct pap_breakpoint *bps, size_t nbps,
-			  uint64_t r, struct pap_path *out)
+/*
+ * The digits of one PAP+EPP segment, as decode_pap_epp() pops them from
+ * @r starting at fold edge @end, until the leading 1 remains; what it
+ * checks for every digit is checked here, what it checks against the
+ * breakpoint before is left to the caller (first_end, at_entry).
+ */
+static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
+		       uint32_t end, uint64_t r, struct pap_path *out,
+		       uint32_t *first_end, uint32_t *start_out, int *at_entry)
 {
 	const struct pap_cfg *cfg = p->cfg;
-	uint32_t end = PAP_NONE, start;
-	size_t j = nbps;
+	uint32_t start;
 	int err;
 
 	for (;;) {
@@ -155,7 +155,7 @@ static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 		uint64_t n = end == PAP_NONE ? p->exit_radix :
 				p->npaths[x] < 2 ? 2 : p->npaths[x];
 
-		if (r / n == 0)		/* the leading 1 must remain */
+		if (r / n == 0)
 			return PAP_ECORRUPT;
 		if (end != PAP_NONE) {
 			err = pap_path_push(out, end);
@@ -166,17 +166,48 @@ static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 		if (err)
 			return err;
 		r /= n;
-		if (start == PAP_NONE)
-			return r == 1 && j == 0 ? PAP_OK : PAP_ECORRUPT;
-		if (r == 1) {
-			/* First digit of a segment: it overflowed at end. */
-			if (j == 0 || bps[j - 1].site != end)
+		if (start == PAP_NONE) {
+			if (r != 1)
 				return PAP_ECORRUPT;
-			r = bps[--j].r;
-			if (r < 2)
-				return PAP_ECORRUPT;
+			*at_entry = 1;
+			*first_end = end;
+			*start_out = PAP_NONE;
+			return PAP_OK;
 		}
 		if (start >= cfg->nedges || !p->is_fold[start])
+			return PAP_ECORRUPT;
+		if (r == 1) {
+			*at_entry = 0;
+			*first_end = end;
+			*start_out = start;
+			return PAP_OK;
+		}
+		end = start;
+	}
+}
+
+/* PAP+EPP: segment after segment from the exit back, each one's leading
+ * digit the breakpoint made where it began. */
+static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
+			  const struct pap_breakpoint *bps, size_t nbps,
+			  uint64_t r, struct pap_path *out)
+{
+	uint32_t end = PAP_NONE, first_end, start;
+	size_t j = nbps;
+	int at_entry, err;
+
+	for (;;) {
+		err = epp_segment(p, m, end, r, out, &first_end, &start,
+				  &at_entry);
+		if (err)
+			return err;
+		if (at_entry)
+			return j == 0 ? PAP_OK : PAP_ECORRUPT;
+		/* the segment's first digit overflowed at its end */
+		if (j == 0 || bps[j - 1].site != first_end)
+			return PAP_ECORRUPT;
+		r = bps[--j].r;
+		if (r < 2)
 			return PAP_ECORRUPT;
 		end = start;
 	}
@@ -277,57 +308,6 @@ int pap_decode_segment(const struct pap_plan *plan, struct pap_memo *memo,
 	}
 	path_reverse(out, from);
 	return PAP_OK;
-}
-
-/*
- * The digits of one PAP+EPP segment, as decode_pap_epp() pops them from
- * @r starting at fold edge @end, until the leading 1 remains; what it
- * checks for every digit is checked here, what it checks against the
- * breakpoint before is left to the caller (first_end, at_entry).
- */
-static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
-		       uint32_t end, uint64_t r, struct pap_path *out,
-		       uint32_t *first_end, uint32_t *start_out, int *at_entry)
-{
-	const struct pap_cfg *cfg = p->cfg;
-	uint32_t start;
-	int err;
-
-	for (;;) {
-		uint32_t x = end == PAP_NONE ? cfg->exit :
-					       cfg->edges[end].src;
-		uint64_t n = end == PAP_NONE ? p->exit_radix :
-				p->npaths[x] < 2 ? 2 : p->npaths[x];
-
-		if (r / n == 0)
-			return PAP_ECORRUPT;
-		if (end != PAP_NONE) {
-			err = pap_path_push(out, end);
-			if (err)
-				return err;
-		}
-		err = piece_back(p, m, x, r % n, out, &start);
-		if (err)
-			return err;
-		r /= n;
-		if (start == PAP_NONE) {
-			if (r != 1)
-				return PAP_ECORRUPT;
-			*at_entry = 1;
-			*first_end = end;
-			*start_out = PAP_NONE;
-			return PAP_OK;
-		}
-		if (start >= cfg->nedges || !p->is_fold[start])
-			return PAP_ECORRUPT;
-		if (r == 1) {
-			*at_entry = 0;
-			*first_end = end;
-			*start_out = start;
-			return PAP_OK;
-		}
-		end = start;
-	}
 }
 
 int pap_decode_epp_segment(const struct pap_plan *plan,

@@ -9,6 +9,7 @@
 #include "blstream.h"
 #include "bpack.h"
 #include "pathform.h"
+#include "util.h"
 
 /* ---- sequences with repeats ---- */
 
@@ -26,15 +27,8 @@ void pap_rseq_free(struct pap_rseq *s)
 static int rseq_push(struct pap_rseq *s, uint64_t dist, uint64_t len,
 		     uint64_t sym)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct pap_rseq_item *it = realloc(s->it, cap * sizeof(*it));
-
-		if (!it)
-			return PAP_ENOMEM;
-		s->it = it;
-		s->cap = cap;
-	}
+	if (s->n == s->cap && pap_grow(&s->it, &s->cap, sizeof(*s->it), 16))
+		return PAP_ENOMEM;
 	s->it[s->n++] = (struct pap_rseq_item){ s->len, dist, len, sym };
 	s->len += len;
 	return PAP_OK;
@@ -105,15 +99,8 @@ static int wheap_push(struct wheap *h, uint64_t t, uint64_t delta)
 {
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 64;
-		struct wevent *e = realloc(h->e, cap * sizeof(*e));
-
-		if (!e)
-			return PAP_ENOMEM;
-		h->e = e;
-		h->cap = cap;
-	}
+	if (h->n == h->cap && pap_grow(&h->e, &h->cap, sizeof(*h->e), 64))
+		return PAP_ENOMEM;
 	i = h->n++;
 	while (i && h->e[(i - 1) / 2].t < t) {
 		h->e[i] = h->e[(i - 1) / 2];
@@ -339,15 +326,8 @@ static int piece_add(struct pap_pieces *pc, uint32_t a, uint32_t b,
 
 	if ((pc->n + 1) * 2 > pc->nslots && (err = pieces_grow(pc)))
 		return err;
-	if (pc->n == pc->cap) {
-		size_t cap = pc->cap ? 2 * pc->cap : 64;
-		struct pap_piece *p = realloc(pc->p, cap * sizeof(*p));
-
-		if (!p)
-			return PAP_ENOMEM;
-		pc->p = p;
-		pc->cap = cap;
-	}
+	if (pc->n == pc->cap && pap_grow(&pc->p, &pc->cap, sizeof(*pc->p), 64))
+		return PAP_ENOMEM;
 	if (pc->npool + e->len > pc->cap_pool) {
 		size_t cap = pc->cap_pool ? pc->cap_pool : 1024;
 		uint32_t *pool;

@@ -8,6 +8,7 @@
 #include "cfgmodel.h"
 #include "diag.h"
 #include "pathspec.h"
+#include "util.h"
 
 void pap_spec_init(struct pap_spec *s)
 {
@@ -112,15 +113,9 @@ static int spec_path(struct spec_lexer *lx, struct pap_spec_path *p)
 			break;
 		if ((r = spec_number(lx, 10, UINT32_MAX, "block", &b)))
 			return r;
-		if (p->nblocks == cap) {
-			size_t c = cap ? 2 * cap : 64;
-			uint32_t *nb = realloc(p->blocks, c * sizeof(*nb));
-
-			if (!nb)
-				return PAP_ENOMEM;
-			p->blocks = nb;
-			cap = c;
-		}
+		if (p->nblocks == cap &&
+		    pap_grow(&p->blocks, &cap, sizeof(*p->blocks), 64))
+			return PAP_ENOMEM;
 		p->blocks[p->nblocks++] = (uint32_t)b;
 	}
 	if (!p->nblocks)
@@ -131,15 +126,9 @@ static int spec_path(struct spec_lexer *lx, struct pap_spec_path *p)
 /* Appends @p to @s; PAP_ENOMEM leaves @s as it was. */
 static int spec_append(struct pap_spec *s, const struct pap_spec_path *p)
 {
-	if (s->npaths == s->cap) {
-		size_t c = s->cap ? 2 * s->cap : 16;
-		struct pap_spec_path *np = realloc(s->paths, c * sizeof(*np));
-
-		if (!np)
-			return PAP_ENOMEM;
-		s->paths = np;
-		s->cap = c;
-	}
+	if (s->npaths == s->cap &&
+	    pap_grow(&s->paths, &s->cap, sizeof(*s->paths), 16))
+		return PAP_ENOMEM;
 	s->paths[s->npaths++] = *p;
 	return PAP_OK;
 }

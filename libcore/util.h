@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.h - small arithmetic helpers for the core library (internal).
+ * util.h - small arithmetic and array helpers for the core library
+ * (internal).
  */
 #ifndef PAP_CORE_UTIL_H
 #define PAP_CORE_UTIL_H
@@ -68,5 +69,13 @@ static inline uint64_t pap_fnv1a_str(const char *s)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h;
 }
+
+/*
+ * Makes room for one more entry in the array whose pointer is at @arrp
+ * (any object pointer type), *@cap entries of @size bytes: doubles it, or
+ * allocates @first entries when empty.  PAP_ENOMEM (also when the size
+ * would not fit a size_t) leaves the array and *@cap as they were.
+ */
+int pap_grow(void *arrp, size_t *cap, size_t size, size_t first);
 
 #endif /* PAP_CORE_UTIL_H */

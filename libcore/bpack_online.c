@@ -15,6 +15,12 @@
 #include "bpack.h"
 #include "bpack_online.h"
 
+/* An item's bytes: out[k], first[k] and period[k], in one block. */
+#define BPON_ITEM_BYTES (sizeof(struct pap_breakpoint) + sizeof(uint64_t) + \
+			 sizeof(size_t))
+/* period[k] of an item without a period table */
+#define BPON_NO_TABLE SIZE_MAX
+
 void pap_bpack_online_init(struct pap_bpack_online *s,
 			   const struct pap_bpack_mem *mem)
 {
@@ -43,6 +49,7 @@ static void bpon_release(const struct pap_bpack_online *s, void *p,
 void pap_bpack_online_reset(struct pap_bpack_online *s)
 {
 	s->n = 0;
+	s->npool = 0;
 	s->pushed = 0;
 	s->wfrom = 0;
 	s->run_len = 0;
@@ -55,8 +62,8 @@ void pap_bpack_online_free(struct pap_bpack_online *s)
 {
 	const struct pap_bpack_mem *mem = s->mem;
 
-	bpon_release(s, s->out, s->cap * sizeof(*s->out));
-	bpon_release(s, s->first, s->cap * sizeof(*s->first));
+	bpon_release(s, s->out, s->cap * BPON_ITEM_BYTES);
+	bpon_release(s, s->pool, s->cap_pool * sizeof(*s->pool));
 	bpon_release(s, s->slot_bucket, s->nslots * sizeof(*s->slot_bucket));
 	bpon_release(s, s->slot_pos, s->nslots * sizeof(*s->slot_pos));
 	bpon_release(s, s->window, s->wsize * sizeof(*s->window));
@@ -65,7 +72,7 @@ void pap_bpack_online_free(struct pap_bpack_online *s)
 
 size_t pap_bpack_online_memory(const struct pap_bpack_online *s)
 {
-	return s->cap * (sizeof(*s->out) + sizeof(*s->first)) +
+	return s->cap * BPON_ITEM_BYTES + s->cap_pool * sizeof(*s->pool) +
 	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos)) +
 	       s->wsize * sizeof(*s->window);
 }
@@ -141,6 +148,33 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 }
 
 /*
+ * Doubles the room for items: out, first and period move together into
+ * one new block.  0, or -1 with nothing changed.
+ */
+static int bpon_grow_items(struct pap_bpack_online *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 2 * PAP_BPACK_SHORT;
+	char *b = bpon_resize(s, NULL, 0, cap * BPON_ITEM_BYTES);
+	struct pap_breakpoint *out = (struct pap_breakpoint *)b;
+	uint64_t *first = (uint64_t *)(out + cap);
+	size_t *period = (size_t *)(first + cap);
+
+	if (!b)
+		return -1;
+	if (s->n) {
+		memcpy(out, s->out, s->n * sizeof(*out));
+		memcpy(first, s->first, s->n * sizeof(*first));
+		memcpy(period, s->period, s->n * sizeof(*period));
+	}
+	bpon_release(s, s->out, s->cap * BPON_ITEM_BYTES);
+	s->out = out;
+	s->first = first;
+	s->period = period;
+	s->cap = cap;
+	return 0;
+}
+
+/*
  * Room for what one push may add: two items (a run ended and a literal)
  * and two buckets, leaving room for the item pap_bpack_online_finish()
  * may add, and for PAP_BPACK_SHORT literals.  0, or -1 with @s unchanged.
@@ -154,30 +188,8 @@ static int bpon_room(struct pap_bpack_online *s)
 			return -1;
 		s->wsize = PAP_BPACK_WINDOW;
 	}
-	if (s->n + 3 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 2 * PAP_BPACK_SHORT;
-		struct pap_breakpoint *out;
-		uint64_t *first;
-
-		out = bpon_resize(s, s->out, s->cap * sizeof(*out),
-				  cap * sizeof(*out));
-		if (!out)
-			return -1;
-		s->out = out;
-		first = bpon_resize(s, s->first, s->cap * sizeof(*first),
-				    cap * sizeof(*first));
-		if (!first) {
-			/* give back the part of out no one uses, so that
-			 * its recorded size stays cap */
-			out = bpon_resize(s, s->out, cap * sizeof(*out),
-					  s->cap * sizeof(*out));
-			if (out)
-				s->out = out;
-			return -1;
-		}
-		s->first = first;
-		s->cap = cap;
-	}
+	if (s->n + 3 > s->cap && bpon_grow_items(s))
+		return -1;
 	/* at most 3/4 full after two more */
 	if ((s->used + 2) * 4 > s->nslots * 3 && s->used < PAP_BPACK_BUCKETS &&
 	    bpon_grow_slots(s))
@@ -215,44 +227,153 @@ static void bpon_grow_window(struct pap_bpack_online *s, uint64_t want)
 }
 
 /*
- * The breakpoint at position @q (< pushed): from the window when recent,
- * else followed back through the open repeat and the packed items to the
- * literal it equals.  Each step goes to an earlier item.
+ * The item holding position @q, which lies before the open run and the
+ * window: the last one starting at or before @q.  Searched outwards from
+ * @hint (an item index, or s->n for none) in steps that double, then by
+ * halves: a read next to the last one at this depth costs a step or two.
  */
-static const struct pap_breakpoint *bpon_at(const struct pap_bpack_online *s,
+static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
+			size_t hint)
+{
+	size_t lo, hi, step, mid;
+
+	if (hint >= s->n) {
+		lo = 0;
+		hi = s->n;
+	} else if (s->first[hint] <= q) {
+		lo = hint;
+		for (step = 1;; step *= 2) {
+			hi = lo + step;
+			if (hi >= s->n) {
+				hi = s->n;
+				break;
+			}
+			if (s->first[hi] > q)
+				break;
+			lo = hi;
+		}
+	} else {
+		hi = hint;
+		for (step = 1;; step *= 2) {
+			if (hi < step) {
+				lo = 0;
+				break;
+			}
+			lo = hi - step;
+			if (s->first[lo] <= q)
+				break;
+			hi = lo;
+		}
+	}
+	/* first[lo] <= q, and first[hi] > q or hi == n */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (s->first[mid] <= q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The literal item that position @q, before the open run, equals:
+ * followed back through the packed items, each step to an earlier one,
+ * until a literal or a repeat whose period table says which literal.
+ * The item found at depth i is remembered in hints[i] and the next
+ * search at that depth starts there: the run being extended reads
+ * consecutive positions, whose chains go through the same items or the
+ * next ones.
+ */
+static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
+{
+	unsigned depth;
+
+	for (depth = 0;; depth++) {
+		size_t k, hint = depth < PAP_BPACK_HINTS ? s->hints[depth] :
+							   s->n;
+		uint64_t d, start;
+
+		k = bpon_item(s, q, hint);
+		if (depth < PAP_BPACK_HINTS)
+			s->hints[depth] = k;
+		if (!pap_bp_is_repeat(&s->out[k]))
+			return k;
+		start = s->first[k];
+		d = s->out[k].r >> 32;
+		if (s->period[k] != BPON_NO_TABLE)
+			return s->pool[s->period[k] + (q - start) % d];
+		q = start - d + (q - start) % d;
+	}
+}
+
+/*
+ * The breakpoint at position @q (< pushed): from the window when recent,
+ * else through the open repeat to the packed items (bpon_literal).
+ */
+static const struct pap_breakpoint *bpon_at(struct pap_bpack_online *s,
 					    uint64_t q)
 {
 	for (;;) {
-		size_t lo = 0, hi = s->n, mid;
-		uint64_t d, start;
-
 		if (s->pushed - q <= s->wsize && q >= s->wfrom)
 			return &s->window[q & (s->wsize - 1)];
-		if (s->run_len >= 2 && q >= s->run_start) {
-			start = s->run_start;
-			d = s->run_dist;
-		} else {
-			/* the last item starting at or before q */
-			while (hi - lo > 1) {
-				mid = lo + (hi - lo) / 2;
-				if (s->first[mid] <= q)
-					lo = mid;
-				else
-					hi = mid;
-			}
-			if (!pap_bp_is_repeat(&s->out[lo]))
-				return &s->out[lo];
-			start = s->first[lo];
-			d = s->out[lo].r >> 32;
-		}
-		q = start - d + (q - start) % d;
+		if (s->run_len < 2 || q < s->run_start)
+			return &s->out[bpon_literal(s, q)];
+		q = s->run_start - s->run_dist +
+		    (q - s->run_start) % s->run_dist;
 	}
+}
+
+/*
+ * Does the repeat being written, of distance @d and length @len, get a
+ * period table?  Always up to PAP_BPACK_PERIOD; up to
+ * PAP_BPACK_PERIOD_MAX when it is at least half as long as its period,
+ * so that the tables never hold more than half as many entries as the
+ * breakpoints their repeats stand for (bpack_online.h).
+ */
+static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
+			    uint64_t len)
+{
+	if (s->n > UINT32_MAX)
+		return 0;
+	return d <= PAP_BPACK_PERIOD ||
+	       (d <= PAP_BPACK_PERIOD_MAX && d <= 2 * len);
+}
+
+/*
+ * Gives the repeat just written (item n - 1) its period table: the literal each position of its
+ * period equals, so that reading it back is one step.  Optional: without
+ * memory it has none, and reading takes the longer way.
+ */
+static void bpon_table(struct pap_bpack_online *s)
+{
+	size_t k = s->n - 1, j;
+	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d;
+
+	if (s->npool + d > s->cap_pool) {
+		size_t cap = s->cap_pool ? s->cap_pool : PAP_BPACK_PERIOD;
+		uint32_t *pool;
+
+		while (cap < s->npool + d)
+			cap *= 2;
+		pool = bpon_resize(s, s->pool, s->cap_pool * sizeof(*pool),
+				   cap * sizeof(*pool));
+		if (!pool)
+			return;
+		s->pool = pool;
+		s->cap_pool = cap;
+	}
+	for (j = 0; j < d; j++)
+		s->pool[s->npool + j] = (uint32_t)bpon_literal(s, from + j);
+	s->period[k] = s->npool;
+	s->npool += d;
 }
 
 static void bpon_write(struct pap_bpack_online *s,
 		       const struct pap_breakpoint *bp, uint64_t pos)
 {
 	s->out[s->n] = *bp;
+	s->period[s->n] = BPON_NO_TABLE;
 	s->first[s->n++] = pos;
 }
 
@@ -265,6 +386,8 @@ static void bpon_close_run(struct pap_bpack_online *s)
 		rep.site = PAP_BP_REPEAT;
 		rep.r = s->run_dist << 32 | s->run_len;
 		bpon_write(s, &rep, s->run_start);
+		if (bpon_wants_table(s, s->run_dist, s->run_len))
+			bpon_table(s);
 	} else if (s->run_len == 1) {
 		const struct pap_breakpoint *bp = bpon_at(s, s->run_start);
 

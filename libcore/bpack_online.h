@@ -18,8 +18,10 @@
  *
  * How an earlier breakpoint is read back: from the window when it is
  * recent (the window grows to the distance of the repeat being made, up
- * to PAP_BPACK_WINDOW_MAX), else from the packed items, where a position inside a repeat of
- * distance d stands for the one d before it, followed back to a literal.
+ * to PAP_BPACK_WINDOW_MAX), else from the packed items, where a position
+ * inside a repeat of distance d stands for the one d before it, followed
+ * back to a literal, or read off the repeat's period table when it has
+ * one.
  */
 #ifndef PAP_CORE_BPACK_ONLINE_H
 #define PAP_CORE_BPACK_ONLINE_H
@@ -42,6 +44,22 @@ extern "C" {
 #define PAP_BPACK_WINDOW_MAX 4096
 
 /*
+ * Repeats up to PAP_BPACK_PERIOD apart, and those up to
+ * PAP_BPACK_PERIOD_MAX apart that are at least half as long as their
+ * distance, list the literal items of their period: reading a position
+ * inside one back is then one step, not a walk through the repeats it
+ * copies (an interpreter's second pass over a long loop reads all of the
+ * first one back, through thousands of nested repeats).  The tables cost
+ * 4 bytes an entry: at most PAP_BPACK_PERIOD per short repeat, and never
+ * more than 2 per breakpoint a longer one stands for.
+ */
+#define PAP_BPACK_PERIOD 64
+#define PAP_BPACK_PERIOD_MAX 4096
+
+/* Depths of a read back whose items the next read starts from. */
+#define PAP_BPACK_HINTS 128
+
+/*
  * Where a packer's memory comes from, when not malloc's: a caller that
  * packs inside signal handlers (the runtime) maps pages instead.  resize
  * makes @p (NULL when @old is 0) @size bytes, keeping its content, and
@@ -56,7 +74,12 @@ struct pap_bpack_online {
 	const struct pap_bpack_mem *mem;	/* NULL: malloc */
 	struct pap_breakpoint *out;	/* the packed items made so far */
 	uint64_t *first;		/* first[k]: position out[k] starts at */
+	/* period[k]: for a repeat of distance d <= PAP_BPACK_PERIOD, where
+	 * in @pool the d literal items its period equals are listed */
+	size_t *period;
 	size_t n, cap;
+	uint32_t *pool;
+	size_t npool, cap_pool;
 	uint64_t pushed;		/* breakpoints taken */
 	/* the open run: run_len (1: a candidate, >= 2: a repeat) breakpoints
 	 * from position run_start on, each equal to the one run_dist
@@ -72,6 +95,9 @@ struct pap_bpack_online {
 	struct pap_breakpoint *window;
 	size_t wsize;
 	uint64_t wfrom;
+	/* where reading back the open run's source found its items, by
+	 * depth (bpack_online.c) */
+	size_t hints[PAP_BPACK_HINTS];
 };
 
 /* An empty packing, its memory from @mem (NULL: malloc); also what

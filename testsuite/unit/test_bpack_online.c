@@ -208,7 +208,8 @@ static void test_online_equals_whole(void **state)
 /*
  * test_online_memory: a loop of 23 breakpoints taken 200,000 times
  * inside an outer loop with a disturbance every 50,000 (4.6 million
- * breakpoints, 74 MB unpacked) packs online in under 8 KB, to
+ * breakpoints, 74 MB unpacked) packs online in under 16 KB (the window,
+ * the bucket table, 184 items and their repeats' period tables), to
  * pap_bpack()'s result.
  */
 static void test_online_memory(void **state)
@@ -231,7 +232,7 @@ static void test_online_memory(void **state)
 		if (pap_bpack_online_memory(&s) > peak)
 			peak = pap_bpack_online_memory(&s);
 	}
-	if (peak > 8192)
+	if (peak > 16384)
 		fail_msg("%zu bytes held for %zu breakpoints", peak, q.n);
 	o = pap_bpack_online_finish(&s, &no);
 	{

@@ -197,24 +197,33 @@ static size_t pb_group(const struct pap_prof_rec *r)
 	return r->kind == PAP_REC_BL ? 2 : r->complete ? 0 : 1;
 }
 
-/* A path's references (the dictionary's ids as sites, r 0; repeats as
- * they are), in the order of the written form's values. */
-static int pb_item_cmp(const struct pap_breakpoint *x,
-		       const struct pap_breakpoint *y)
-{
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->r != y->r)
-		return x->r < y->r ? -1 : 1;
-	return 0;
-}
+/* A reference that is a repeat: the record's own breakpoint says which. */
+#define PB_REPEAT_REF UINT32_MAX
 
-/* A record being written, with its references. */
+/* A record being written: its references, each breakpoint's dictionary
+ * id (PB_REPEAT_REF for a repeat, read from the record itself). */
 struct pb_rec {
 	const struct pap_prof_rec *r;
-	const struct pap_breakpoint *items;
+	const uint32_t *refs;
 	size_t group;
 };
+
+/* The order of @x's and @y's @i-th references, that of the written
+ * form's values: ids before repeats, repeats by distance and length. */
+static int pb_ref_cmp(const struct pb_rec *x, const struct pb_rec *y,
+		      uint32_t i)
+{
+	uint32_t a = x->refs[i], b = y->refs[i];
+	uint64_t ra, rb;
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	if (a != PB_REPEAT_REF)
+		return 0;
+	ra = x->r->bps[i].r;
+	rb = y->r->bps[i].r;
+	return ra == rb ? 0 : ra < rb ? -1 : 1;
+}
 
 /* The written order within a function: by group; then by references,
  * so that a path shares the most with the one before it; then by value
@@ -229,7 +238,7 @@ static int pb_rec_cmp(const void *a, const void *b)
 		return x->group < y->group ? -1 : 1;
 	n = x->r->nbps < y->r->nbps ? x->r->nbps : y->r->nbps;
 	for (i = 0; i < n; i++)
-		if ((c = pb_item_cmp(&x->items[i], &y->items[i])))
+		if ((c = pb_ref_cmp(x, y, i)))
 			return c;
 	if (x->r->nbps != y->r->nbps)
 		return x->r->nbps < y->r->nbps ? -1 : 1;
@@ -247,32 +256,100 @@ static unsigned pb_varint_len(uint64_t v)
 	return n;
 }
 
-/* The bytes that references @it[0..@n) take. */
-static uint64_t pb_items_len(const struct pap_breakpoint *it, size_t n)
+/* The value written for @w's @i-th reference (then, for a repeat, its
+ * length). */
+static uint64_t pb_ref_value(const struct pb_rec *w, uint32_t i)
+{
+	const struct pap_breakpoint *bp = &w->r->bps[i];
+
+	if (w->refs[i] == PB_REPEAT_REF)
+		return (bp->r >> 32) * 2 + 1;
+	return (uint64_t)w->refs[i] * 2;
+}
+
+/* The bytes that @w's references from @from on take. */
+static uint64_t pb_refs_len(const struct pb_rec *w, uint32_t from)
 {
 	uint64_t len = 0;
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		len += pap_bp_is_repeat(&it[i]) ?
-			pb_varint_len((it[i].r >> 32) * 2 + 1) +
-			pb_varint_len(it[i].r & 0xffffffffu) :
-			pb_varint_len((uint64_t)it[i].site * 2);
+	for (i = from; i < w->r->nbps; i++) {
+		len += pb_varint_len(pb_ref_value(w, i));
+		if (w->refs[i] == PB_REPEAT_REF)
+			len += pb_varint_len(w->r->bps[i].r & 0xffffffffu);
+	}
 	return len;
+}
+
+/* A function's distinct breakpoints being gathered: entries, and an
+ * open-addressing table of their indexes + 1, at most half full. */
+struct pb_dictset {
+	struct pb_dict *d;
+	size_t nd, cap;
+	uint32_t *table;
+	size_t tn;
+};
+
+/* Doubles @ds's table; PAP_ENOMEM with nothing changed. */
+static int pb_dictset_regrow(struct pb_dictset *ds)
+{
+	size_t tn = ds->tn ? ds->tn * 2 : 64, i, h;
+	uint32_t *t = calloc(tn, sizeof(*t));
+
+	if (!t)
+		return PAP_ENOMEM;
+	for (i = 0; i < ds->nd; i++) {
+		struct pap_breakpoint bp = { ds->d[i].site, ds->d[i].r };
+
+		for (h = pb_bp_hash(&bp) & (tn - 1); t[h]; h = (h + 1) & (tn - 1))
+			;
+		t[h] = (uint32_t)i + 1;
+	}
+	free(ds->table);
+	ds->table = t;
+	ds->tn = tn;
+	return PAP_OK;
+}
+
+/* The index of @bp among @ds's entries, added with no uses if new;
+ * PAP_ENOMEM (negative) when it cannot be. */
+static int64_t pb_dictset_find(struct pb_dictset *ds,
+			       const struct pap_breakpoint *bp)
+{
+	size_t h;
+
+	if ((ds->nd + 1) * 2 > ds->tn && pb_dictset_regrow(ds))
+		return PAP_ENOMEM;
+	for (h = pb_bp_hash(bp) & (ds->tn - 1); ds->table[h];
+	     h = (h + 1) & (ds->tn - 1)) {
+		const struct pb_dict *e = &ds->d[ds->table[h] - 1];
+
+		if (e->site == bp->site && e->r == bp->r)
+			return ds->table[h] - 1;
+	}
+	if (ds->nd == ds->cap &&
+	    pap_grow(&ds->d, &ds->cap, sizeof(*ds->d), 64))
+		return PAP_ENOMEM;
+	ds->d[ds->nd].site = bp->site;
+	ds->d[ds->nd].r = bp->r;
+	ds->d[ds->nd].uses = 0;
+	ds->table[h] = (uint32_t)++ds->nd;
+	return ds->table[h] - 1;
 }
 
 /*
  * Writes one function: its key, its dictionary and its records
- * @recs[0..@n) (in the written order, of one function).  PAP_ENOMEM.
+ * @recs[0..@n) (in the written order, of one function).  Memory: a
+ * 4-byte reference per breakpoint, and the distinct ones.  PAP_ENOMEM.
  */
 static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held)
 {
-	struct pb_dict *d = NULL, **by_use = NULL;
-	struct pap_breakpoint *items = NULL;
+	struct pb_dictset ds = { NULL, 0, 0, NULL, 0 };
+	struct pb_dict **by_use = NULL;
+	uint32_t *refs = NULL;
 	struct pb_rec *w = NULL;
-	uint32_t *table = NULL;
-	size_t nbps = 0, nd = 0, i, k, tn, groups[3] = { 0, 0, 0 };
+	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
 	uint32_t j;
 	int err = PAP_ENOMEM;
 
@@ -280,13 +357,9 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		nbps += recs[i]->nbps;
 	if (nbps >= UINT32_MAX / 4)
 		goto out;
-	for (tn = 64; tn < 2 * nbps; tn *= 2)
-		;
-	table = calloc(tn, sizeof(*table));
-	d = malloc((nbps + 1) * sizeof(*d));
-	items = malloc((nbps + 1) * sizeof(*items));
+	refs = malloc((nbps + 1) * sizeof(*refs));
 	w = malloc((n + 1) * sizeof(*w));
-	if (!table || !d || !items || !w)
+	if (!refs || !w)
 		goto out;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
 	 * path as its entry's index for now */
@@ -295,42 +368,35 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 
 		w[i].r = r;
 		w[i].group = pb_group(r);
-		w[i].items = items + k;
+		w[i].refs = refs + k;
 		groups[w[i].group]++;
 		for (j = 0; j < r->nbps; j++, k++) {
-			const struct pap_breakpoint *bp = &r->bps[j];
-			size_t h;
+			int64_t e;
 
-			items[k] = *bp;
-			if (pap_bp_is_repeat(bp))
+			if (pap_bp_is_repeat(&r->bps[j])) {
+				refs[k] = PB_REPEAT_REF;
 				continue;
-			for (h = pb_bp_hash(bp) & (tn - 1); table[h];
-			     h = (h + 1) & (tn - 1))
-				if (d[table[h] - 1].site == bp->site &&
-				    d[table[h] - 1].r == bp->r)
-					break;
-			if (!table[h]) {
-				d[nd].site = bp->site;
-				d[nd].r = bp->r;
-				d[nd].uses = 0;
-				table[h] = (uint32_t)++nd;
 			}
-			d[table[h] - 1].uses++;
-			items[k].site = table[h] - 1;
-			items[k].r = 0;
+			e = pb_dictset_find(&ds, &r->bps[j]);
+			if (e < 0)
+				goto out;
+			ds.d[e].uses++;
+			refs[k] = (uint32_t)e;
 		}
 	}
-	by_use = malloc((nd + 1) * sizeof(*by_use));
+	free(ds.table);
+	ds.table = NULL;
+	by_use = malloc((ds.nd + 1) * sizeof(*by_use));
 	if (!by_use)
 		goto out;
-	for (i = 0; i < nd; i++)
-		by_use[i] = &d[i];
-	qsort(by_use, nd, sizeof(*by_use), pb_dict_by_use);
+	for (i = 0; i < ds.nd; i++)
+		by_use[i] = &ds.d[i];
+	qsort(by_use, ds.nd, sizeof(*by_use), pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
-	pb_varint(o, nd);
-	for (i = 0; i < nd; i++) {
+	pb_varint(o, ds.nd);
+	for (i = 0; i < ds.nd; i++) {
 		const struct pb_dict *e = by_use[i], *prev = i ? by_use[i - 1] :
 								 NULL;
 
@@ -343,10 +409,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			pb_fixed(o, e->r, 8);
 		}
 	}
-	/* each breakpoint as its reference: (id, 0), a repeat as it is */
+	free(by_use);
+	by_use = NULL;
+	/* each breakpoint as its id */
 	for (k = 0; k < nbps; k++)
-		if (!pap_bp_is_repeat(&items[k]))
-			items[k].site = d[items[k].site].id;
+		if (refs[k] != PB_REPEAT_REF)
+			refs[k] = ds.d[refs[k]].id;
 	qsort(w, n, sizeof(*w), pb_rec_cmp);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
@@ -370,34 +438,27 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		 * that would hold more than PB_HELD_PER_BYTE per byte */
 		if (i && w[i - 1].group == w[i].group)
 			while (shared < r->nbps && shared < w[i - 1].r->nbps &&
-			       !pb_item_cmp(&w[i].items[shared],
-					    &w[i - 1].items[shared]))
+			       !pb_ref_cmp(&w[i], &w[i - 1], shared))
 				shared++;
 		*held += r->nbps;
 		if (shared && !pb_held_ok(*held, o->n - body0 +
 					  pb_varint_len(shared) +
-					  pb_items_len(w[i].items + shared,
-						       r->nbps - shared)))
+					  pb_refs_len(&w[i], shared)))
 			shared = 0;
 		pb_varint(o, shared);
 		for (j = shared; j < r->nbps; j++) {
-			const struct pap_breakpoint *it = &w[i].items[j];
-
-			if (pap_bp_is_repeat(it)) {
-				pb_varint(o, (it->r >> 32) * 2 + 1);
-				pb_varint(o, it->r & 0xffffffffu);
-			} else {
-				pb_varint(o, (uint64_t)it->site * 2);
-			}
+			pb_varint(o, pb_ref_value(&w[i], j));
+			if (w[i].refs[j] == PB_REPEAT_REF)
+				pb_varint(o, r->bps[j].r & 0xffffffffu);
 		}
 	}
 	err = o->oom ? PAP_ENOMEM : PAP_OK;
 out:
-	free(table);
+	free(ds.table);
+	free(ds.d);
 	free(w);
-	free(items);
+	free(refs);
 	free(by_use);
-	free(d);
 	return err;
 }
 

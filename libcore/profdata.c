@@ -40,12 +40,106 @@ void pap_profile_init(struct pap_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * Records' breakpoints, side by side: a chunk holds those of many
+ * records, so that a path of a few breakpoints costs what they take and
+ * no allocation of its own.  Chunks double from PROF_CHUNK_MIN up to
+ * PROF_CHUNK_MAX breakpoints; a record longer than that has one to
+ * itself.
+ */
+struct pap_prof_chunk {
+	struct pap_prof_chunk *next;
+	size_t used, cap;
+	struct pap_breakpoint bps[];
+};
+
+#define PROF_CHUNK_MIN 64
+#define PROF_CHUNK_MAX 4096
+
+/* Room for @n breakpoints in @p's chunks; NULL when out of memory. */
+static struct pap_breakpoint *prof_bps_alloc(struct pap_profile *p,
+					     uint32_t n)
+{
+	struct pap_prof_chunk *c = p->chunks;
+	size_t cap;
+
+	if (!c || c->cap - c->used < n) {
+		cap = c ? c->cap * 2 : PROF_CHUNK_MIN;
+		if (cap > PROF_CHUNK_MAX)
+			cap = PROF_CHUNK_MAX;
+		if (cap < n)
+			cap = n;
+		if (p->spare && p->spare->cap >= cap) {
+			c = p->spare;
+			p->spare = c->next;
+			cap = c->cap;
+		} else {
+			c = malloc(sizeof(*c) + cap * sizeof(c->bps[0]));
+			if (!c)
+				return NULL;
+			p->held += sizeof(*c) + cap * sizeof(c->bps[0]);
+		}
+		c->used = 0;
+		c->cap = cap;
+		/* a record alone in a chunk does not end the one being
+		 * filled */
+		if (p->chunks && cap == n) {
+			c->next = p->chunks->next;
+			p->chunks->next = c;
+		} else {
+			c->next = p->chunks;
+			p->chunks = c;
+		}
+	}
+	c->used += n;
+	return c->bps + c->used - n;
+}
+
+size_t pap_profile_bytes(const struct pap_profile *p)
+{
+	/* the table is between a quarter and half full */
+	return p->nrecs * (sizeof(*p->recs) + 3 * sizeof(*p->slots)) +
+	       p->nbps * sizeof(struct pap_breakpoint);
+}
+
+/* Frees the chunks of list @c. */
+static void prof_chunks_free(struct pap_prof_chunk *c)
+{
+	struct pap_prof_chunk *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+}
+
+void pap_profile_clear(struct pap_profile *p)
+{
+	struct pap_prof_chunk *c, *next, **at;
+
+	/* spare chunks, largest first, so that a long record's finds one */
+	for (c = p->chunks; c; c = next) {
+		next = c->next;
+		for (at = &p->spare; *at && (*at)->cap > c->cap;
+		     at = &(*at)->next)
+			;
+		c->next = *at;
+		*at = c;
+	}
+	p->chunks = NULL;
+	p->nrecs = 0;
+	p->nbps = 0;
+	if (p->nslots)
+		memset(p->slots, 0, p->nslots * sizeof(*p->slots));
+	p->lost = 0;
+}
+
 void pap_profile_free(struct pap_profile *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nrecs; i++)
-		free(p->recs[i].bps);
+	prof_chunks_free(p->chunks);
+	prof_chunks_free(p->spare);
 	for (i = 0; i < p->nnames; i++)
 		free(p->names[i].text);
 	free(p->recs);
@@ -177,6 +271,7 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 	nm->text = strdup(fn);
 	if (!nm->text)
 		return PAP_ENOMEM;
+	p->held += strlen(fn) + 1;
 	nm->key = p->by_address ? fn : NULL;
 	nm->slot_hash = h;
 	nm->hash = p->by_address ? pap_fnv1a_str(fn) : h;
@@ -237,7 +332,8 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 		p->recs = a;
 	}
 	r = &p->recs[p->nrecs];
-	r->bps = nbps ? malloc(nbps * sizeof(*bps)) : NULL;
+	r->bps = nbps ? prof_bps_alloc(p, nbps) : NULL;
+	p->nbps += nbps;
 	if (nbps && !r->bps)
 		return PAP_ENOMEM;
 	if (nbps)

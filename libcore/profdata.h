@@ -71,6 +71,10 @@ struct pap_prof_name {
 	uint64_t slot_hash;	/* what lookups hash: key's address or text */
 };
 
+/* Where records' breakpoints live: chunks filled one after another and
+ * freed together (profdata.c). */
+struct pap_prof_chunk;
+
 struct pap_profile {
 	struct pap_prof_rec *recs;
 	size_t nrecs, cap_recs;
@@ -91,12 +95,28 @@ struct pap_profile {
 	 * for the profile's life (the runtime's ABI strings).  Set it on an
 	 * empty profile only. */
 	int by_address;
+	struct pap_prof_chunk *chunks;	/* the newest first */
+	struct pap_prof_chunk *spare;	/* emptied by pap_profile_clear */
+	size_t held;		/* bytes in chunks and function strings */
+	size_t nbps;		/* breakpoints of the records, in all */
 };
 
 void pap_profile_init(struct pap_profile *p);
 void pap_profile_free(struct pap_profile *p);
 /* Sets every count to zero, keeping the records (fork, pap_reset). */
 void pap_profile_zero(struct pap_profile *p);
+/*
+ * Drops every record, keeping the memory they took for the records that
+ * come next: a writer that spills and starts again (the runtime) reuses
+ * it rather than give it back and ask again.
+ */
+void pap_profile_clear(struct pap_profile *p);
+/*
+ * The bytes @p's records take (each record, its breakpoints, its share
+ * of the lookup table), not counting room kept for more: what a writer
+ * bounds before it spills.
+ */
+size_t pap_profile_bytes(const struct pap_profile *p);
 
 /*
  * Adds @count occurrences of a record, merging with an equal one.  Only a
@@ -239,7 +259,8 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
  * as one segment, after a last segment cut short is cut off; when the
  * segments after the first come to outweigh it (and
  * PAP_PROFILE_LOG_FLOOR), PATH is compacted instead: read, added to,
- * written to PATH.tmp.PID as one segment and renamed over PATH.  So is a
+ * written to PATH.tmp.PID as one segment and renamed over PATH, unless
+ * that would read back more than PAP_PROFILE_COMPACT_MAX bytes.  So is a
  * missing or empty PATH, or a text one (versions 1 to 3).  An existing
  * PATH that is not a profile is kept as PATH.bad.PID.  Losses a
  * collector that died left in PATH.pending.PID are added to the lost
@@ -252,6 +273,10 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 /* Bytes of segments after the first below which a file is never
  * compacted on its way. */
 #define PAP_PROFILE_LOG_FLOOR ((uint64_t)1 << 20)
+/* A file that would grow past this many bytes is appended to, never
+ * compacted on its way: reading it back would cost the writer memory
+ * and time that grow with the file. */
+#define PAP_PROFILE_COMPACT_MAX ((uint64_t)2 << 20)
 
 /*
  * Rewrites the profile file @path as one segment (version 4), under its

@@ -332,10 +332,13 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	}
 	/* compaction is due once what follows the first segment outweighs
 	 * it: its cost is then at most twice the bytes appended since the
-	 * last one */
+	 * last one; but a writer never reads back more than
+	 * PAP_PROFILE_COMPACT_MAX, so that its memory and time stay
+	 * bounded (a larger log is compacted by pap-decode compact) */
 	floor = first > PAP_PROFILE_LOG_FLOOR ? first : PAP_PROFILE_LOG_FLOOR;
 	log = size - PAP_PROFBIN_HEAD - first;
-	if (!first || log + len > floor)
+	if (!first ||
+	    (log + len > floor && size + len <= PAP_PROFILE_COMPACT_MAX))
 		goto out;
 	if (pf_write_all(fd, seg, len, PF_KILL_APPEND_MID)) {
 		int e = errno;

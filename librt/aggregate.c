@@ -15,6 +15,7 @@
  * ran it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@
 
 static pthread_mutex_t rt_agg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_aggregate *rt_aggregates;
+
+/* A thread's aggregate holding more bytes than this is spilled: 0 for
+ * never (PAP_SPILL; aggregate.h). */
+static size_t rt_spill_at = RT_SPILL_DEFAULT;
 
 RT_TLS struct rt_aggregate *rt_this_aggregate;
 RT_TLS volatile uintptr_t rt_in_aggregate;
@@ -78,6 +83,37 @@ void rt_agg_thread_end(void)
 	}
 }
 
+/*
+ * Reads PAP_SPILL: a number of bytes, with an optional k, M or G
+ * (powers of 1024); 0 never spills.  Anything else is said once and the
+ * default kept.
+ */
+static void rt_spill_config(void)
+{
+	const char *v = getenv("PAP_SPILL");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': n = n > ULLONG_MAX >> 10 ? ULLONG_MAX : n << 10;
+		end++; break;
+	case 'm': case 'M': n = n > ULLONG_MAX >> 20 ? ULLONG_MAX : n << 20;
+		end++; break;
+	case 'g': case 'G': n = n > ULLONG_MAX >> 30 ? ULLONG_MAX : n << 30;
+		end++; break;
+	}
+	if (errno || *end || *v == '-') {
+		fprintf(stderr, "pap: PAP_SPILL=%s is not a number of bytes "
+			"(like 8M); spilling at %zu bytes\n", v, rt_spill_at);
+		return;
+	}
+	rt_spill_at = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 /* This thread's aggregate, created on its first record. */
 static struct rt_aggregate *rt_agg_own(void)
 {
@@ -94,6 +130,8 @@ static struct rt_aggregate *rt_agg_own(void)
 	 * function's address, never by hashing and comparing its text */
 	t->prof.by_address = 1;
 	pthread_mutex_lock(&rt_agg_lock);
+	if (!rt_aggregates)
+		rt_spill_config();
 	t->next = rt_aggregates;
 	rt_aggregates = t;
 	pthread_mutex_unlock(&rt_agg_lock);
@@ -197,6 +235,29 @@ static struct rt_aggregate *rt_agg_enter(void)
 	return t;
 }
 
+/*
+ * Writes @t's aggregate, this thread's, to the profile file and lets it
+ * go, so that a thread's memory does not grow with the distinct paths it
+ * makes (aggregate held).  Under the aggregates' lock: a dump waits for
+ * the spill rather than exit with it half done.  If the file cannot be
+ * written, the records stay and spilling stops (the message is the
+ * writer's); the dump tries again at exit.
+ */
+static void rt_agg_spill(struct rt_aggregate *t)
+{
+	rt_agg_flush(t);
+	pthread_mutex_lock(&rt_agg_lock);
+	if (pap_profile_merge_file(rt_where_profile(), &t->prof, "pap", NULL,
+				   NULL)) {
+		rt_spill_at = 0;
+	} else {
+		pap_profile_clear(&t->prof);
+		memset(t->cache, 0, sizeof(t->cache));
+		rt_ring_spilled();
+	}
+	pthread_mutex_unlock(&rt_agg_lock);
+}
+
 void rt_agg_keep(const char *fn, uint8_t kind, uint8_t complete,
 		 uint64_t value, const struct pap_breakpoint *bps,
 		 uint32_t nbps, uint64_t count)
@@ -210,6 +271,8 @@ void rt_agg_keep(const char *fn, uint8_t kind, uint8_t complete,
 		return;
 	}
 	rt_agg_add(t, fn, kind, complete, value, bps, nbps, count);
+	if (rt_spill_at && pap_profile_bytes(&t->prof) > rt_spill_at)
+		rt_agg_spill(t);
 	rt_in_aggregate = 0;
 	errno = saved_errno;
 }

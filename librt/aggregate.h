@@ -33,6 +33,15 @@ struct rt_deferred {
 	struct pap_breakpoint bps[RT_DEFER_BPS];
 };
 
+/*
+ * A thread's aggregate that holds more than this many bytes (records,
+ * breakpoints, tables: pap_profile_bytes) is appended to the profile
+ * file as a segment and emptied, so that a process's memory stays
+ * bounded however many distinct paths it makes.  PAP_SPILL overrides
+ * it (bytes, with k, M or G; 0: never).
+ */
+#define RT_SPILL_DEFAULT ((size_t)8 << 20)
+
 /* Entries of each thread's record cache. */
 #define RT_CACHE 256
 

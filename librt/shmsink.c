@@ -984,6 +984,14 @@ void rt_ring_dumped(void)
 	pthread_mutex_unlock(&rt_rings_lock);
 }
 
+void rt_ring_spilled(void)
+{
+	struct rt_ring *r = rt_ring;
+
+	if (r && !r->detached)
+		__atomic_store_n(&r->shm->settled, r->kept, __ATOMIC_RELEASE);
+}
+
 void rt_ring_after_fork_child(void)
 {
 	struct rt_ring *r, *next;

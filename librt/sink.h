@@ -29,7 +29,9 @@
  * entry.c calls the rt_sink_ functions; process.c calls the process's
  * operations of each sink.  A sink calls no layer above it but
  * rt_start and rt_on_thread_end (rt.h), which register the process's
- * hooks; the ring calls the aggregate for what it must keep.
+ * hooks; the ring calls the aggregate for what it must keep, and the
+ * aggregate tells the ring when a spill wrote what it kept
+ * (rt_ring_spilled).
  */
 #ifndef PAP_RT_SINK_H
 #define PAP_RT_SINK_H
@@ -88,6 +90,9 @@ void rt_ring_exit(void);
 /* The process's own aggregate was written: what the rings' threads kept
  * in it is settled. */
 void rt_ring_dumped(void);
+/* This thread's aggregate was spilled to the profile file: what its ring
+ * kept there so far is settled. */
+void rt_ring_spilled(void);
 
 /* ---- the aggregate's counters in place (tally.c) ---- */
 

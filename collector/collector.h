@@ -50,6 +50,7 @@ struct col_producer {
 	uint32_t nfns, cap_fns;
 	size_t fn_bytes;
 	int broken;			/* framing broke once */
+	struct pap_ring_joined joined;	/* a long path arriving in pieces */
 };
 
 struct col_stats {

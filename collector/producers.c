@@ -263,7 +263,7 @@ static uint64_t col_drain_one(struct collector *c, struct col_producer *p)
 	if (head == p->tail)
 		return 0;
 	if (pap_ring_read(p->shm->words, p->nwords, &p->tail, head, &col_ops,
-			  &x, c->buf, &st)) {
+			  &x, c->buf, &p->joined, &st)) {
 		if (!p->broken)
 			fprintf(stderr, "pap-collector: producer %ld/%ld wrote "
 				"a malformed ring; its unreadable records are "
@@ -323,6 +323,7 @@ static void col_release(struct col_producer *p)
 		close(p->sock);
 	free(p->fns);
 	free(p->count_seq);
+	pap_ring_joined_free(&p->joined);
 	free(p);
 }
 

@@ -2,6 +2,7 @@
 /*
  * ring.c - the bounds-checked reader of pap's shared-memory rings.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpack.h"
@@ -28,16 +29,120 @@ static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,
 	return __atomic_load_n(&words[pos & (nwords - 1)], __ATOMIC_RELAXED);
 }
 
+void pap_ring_joined_free(struct pap_ring_joined *j)
+{
+	free(j->bps);
+	memset(j, 0, sizeof(*j));
+}
+
+/*
+ * Reads the @nbps breakpoints of a PATH or PIECE record @w into @out:
+ * 0, or 1 when a site is out of range.
+ */
+static int ring_bps(const uint64_t *w, uint32_t nbps,
+		    struct pap_breakpoint *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < nbps; i++) {
+		if (w[3 + 2 * i] > UINT32_MAX)
+			return 1;
+		out[i].site = (uint32_t)w[3 + 2 * i];
+		out[i].r = w[4 + 2 * i];
+	}
+	return 0;
+}
+
+/* A whole path to @ops: 0 if accepted, 1 if not. */
+static uint64_t ring_path(uint32_t fn, uint8_t complete, uint64_t value,
+			  const struct pap_breakpoint *bps, uint32_t nbps,
+			  const struct pap_ring_ops *ops, void *ctx,
+			  struct pap_ring_stats *st)
+{
+	/* repeats that undo to nothing sensible never reach a profile,
+	 * whose reader would refuse them */
+	if (nbps && !pap_bpack_length(bps, nbps, UINT64_MAX))
+		return 1;
+	if (ops->path(ctx, fn, complete, value, bps, nbps))
+		return 1;
+	st->records++;
+	return 0;
+}
+
+/* A PIECE record @w of @len words, joined in @j (see pap_ring_read). */
+static uint64_t ring_piece(const uint64_t *w, uint64_t len,
+			   const struct pap_ring_ops *ops, void *ctx,
+			   struct pap_ring_joined *j, struct pap_ring_stats *st)
+{
+	uint32_t nbps = (uint32_t)(w[1] >> 40), fn = (uint32_t)w[1];
+	uint8_t complete = (w[1] >> 32) & 1;
+	uint64_t rc;
+
+	if (len < 3 || (w[1] >> 35 & 0x1f) || nbps == 0 ||
+	    nbps > PAP_SHM_PIECE_BPS || len != 3 + 2 * (uint64_t)nbps) {
+		j->open = 0;
+		return 1;
+	}
+	if (w[1] & PAP_SHM_PIECE_FIRST) {
+		j->open = 1;
+		j->n = 0;
+		j->fn = fn;
+		j->complete = complete;
+	} else if (!j->open || j->fn != fn || j->complete != complete) {
+		/* the rest of a path whose start this reader never saw */
+		j->open = 0;
+		return w[1] & PAP_SHM_PIECE_LAST ? 1 : 0;
+	}
+	if (j->n + nbps > PAP_SHM_MAX_PIECED_BPS) {
+		j->open = 0;
+		return 1;
+	}
+	if (j->n + nbps > j->cap) {
+		size_t cap = j->cap ? j->cap : PAP_SHM_PIECE_BPS;
+		struct pap_breakpoint *b;
+
+		while (cap < j->n + nbps)
+			cap *= 2;
+		b = realloc(j->bps, cap * sizeof(*b));
+		if (!b) {
+			j->open = 0;
+			return 1;
+		}
+		j->bps = b;
+		j->cap = cap;
+	}
+	if (ring_bps(w, nbps, j->bps + j->n)) {
+		j->open = 0;
+		return 1;
+	}
+	j->n += nbps;
+	if (!(w[1] & PAP_SHM_PIECE_LAST))
+		return 0;
+	j->open = 0;
+	rc = ring_path(fn, complete, w[2], j->bps, (uint32_t)j->n, ops, ctx,
+		       st);
+	/* a long path's memory is not kept for the next */
+	if (j->cap > 4 * (size_t)PAP_SHM_PIECE_BPS)
+		pap_ring_joined_free(j);
+	return rc;
+}
+
 /* Hands one copied record @w of @len words to @ops; 0 if accepted, else
  * how many records it stood for (a COUNT record refused by @ops stands
  * for its count, any other refused record for one). */
 static uint64_t ring_record(const uint64_t *w, uint64_t len,
 		       const struct pap_ring_ops *ops, void *ctx,
-		       struct pap_ring_buf *buf, struct pap_ring_stats *st)
+		       struct pap_ring_buf *buf, struct pap_ring_joined *j,
+		       struct pap_ring_stats *st)
 {
 	uint64_t i, n;
 	uint32_t nbps;
 
+	if (pap_shm_header_tag(w[0]) == PAP_SHM_PIECE)
+		return ring_piece(w, len, ops, ctx, j, st);
+	/* any other record ends a path being joined: its producer gave up
+	 * on it */
+	j->open = 0;
 	switch (pap_shm_header_tag(w[0])) {
 	case PAP_SHM_FN:
 		if (len < 2)
@@ -62,23 +167,11 @@ static uint64_t ring_record(const uint64_t *w, uint64_t len,
 		if (len < 3)
 			return 1;
 		nbps = (uint32_t)(w[1] >> 40);
-		if (((w[1] >> 32) & 0xff) > 1 || len != 3 + 2 * (uint64_t)nbps)
+		if (((w[1] >> 32) & 0xff) > 1 || len != 3 + 2 * (uint64_t)nbps ||
+		    ring_bps(w, nbps, buf->bps))
 			return 1;
-		for (i = 0; i < nbps; i++) {
-			if (w[3 + 2 * i] > UINT32_MAX)
-				return 1;
-			buf->bps[i].site = (uint32_t)w[3 + 2 * i];
-			buf->bps[i].r = w[4 + 2 * i];
-		}
-		/* repeats that undo to nothing sensible never reach a
-		 * profile, whose reader would refuse them */
-		if (nbps && !pap_bpack_length(buf->bps, nbps, UINT64_MAX))
-			return 1;
-		if (ops->path(ctx, (uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
-			      buf->bps, nbps))
-			return 1;
-		st->records++;
-		return 0;
+		return ring_path((uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
+				 buf->bps, nbps, ops, ctx, st);
 	case PAP_SHM_BL:
 		if (len != 3 || w[1] > UINT32_MAX)
 			return 1;
@@ -104,7 +197,7 @@ static uint64_t ring_record(const uint64_t *w, uint64_t len,
 int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
 		  uint64_t *pos, uint64_t head, const struct pap_ring_ops *ops,
 		  void *ctx, struct pap_ring_buf *buf,
-		  struct pap_ring_stats *st)
+		  struct pap_ring_joined *joined, struct pap_ring_stats *st)
 {
 	uint64_t p = *pos, h, len, i;
 
@@ -122,7 +215,7 @@ int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
 			buf->words[i] = ring_word(words, nwords, p + i);
 		st->rejected = pap_sat_add(st->rejected,
 					   ring_record(buf->words, len, ops,
-						       ctx, buf, st));
+						       ctx, buf, joined, st));
 		p += len;
 		*pos = p;
 	}

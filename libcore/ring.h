@@ -41,6 +41,21 @@ struct pap_ring_stats {
 				 * when only the reader's @ops refused it) */
 };
 
+/*
+ * A path arriving in PIECE records (pap/shm.h), joined as it comes: one
+ * per ring, since a ring's pieces follow each other.  Zero it to start;
+ * pap_ring_joined_free() gives its memory back.
+ */
+struct pap_ring_joined {
+	struct pap_breakpoint *bps;
+	size_t n, cap;
+	uint32_t fn;
+	uint8_t complete;
+	int open;		/* a first piece came, its last not yet */
+};
+
+void pap_ring_joined_free(struct pap_ring_joined *j);
+
 /* Scratch a reader needs: one record's words and its breakpoints. */
 struct pap_ring_buf {
 	uint64_t words[PAP_SHM_MAX_WORDS];
@@ -51,7 +66,13 @@ struct pap_ring_buf {
  * Reads the records in [*pos, head) of the ring @words (@nwords, a power
  * of two), advancing *pos past each one handed to @ops.  A record @ops
  * refuses, or whose body is malformed, is counted in @st->rejected and
- * skipped.  Returns PAP_OK with *pos == head, or PAP_ECORRUPT when the
+ * skipped.  PIECE records are joined in @joined, the ring's own from one
+ * call to the next, and the whole path handed to @ops->path when the
+ * last one arrives.  A joined path that another record interrupts is
+ * dropped without a count (its producer gave up and kept it, or died:
+ * the ring's conservation counts tell which); a last piece with no
+ * first, or a path longer than PAP_SHM_MAX_PIECED_BPS or whose memory
+ * cannot be had, is one rejected record.  Returns PAP_OK with *pos == head, or PAP_ECORRUPT when the
  * framing itself is broken (bad header, or head not in reach): *pos is
  * left at the bad word and the rest cannot be read; the caller counts
  * and discards it.
@@ -59,7 +80,7 @@ struct pap_ring_buf {
 int pap_ring_read(const volatile uint64_t *words, uint64_t nwords,
 		  uint64_t *pos, uint64_t head, const struct pap_ring_ops *ops,
 		  void *ctx, struct pap_ring_buf *buf,
-		  struct pap_ring_stats *st);
+		  struct pap_ring_joined *joined, struct pap_ring_stats *st);
 
 /*
  * Does a record begin at @head that was never committed (its writer died

@@ -95,11 +95,12 @@ static int rt_lossy;
  * record given to a ring.  mid: inside it (after taken, inside the ring
  * write or before the slot's count); after: right after it; evict: after
  * the COUNT record that frees its slot is committed, before the slot is
- * rewritten; rewrite: in the middle of the slot's rewrite.
+ * rewritten; rewrite: in the middle of the slot's rewrite; piece: after
+ * the first piece of the N-th path sent in pieces (N counts those only).
  */
 static enum {
 	RT_KILL_NONE, RT_KILL_MID, RT_KILL_AFTER, RT_KILL_EVICT,
-	RT_KILL_REWRITE
+	RT_KILL_REWRITE, RT_KILL_PIECE
 } rt_kill_mode;
 static uint64_t rt_kill_at;
 static uint64_t rt_kill_count;
@@ -120,10 +121,10 @@ static void rt_ring_init(void)
 	rt_lossy = rt_where_lossy();
 	if (k) {
 		static const char *const modes[] = { "mid:", "after:", "evict:",
-						     "rewrite:" };
+						     "rewrite:", "piece:" };
 		unsigned i;
 
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 5; i++)
 			if (!strncmp(k, modes[i], strlen(modes[i]))) {
 				rt_kill_mode = RT_KILL_MID + (int)i;
 				rt_kill_at = strtoull(k + strlen(modes[i]),
@@ -426,6 +427,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 		rt_ring_keep_count
 	};
 	struct pap_ring_stats st = { 0, 0, 0 };
+	struct pap_ring_joined joined = { NULL, 0, 0, 0, 0, 0 };
 	struct pap_ring_buf *buf;
 	uint64_t tail, seen, lost = 0, pos, n;
 	uint32_t i;
@@ -437,8 +439,12 @@ static void rt_ring_take_back(struct rt_ring *r)
 	pos = tail;
 	if (buf == MAP_FAILED ||
 	    pap_ring_read(r->words, r->mask + 1, &pos, r->head, &ops, r, buf,
-			  &st))
+			  &joined, &st))
 		lost++;		/* at least one record could not be kept */
+	/* a path whose first pieces the collector took with it, or whose
+	 * joining failed, cannot be kept */
+	lost += st.rejected;
+	pap_ring_joined_free(&joined);
 	if (buf != MAP_FAILED)
 		munmap(buf, sizeof(*buf));
 	for (i = 0; i < r->nslots; i++) {
@@ -676,7 +682,8 @@ static int rt_ring_send(struct rt_ring *r, unsigned tag, const uint64_t *body,
 static inline void rt_ring_take(struct rt_ring *r)
 {
 	__atomic_store_n(&r->shm->taken, ++r->taken, __ATOMIC_RELAXED);
-	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0))
+	if (__builtin_expect(rt_kill_mode != RT_KILL_NONE, 0) &&
+	    rt_kill_mode != RT_KILL_PIECE)
 		rt_kill_armed = ++rt_kill_count == rt_kill_at;
 }
 
@@ -841,30 +848,73 @@ int rt_ring_take_value(const char *fn, uint8_t kind, uint8_t complete,
 	return rt_ring_take_value_slow(fn, kind, complete, value);
 }
 
+/*
+ * A path too long for one ring record, as PIECE records of at most
+ * PAP_SHM_PIECE_BPS breakpoints and an eighth of the ring, which the
+ * thread waits for as for any record (pap/shm.h): 1 when all are in the
+ * ring,
+ * else as rt_ring_send says for the path, whose pieces already sent the
+ * collector then drops.
+ */
+static int rt_ring_send_pieces(struct rt_ring *r, uint32_t id,
+			       uint8_t complete, uint64_t value,
+			       const struct pap_breakpoint *bps, uint32_t nbps)
+{
+	/* a piece the ring waits for: an eighth of it (rt_ring_room) */
+	uint64_t most = ((r->mask + 1) / 8 - 3) / 2, body[2];
+	uint32_t done, n;
+
+	if (most > PAP_SHM_PIECE_BPS)
+		most = PAP_SHM_PIECE_BPS;
+	for (done = 0; done < nbps; done += n) {
+		n = nbps - done < most ? nbps - done : (uint32_t)most;
+		body[0] = id | (uint64_t)complete << 32 | (uint64_t)n << 40 |
+			  (done ? 0 : PAP_SHM_PIECE_FIRST) |
+			  (done + n == nbps ? PAP_SHM_PIECE_LAST : 0);
+		body[1] = value;
+		if (!rt_ring_write(r, PAP_SHM_PIECE, body, 2, bps + done, n))
+			return r->detached ? 0 : rt_ring_refused(r, 1);
+		/* a producer killed here has sent part of the path */
+		if (!done && __builtin_expect(rt_kill_mode == RT_KILL_PIECE,
+					      0) &&
+		    __atomic_add_fetch(&rt_kill_count, 1, __ATOMIC_RELAXED) ==
+		    rt_kill_at)
+			raise(SIGKILL);
+	}
+	return 1;
+}
+
 int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
 		      const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct rt_ring *r;
 	uint64_t body[2];
 	uint32_t id;
-	int sent = 0;
+	int sent = 0, pieces;
 
-	if (rt_in_ring || nbps >= 1u << 24 ||
-	    3 + 2 * (uint64_t)nbps > PAP_SHM_MAX_WORDS)
+	if (rt_in_ring || nbps > PAP_SHM_MAX_PIECED_BPS)
 		return 0;
 	rt_in_ring = RT_HERE();
-	/* a collector before 2.2 reads no repeats: the process keeps such a
-	 * record, which it has not taken yet */
 	r = rt_ring_get();
-	if (r && r->minor < 2 && pap_bpack_has_repeat(bps, nbps))
+	/* longer than a record the ring waits for (rt_ring_room) */
+	pieces = r && 3 + 2 * (uint64_t)nbps > (r->mask + 1) / 8;
+	/* a collector before 2.2 reads no repeats, one before 2.3 no
+	 * pieces: the process keeps such a record, which it has not taken
+	 * yet */
+	if (r && ((r->minor < 2 && pap_bpack_has_repeat(bps, nbps)) ||
+		  (r->minor < 3 && pieces)))
 		goto out;
 	r = rt_ring_begin(fn, &id);
 	if (!r)
 		goto out;
 	body[0] = id | (uint64_t)complete << 32 | (uint64_t)nbps << 40;
 	body[1] = value;
-	sent = id ? rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps) :
-		    rt_ring_refused(r, 1);
+	if (!id)
+		sent = rt_ring_refused(r, 1);
+	else if (pieces)
+		sent = rt_ring_send_pieces(r, id, complete, value, bps, nbps);
+	else
+		sent = rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps);
 	if (sent)
 		rt_ring_test_point(RT_KILL_AFTER);
 out:

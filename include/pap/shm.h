@@ -2,7 +2,7 @@
 /*
  * pap/shm.h - the shared-memory transport between libpaprt and
  * pap-collector: segment, ring, slot, tally and record layout (version
- * 2.2).
+ * 2.3).
  *
  * One definition for every reader and writer: the runtime (producer), the
  * collector, the ring parser in libcore/ring.c, the tests and the fuzz
@@ -41,6 +41,16 @@
  * PAP_BP_REPEAT is a repeat (libcore/bpack.h).  The collector answers a
  * hello with the lower of the two minor versions; a producer told an
  * older one keeps a record with repeats in its own profile.
+ *
+ * Pieces (2.3).  A PATH record too long for one ring record goes as
+ * PIECE records, each at most PAP_SHM_PIECE_BPS breakpoints of its
+ * packed form, one after the other in the ring; the collector joins them
+ * and counts the path when the last one arrives.  The producer counts the
+ * path in taken once, before the first piece.  A path whose pieces stop
+ * before the last (the producer gave up on a full ring and kept the path
+ * itself, or it died) is never counted from its pieces: conservation
+ * below tells the two apart.  A producer told 2.2 or older keeps such a
+ * path in its own profile.
  *
  * Slots.  A record without breakpoints (a path's final value, an EPP id)
  * is counted in place: the producer hashes (function, kind, complete,
@@ -85,6 +95,9 @@
  *   BL    fn id, path id
  *   COUNT slot index, the slot's seq, key, value, count: the final
  *         count of the record that held the slot (key as in a slot)
+ *   PIECE fn id | complete << 32 | FIRST << 33 | LAST << 34 | nbps << 40
+ *         (1 <= nbps <= PAP_SHM_PIECE_BPS), final r (read from the last
+ *         piece), then per breakpoint: site, r
  * A function (the ABI's fn string, "ASMNAME:CHECKSUM[:METAFILE]") is
  * defined once per ring by an FN record before a record uses its id.
  *
@@ -101,7 +114,7 @@
 #define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
 #define PAP_SHM_VERSION_MAJOR	2
-#define PAP_SHM_VERSION_MINOR	2
+#define PAP_SHM_VERSION_MINOR	3
 /* the oldest major version a reader of this version still reads */
 #define PAP_SHM_VERSION_OLDEST	2
 
@@ -120,7 +133,17 @@ enum pap_shm_tag {
 	PAP_REC_KINDS(PAP_SHM_REC_TAG)
 #undef PAP_SHM_REC_TAG
 	PAP_SHM_COUNT = 4,	/* a count taken from a slot */
+	PAP_SHM_PIECE = 5,	/* a piece of a long PATH record (2.3) */
 };
+
+/* The most breakpoints in one PIECE record */
+#define PAP_SHM_PIECE_BPS	((PAP_SHM_MAX_WORDS - 3) / 2)
+/* The most breakpoints, packed, of a path sent in pieces: a reader
+ * refuses a longer one rather than grow without bound */
+#define PAP_SHM_MAX_PIECED_BPS	(1u << 26)
+/* A PIECE record's flags (body word 1) */
+#define PAP_SHM_PIECE_FIRST	(1ull << 33)
+#define PAP_SHM_PIECE_LAST	(1ull << 34)
 
 #define PAP_SHM_COUNT_WORDS 6	/* a COUNT record, header included */
 

@@ -105,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const struct pap_ring_ops ops = { fz_fn, fz_path, fz_bl,
 						 fz_count };
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	static uint64_t words[NW];
 	struct pap_ring_stats st = { 0, 0, 0 };
 	struct fz z;
@@ -124,7 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pap_profile_init(&z.prof);
 	z.prof.max_recs = 64;
 	start = pos;
-	pap_ring_read(words, NW, &pos, head, &ops, &z, &buf, &st);
+	joined.open = 0;
+	pap_ring_read(words, NW, &pos, head, &ops, &z, &buf, &joined, &st);
 	if (pos < start || pos > head || z.prof.nrecs > 64 ||
 	    st.fns + st.rejected > head - start)
 		abort();

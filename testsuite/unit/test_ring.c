@@ -105,6 +105,7 @@ static const struct pap_ring_ops tr_ops = { tr_on_fn, tr_on_path, tr_on_bl,
 static void test_ring_round_trip(void **state)
 {
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	struct tr_ring r = { { 0 }, 250 };
 	struct tr_seen x = { "", 0, 0 };
 	struct pap_ring_stats st = { 0, 0, 0 };
@@ -118,7 +119,7 @@ static void test_ring_round_trip(void **state)
 	tr_put(&r, PAP_SHM_PATH, path, 6);
 	tr_put(&r, PAP_SHM_BL, bl, 2);
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
-				       &buf, &st), PAP_OK);
+				       &buf, &joined, &st), PAP_OK);
 	assert_int_equal(pos, r.head);
 	assert_string_equal(x.log, "F7=main:0123456789abcdef;"
 			    "P7,1,99,3:1000,4:18446744073709551615;B7,42;");
@@ -127,11 +128,69 @@ static void test_ring_round_trip(void **state)
 	assert_int_equal(st.rejected, 0);
 }
 
+/* A PIECE record's first body word. */
+static uint64_t tr_piece_word(uint32_t fn, unsigned complete, int first,
+			      int last, uint32_t nbps)
+{
+	return fn | (uint64_t)complete << 32 |
+	       (first ? PAP_SHM_PIECE_FIRST : 0) |
+	       (last ? PAP_SHM_PIECE_LAST : 0) | (uint64_t)nbps << 40;
+}
+
+/* test_ring_pieces: a path in three pieces comes back as one PATH, with
+ * the value of its last piece; pieces a PATH record interrupts are
+ * dropped without a count (the producer kept that path itself); the end
+ * of a path whose first piece was never seen is one rejected record, its
+ * middle none; a piece with no breakpoints or a bad flag is rejected; the
+ * joining goes on from one read to the next. */
+static void test_ring_pieces(void **state)
+{
+	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
+	struct tr_ring r = { { 0 }, 0 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t a[] = { tr_piece_word(3, 1, 1, 0, 2), 0, 10, 100, 11, 101 };
+	uint64_t b[] = { tr_piece_word(3, 1, 0, 0, 1), 0, 12, 102 };
+	uint64_t c[] = { tr_piece_word(3, 1, 0, 1, 1), 77, 13, 103 };
+	uint64_t lone[] = { tr_piece_word(3, 0, 1, 1, 1), 5, 20, 200 };
+	uint64_t bad[] = { tr_piece_word(3, 0, 1, 1, 1) | 1ull << 36, 5, 20,
+			   200 };
+	uint64_t empty[] = { tr_piece_word(3, 0, 1, 1, 0), 5 };
+	uint64_t path[] = { 3 | 1ull << 32, 8 };
+	uint64_t pos = 0, mid;
+
+	(void)state;
+	tr_put(&r, PAP_SHM_PIECE, a, 6);
+	tr_put(&r, PAP_SHM_PIECE, b, 4);
+	mid = r.head;
+	tr_put(&r, PAP_SHM_PIECE, c, 4);
+	tr_put(&r, PAP_SHM_PIECE, lone, 4);
+	tr_put(&r, PAP_SHM_PIECE, a, 6);	/* given up: */
+	tr_put(&r, PAP_SHM_PATH, path, 2);
+	tr_put(&r, PAP_SHM_PIECE, b, 4);	/* no first: nothing */
+	tr_put(&r, PAP_SHM_PIECE, c, 4);	/* no first: rejected */
+	tr_put(&r, PAP_SHM_PIECE, bad, 4);
+	tr_put(&r, PAP_SHM_PIECE, empty, 2);
+	/* the first read stops between two pieces of a path */
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, mid, &tr_ops, &x,
+				       &buf, &joined, &st), PAP_OK);
+	assert_string_equal(x.log, "");
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &joined, &st), PAP_OK);
+	assert_string_equal(x.log, "P3,1,77,10:100,11:101,12:102,13:103;"
+			    "P3,0,5,20:200;P3,1,8;");
+	assert_int_equal(st.records, 3);
+	assert_int_equal(st.rejected, 3);
+	pap_ring_joined_free(&joined);
+}
+
 /* test_ring_count: a COUNT record hands on its slot, seq, key and count,
  * and adds its count to the records; a bad one is refused and counted. */
 static void test_ring_count(void **state)
 {
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	struct tr_ring r = { { 0 }, 0 };
 	struct tr_seen x = { "", 0, 0 };
 	struct pap_ring_stats st = { 0, 0, 0 };
@@ -155,7 +214,7 @@ static void test_ring_count(void **state)
 	tr_put(&r, PAP_SHM_COUNT, bigslot, 5);
 	tr_put(&r, PAP_SHM_COUNT, good, 4);	/* too short */
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
-				       &buf, &st), PAP_OK);
+				       &buf, &joined, &st), PAP_OK);
 	assert_string_equal(x.log, "C5@8,3,0,1,77*1000;C2@4,1,1,1,9*3;");
 	assert_int_equal(st.records, 1003);
 	assert_int_equal(st.rejected, 6);
@@ -211,6 +270,7 @@ static void test_ring_partial(void **state)
 static void test_ring_bad_bodies(void **state)
 {
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	struct tr_ring r = { { 0 }, 0 };
 	struct tr_seen x = { "", 0, 0 };
 	struct pap_ring_stats st = { 0, 0, 0 };
@@ -231,7 +291,7 @@ static void test_ring_bad_bodies(void **state)
 	tr_put(&r, PAP_SHM_FN, fn_pad, 2);		/* padding not 0 */
 	tr_put(&r, PAP_SHM_BL, bl, 2);
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
-				       &buf, &st), PAP_OK);
+				       &buf, &joined, &st), PAP_OK);
 	assert_string_equal(x.log, "B1,5;B1,5;");
 	assert_int_equal(st.rejected, 6);
 	assert_int_equal(st.records, 2);
@@ -242,6 +302,7 @@ static void test_ring_bad_bodies(void **state)
 static void test_ring_bad_framing(void **state)
 {
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	struct tr_ring r = { { 0 }, 0 };
 	struct tr_seen x = { "", 0, 0 };
 	struct pap_ring_stats st = { 0, 0, 0 };
@@ -253,18 +314,18 @@ static void test_ring_bad_framing(void **state)
 	tr_put(&r, PAP_SHM_BL, bl, 2);
 	r.words[3] ^= 1;	/* position field of the second header */
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
-				       &buf, &st), PAP_ECORRUPT);
+				       &buf, &joined, &st), PAP_ECORRUPT);
 	assert_int_equal(pos, 3);
 	assert_string_equal(x.log, "B1,5;");
 	pos = 0;
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, 2, &tr_ops, &x,
-				       &buf, &st), PAP_ECORRUPT);
+				       &buf, &joined, &st), PAP_ECORRUPT);
 	assert_int_equal(pos, 0);
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, NW + 1, &tr_ops, &x,
-				       &buf, &st), PAP_ECORRUPT);
+				       &buf, &joined, &st), PAP_ECORRUPT);
 	pos = 5;
 	assert_int_equal(pap_ring_read(r.words, NW, &pos, 4, &tr_ops, &x,
-				       &buf, &st), PAP_ECORRUPT);
+				       &buf, &joined, &st), PAP_ECORRUPT);
 }
 
 /* test_ring_random: 20000 rings of random words (some with valid-looking
@@ -273,6 +334,7 @@ static void test_ring_bad_framing(void **state)
 static void test_ring_random(void **state)
 {
 	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
 	static struct tr_ring r;
 	uint64_t g = 12345, k, i;
 
@@ -289,7 +351,8 @@ static void test_ring_random(void **state)
 					       (g >> 16) % 9, pos + i);
 		}
 		head = pos + (g >> 40) % (NW + 2);
-		pap_ring_read(r.words, NW, &pos, head, &tr_ops, &x, &buf, &st);
+		pap_ring_read(r.words, NW, &pos, head, &tr_ops, &x, &buf,
+			      &joined, &st);
 		assert_true(pos <= head);
 		x.len = 0;
 	}
@@ -346,6 +409,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_round_trip),
+		cmocka_unit_test(test_ring_pieces),
 		cmocka_unit_test(test_ring_count),
 		cmocka_unit_test(test_ring_read_slot),
 		cmocka_unit_test(test_ring_partial),

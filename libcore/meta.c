@@ -29,6 +29,7 @@ static void meta_fn_free(struct pap_meta_fn *f)
 	free(f->name);
 	free(f->file);
 	free(f->meta);
+	free(f->dir);
 	free(f);
 }
 
@@ -106,10 +107,31 @@ static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 	return PAP_OK;
 }
 
-/* Parses one function section [start, stop) beginning at @line0. */
+uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,
+			   size_t len)
+{
+	char stamp[64];
+	int n = snprintf(stamp, sizeof(stamp), "plan %d mode %s\n",
+			 PAP_PLAN_FORMAT, pap_mode_name(mode));
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)stamp[i]) * 0x100000001b3ull;
+	for (k = 0; k < len; k++)
+		h = (h ^ (unsigned char)graph[k]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Parses one function section [start, stop) beginning at @line0, of a
+ * file of metadata @version compiled in @dir (NULL: unknown).
+ */
 static int meta_function(struct pap_meta_fn *f, const char *start,
 			 const char *stop, const char *file, unsigned line0,
-			 char *err, size_t errlen)
+			 int version, const char *dir, char *err,
+			 size_t errlen)
 {
 	const char *p = start, *graph_start = NULL, *graph_end = NULL;
 	unsigned line = line0;
@@ -118,7 +140,8 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 	int r = PAP_OK;
 
 	f->meta = strdup(file);
-	if (!f->meta)
+	f->dir = dir ? strdup(dir) : NULL;
+	if (!f->meta || (dir && !f->dir))
 		return PAP_ENOMEM;
 	while (p < stop && !r) {
 		const char *eol = memchr(p, '\n', (size_t)(stop - p));
@@ -183,8 +206,12 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 		goto out;
 	}
 	f->checksum = strtoull(sum, NULL, 16);
-	if (f->checksum != pap_fnv1a(graph_start,
-				     (size_t)(graph_end - graph_start)))
+	if (f->checksum != (version == 1 ?
+			    pap_fnv1a(graph_start,
+				      (size_t)(graph_end - graph_start)) :
+			    pap_meta_checksum(f->mode, graph_start,
+					      (size_t)(graph_end -
+						       graph_start))))
 		r = meta_error(err, errlen, file, line0, "function %s: graph "
 			       "does not match its checksum", f->name);
 out:
@@ -211,15 +238,30 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 	const char *p = text;
 	unsigned line = 2;
 	size_t first = m->nfns;
-	int r = PAP_OK;
+	char *dir = NULL;
+	int r = PAP_OK, version = 2;
 
-	if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
+	if (!strncmp(text, PAP_META_HEADER_V1, strlen(PAP_META_HEADER_V1)))
+		version = 1;
+	else if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
 		return meta_error(err, errlen, file, 1, strncmp(text,
 				  PAP_META_MAGIC, strlen(PAP_META_MAGIC)) ?
 				  "not pap metadata" :
 				  "metadata version not supported (this pap "
-				  "reads version 1)");
+				  "reads versions 1 and 2)");
 	p += strlen(PAP_META_HEADER);
+	if (version == 2 && !strncmp(p, "directory ", 10)) {
+		const char *eol = strchr(p, '\n');
+
+		if (!eol)
+			return meta_error(err, errlen, file, line,
+					  "directory line without an end");
+		dir = meta_value(p, (size_t)(eol - p), "directory");
+		if (!dir)
+			return PAP_ENOMEM;
+		p = eol + 1;
+		line++;
+	}
 	while (*p && !r) {
 		const char *end = strstr(p, "\nend\n");
 		const char *q;
@@ -248,7 +290,7 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 			break;
 		}
 		r = meta_function(m->fns[m->nfns], p, end + 1, file, line,
-				  err, errlen);
+				  version, dir, err, errlen);
 		m->nfns++;
 		for (q = p; q < end + 5; q++)
 			nl += *q == '\n';
@@ -259,6 +301,7 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		while (m->nfns > first)
 			meta_fn_free(m->fns[--m->nfns]);
 	}
+	free(dir);
 	return r;
 }
 

@@ -1,0 +1,59 @@
+#!/bin/sh
+# metadata.sh - what pairs a profile with its metadata and what the
+# metadata lets the decoder find: a profile is never decoded under a plan
+# other than the one its probes ran (the stamp covers the mode), and
+# sources are found from any directory (the compile directory recorded,
+# --source-prefix for moved trees, a missing source named once).
+# TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+. "$top_srcdir/testsuite/tap.sh"
+
+echo "1..2"
+
+cat >loop.c <<'C'
+#include <stdio.h>
+static int work(int n)
+{
+	int s = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (i % 3)
+			s += i;
+		else
+			s -= i;
+	return s;
+}
+int main(int argc, char **argv) { (void)argv; printf("%d\n", work(argc + 6)); return 0; }
+C
+
+# the same source rebuilt in another mode: the old profile is refused
+mkdir stamp && cd stamp && cp ../loop.c . &&
+PAP_PLUGIN_ARGS=-fplugin-arg-pap-mode=pap "$papgcc" -c loop.c &&
+"$papgcc" loop.o -o loop && ./loop >/dev/null && cp pap.prof pap-mode.prof
+if "$decode" --format=paths pap-mode.prof >out 2>err && grep -q '^work ' out
+then
+	ok "a profile decodes with the metadata of its own build"
+else
+	not_ok "a profile decodes with the metadata of its own build"; diag err
+fi
+PAP_PLUGIN_ARGS=-fplugin-arg-pap-mode=pap-epp "$papgcc" -c loop.c
+"$decode" --format=paths pap-mode.prof >out 2>err
+status=$?
+mismatch="function work: the profile's checksum .* does not match the metadata's"
+if [ $status -ne 0 ] && grep -q "$mismatch" err && ! grep -q '^work ' out
+then
+	ok "rebuilt with mode=pap-epp: the mode=pap profile is refused"
+else
+	not_ok "rebuilt with mode=pap-epp: the mode=pap profile is refused" \
+		"(status $status)"
+	diag err; diag out
+fi
+cd "$tmp" || exit 1
+tap_done

@@ -214,8 +214,17 @@ int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf);
  * *lines (caller frees). */
 size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines);
 
-/* Source text of line @line of @file, NULL if not found; cached. */
-const char *source_line(const char *file, uint32_t line);
+/*
+ * Source text of line @line of @fn's source file, NULL if not found;
+ * cached.  The file is its path under the metadata's compile directory,
+ * remapped by source_prefix_add(); a file not found is named once on
+ * standard error.
+ */
+const char *source_line(const struct pap_meta_fn *fn, uint32_t line);
+/* Adds --source-prefix "OLD=NEW": paths under OLD are read under NEW;
+ * the first that matches applies.  -1 if @spec has no "OLD=". */
+int source_prefix_add(const char *spec);
+/* Lets go of the cached sources and the prefix maps. */
 void source_cache_free(void);
 
 /* Visits the k-IPF @ipf depth first, hottest first, skipping nodes under

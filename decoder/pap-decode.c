@@ -60,6 +60,9 @@ static void usage(FILE *f)
 "                       extended)\n"
 "      --min-count=N    only paths taken at least N times\n"
 "      --no-source      do not print source text under each path\n"
+"      --source-prefix=OLD=NEW  read sources under OLD from NEW (a tree\n"
+"                       moved since the build); may be repeated.  Relative\n"
+"                       source paths are under the compile directory\n"
 "      --html=DIR       write a self-contained HTML report into DIR\n"
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
@@ -85,7 +88,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
-       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT };
+       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT,
+       OPT_SOURCE_PREFIX };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
@@ -161,6 +165,7 @@ static const struct option longopts[] = {
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "min-count", required_argument, NULL, OPT_MIN_COUNT },
 	{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
+	{ "source-prefix", required_argument, NULL, OPT_SOURCE_PREFIX },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
 	{ "help", no_argument, NULL, 'h' },
@@ -242,6 +247,14 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_NO_SOURCE:
 			c->o.source = 0;
+			break;
+		case OPT_SOURCE_PREFIX:
+			if (source_prefix_add(optarg)) {
+				fprintf(stderr, "%s: error: --source-prefix: "
+					"'%s' is not OLD=NEW\n", pap_prog,
+					optarg);
+				return -1;
+			}
 			break;
 		case OPT_HTML:
 			c->html = optarg;

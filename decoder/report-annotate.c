@@ -12,6 +12,7 @@
 
 struct file_counts {
 	const char *file;
+	const struct pap_meta_fn *fn;	/* its first function */
 	uint64_t *count;
 	uint32_t *paths;
 	uint8_t *known;		/* some block carries the line */
@@ -63,7 +64,7 @@ static void print_file(FILE *out, const struct file_counts *fc)
 
 	fprintf(out, "%9s %6s %5s:Source:%s\n", "count", "paths", "0",
 		fc->file);
-	for (l = 1; (src = source_line(fc->file, l)) || l <= last; l++) {
+	for (l = 1; (src = source_line(fc->fn, l)) || l <= last; l++) {
 		int known = l < fc->nlines && fc->known[l];
 
 		if (known && fc->count[l])
@@ -91,6 +92,7 @@ void print_annotated(FILE *out, struct dprofile *dp)
 			continue;	/* printed with its first function */
 		memset(&fc, 0, sizeof(fc));
 		fc.file = dp->fs[f].fn->file;
+		fc.fn = dp->fs[f].fn;
 		for (g = f; g < dp->nfs; g++)
 			if (!strcmp(dp->fs[g].fn->file, fc.file))
 				add_function(&fc, &dp->fs[g]);

@@ -46,7 +46,10 @@ static void usage(FILE *f)
 "                       id stream: FUNCTION COUNT ID...); dot (each\n"
 "                       function's CFG for graphviz); svg, png (one\n"
 "                       function's CFG drawn by graphviz); annotate\n"
-"                       (source lines with counts, like gcov).  A path\n"
+"                       (source lines with counts, like gcov); lcov (an\n"
+"                       lcov tracefile for genhtml); gcov-json (gcov's\n"
+"                       JSON intermediate format); gcov (gcov's text,\n"
+"                       FILE.gcov).  A path\n"
 "                       of more than 10^7 blocks is printed with its\n"
 "                       loops as ( ... )^N in every format (json:\n"
 "                       \"blocks_packed\"; doc/reports.md)\n"
@@ -92,11 +95,12 @@ enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
        OPT_SOURCE_PREFIX };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
-	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
+	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
+	      FMT_GCOV };
 
 static const char *const format_names[] = {
 	"text", "json", "paths", "blocks", "bl", "dot", "annotate", "svg",
-	"png", NULL
+	"png", "lcov", "gcov-json", "gcov", NULL
 };
 
 /* One function's CFG drawn by graphviz's dot into standard output. */
@@ -189,7 +193,8 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			if (!format_names[i]) {
 				fprintf(stderr, "%s: error: unknown format '%s' "
 					"(use text, json, paths, blocks, bl, "
-					"dot, svg, png or annotate)\n", pap_prog,
+					"dot, svg, png, annotate, lcov, "
+					"gcov-json or gcov)\n", pap_prog,
 					optarg);
 				return -1;
 			}
@@ -323,7 +328,16 @@ static int run_report(struct cli *c, const char *path)
 				print_dot(stdout, &dp.fs[i], &c->o);
 			break;
 		case FMT_ANNOTATE:
-			print_annotated(stdout, &dp);
+			print_annotated(stdout, &dp, &c->d.meta);
+			break;
+		case FMT_LCOV:
+			print_lcov(stdout, &dp, &c->d.meta);
+			break;
+		case FMT_GCOV_JSON:
+			print_gcov_json(stdout, &dp, &c->d.meta, path);
+			break;
+		case FMT_GCOV:
+			print_gcov_text(stdout, &dp, &c->d.meta, path);
 			break;
 		case FMT_SVG:
 		case FMT_PNG:

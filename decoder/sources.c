@@ -77,12 +77,12 @@ static const char *remap(const char *path, char *buf, size_t size)
 }
 
 /*
- * Where @fn's source file is: its path, under the compile directory when
- * relative, remapped; when that cannot be read, the path as recorded
- * (relative to here), if that can.  Into @buf.
+ * source_path(): @fn's path, under the compile directory when relative,
+ * remapped; when that cannot be read, the path as recorded (relative to
+ * here), if that can.
  */
-static const char *resolve(const struct pap_meta_fn *fn, char *buf,
-			   size_t size)
+const char *source_path(const struct pap_meta_fn *fn, char *buf,
+			size_t size)
 {
 	char full[4096];
 	const char *p = fn->file;
@@ -142,7 +142,7 @@ const char *source_line(const struct pap_meta_fn *fn, uint32_t line)
 		s = &sources[last];
 		goto found;
 	}
-	resolve(fn, path, sizeof(path));
+	source_path(fn, path, sizeof(path));
 	for (i = 0; i < nsources; i++)
 		if (!strcmp(sources[i].name, path))
 			s = &sources[i];

@@ -254,43 +254,95 @@ void pap_model_graph_text(function *fun, const struct pap_model *m,
 					m->number[m->head[bb->index]]);
 }
 
-void pap_model_lines_text(function *fun, const struct pap_model *m,
-			   struct pap_text *t)
+/* Orders locations for the sorted table of statement locations. */
+static int pap_loc_cmp(const void *a, const void *b)
 {
-	basic_block head;
+	location_t x = *(const location_t *)a, y = *(const location_t *)b;
 
+	return x < y ? -1 : x > y;
+}
+
+/* Adds @line to the node's @seen lines (printing it) unless it is there. */
+static void pap_line_add(struct pap_text *t, int *seen, int *nseen, int line)
+{
+	int i;
+
+	if (line <= 0)
+		return;		/* built-in location */
+	for (i = 0; i < *nseen && seen[i] != line; i++)
+		;
+	if (i < *nseen)
+		return;
+	if (*nseen < 64)
+		seen[(*nseen)++] = line;
+	pap_text_printf(t, " %d", line);
+}
+
+/*
+ * Each node's lines, as gcov gives a block its lines: the function's own
+ * line first in the entry node, then each statement's, then the location
+ * of a jump GCC removed when it built the CFG (a break, a goto: the
+ * single out-edge's goto_locus, when no statement has that location).
+ */
+void pap_model_lines_text(function *fun, const struct pap_model *m,
+			  struct pap_text *t)
+{
+	basic_block head, bb, first;
+	location_t *locs = NULL;
+	size_t nlocs = 0, cap = 0;
+
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
+		     !gsi_end_p(gsi); gsi_next(&gsi)) {
+			location_t loc = gimple_location(gsi_stmt(gsi));
+
+			if (loc == UNKNOWN_LOCATION)
+				continue;
+			if (nlocs == cap) {
+				cap = cap * 2 + 64;
+				locs = XRESIZEVEC(location_t, locs, cap);
+			}
+			locs[nlocs++] = loc;
+		}
+	if (nlocs)
+		qsort(locs, nlocs, sizeof(*locs), pap_loc_cmp);
+	first = pap_resolve(fun, single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)));
 	FOR_EACH_BB_FN(head, fun) {
-		basic_block bb = head;
-		int seen[64], nseen = 0, i, steps = m->nbb;
+		int seen[64], nseen = 0, steps = m->nbb;
 
 		if (!pap_model_is_node(m, head))
 			continue;
 		pap_text_printf(t, "lines b%d", m->number[head->index]);
+		if (m->head[first->index] == head->index)
+			pap_line_add(t, seen, &nseen, LOCATION_LINE(
+				DECL_SOURCE_LOCATION(fun->decl)));
+		bb = head;
 		while (steps-- > 0) {
+			location_t go;
+
 			for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
 			     !gsi_end_p(gsi); gsi_next(&gsi)) {
 				location_t loc = gimple_location(gsi_stmt(gsi));
-				int line;
 
 				if (loc == UNKNOWN_LOCATION ||
 				    is_gimple_debug(gsi_stmt(gsi)))
 					continue;
-				line = LOCATION_LINE(loc);
-				if (line <= 0)
-					continue;	/* built-in location */
-				for (i = 0; i < nseen && seen[i] != line; i++)
-					;
-				if (i < nseen)
-					continue;
-				if (nseen < 64)
-					seen[nseen++] = line;
-				pap_text_printf(t, " %d", line);
+				pap_line_add(t, seen, &nseen,
+					     LOCATION_LINE(loc));
 			}
+			if (single_succ_p(bb) &&
+			    (go = single_succ_edge(bb)->goto_locus) !=
+			    UNKNOWN_LOCATION &&
+			    !bsearch(&go, locs, nlocs, sizeof(*locs),
+				     pap_loc_cmp))
+				pap_line_add(t, seen, &nseen,
+					     LOCATION_LINE(go));
 			if (bb == m->tail[head->index])
 				break;
 			bb = m->real[single_succ(bb)->index];
 		}
 		pap_text_printf(t, "\n");
 	}
+	XDELETEVEC(locs);
 }
 

@@ -58,7 +58,7 @@ static int add_function(struct linecov *lc, struct pap_meta_fn *fn,
 {
 	const struct pap_cfg *cfg = fn->graph.cfg;
 	uint64_t *count = NULL, *block = NULL, *edge = NULL;
-	uint32_t *paths = NULL, n = 0, l, b, k, i, nout;
+	uint32_t *paths = NULL, n = 0, np = 0, l, b, k, i, e, nout;
 	struct linecov_fn *lf;
 	int r = -1;
 
@@ -71,42 +71,61 @@ static int add_function(struct linecov *lc, struct pap_meta_fn *fn,
 	lf->df = df;
 	lf->first = UINT32_MAX;
 	if (df) {
-		line_counts(df, &count, &paths, &n);
+		/* the distinct paths per line; the counts gcov's way, over
+		 * the lines on edges too */
+		line_counts(df, &count, &paths, &np);
+		free(count);
+		for (n = np, e = 0; e < fn->nelines; e++)
+			for (k = 1; fn->elines[e] && k <= fn->elines[e][0]; k++)
+				if (fn->elines[e][k] < PAP_MAX_LINE &&
+				    fn->elines[e][k] >= n)
+					n = fn->elines[e][k] + 1;
+		count = calloc(n ? n : 1, sizeof(*count));
 		flow_counts(df, &block, &edge);
 		if (!count || !paths || !block || !edge)
 			goto out;
-		memset(count, 0, n * sizeof(*count));
 		if (pap_gcov_line_counts(cfg,
 					 (const uint32_t *const *)fn->lines,
-					 block, edge, n, count))
+					 (const uint32_t *const *)fn->elines,
+					 fn->nelines, block, edge, n, count))
 			goto out;
 		lf->calls = edge[cfg->entry_edge];
 	}
-	for (b = 0; b < fn->graph.nblocks; b++) {
-		const uint32_t *ln = blines(fn, b);
+	for (b = 0; b < fn->graph.nblocks + fn->nelines; b++) {
+		/* the blocks, then the lines on edges */
+		const uint32_t *ln;
+		int ran;
 
-		lf->nblocks++;
-		lf->blocks_run += block && block[b];
+		e = b - fn->graph.nblocks;
+		ln = b < fn->graph.nblocks ? blines(fn, b) : fn->elines[e];
+		ran = b < fn->graph.nblocks ? block && block[b] :
+			  edge && edge[e];
+		if (!ln)
+			continue;
+		lf->nblocks += b < fn->graph.nblocks;
+		lf->blocks_run += b < fn->graph.nblocks && ran;
 		for (k = 1; k <= ln[0]; k++) {
 			l = ln[k];
 			if (l >= PAP_MAX_LINE)
 				continue;
 			if (grow_lines(lc, l + 1))
 				goto out;
-			lc->known[l] |= LINE_CODE;
-			if (!block || !block[b])
-				lc->known[l] |= LINE_UNRUN;
+			lc->known[l] |= LINE_CODE | (ran ? 0 : LINE_UNRUN);
 			if (!lc->fn_of[l])
 				lc->fn_of[l] = fn;
 			if (l < n) {
 				lc->count[l] += count[l];
-				lc->paths[l] += paths[l];
 				count[l] = 0;	/* once per function */
+			}
+			if (l < np) {
+				lc->paths[l] += paths[l];
 				paths[l] = 0;
 			}
 			lf->first = l < lf->first ? l : lf->first;
 			lf->last = l > lf->last ? l : lf->last;
 		}
+		if (b >= fn->graph.nblocks)
+			continue;
 		/* a block of two or more ways out: a branch point */
 		for (i = cfg->out_off[b], nout = 0; i < cfg->out_off[b + 1]; i++)
 			nout += cfg->edges[cfg->out_edge[i]].kind !=

@@ -8,15 +8,28 @@
 #include "gcovline.h"
 #include "util.h"
 
-/* The line block @v belongs to (its last), PAP_NONE if none. */
+/* The line a list of lines @ln belongs to (its last), PAP_NONE if none. */
+static uint32_t last_of(const uint32_t *ln, uint32_t nlines)
+{
+	if (!ln || !ln[0] || ln[ln[0]] >= nlines)
+		return PAP_NONE;
+	return ln[ln[0]];
+}
+
+/* The line block @v belongs to, PAP_NONE if none. */
 static uint32_t owner_line(const struct pap_cfg *cfg,
 			   const uint32_t *const *lines, uint32_t nlines,
 			   uint32_t v)
 {
-	if (v >= cfg->nblocks || !lines[v] || !lines[v][0] ||
-	    lines[v][lines[v][0]] >= nlines)
-		return PAP_NONE;
-	return lines[v][lines[v][0]];
+	return v < cfg->nblocks ? last_of(lines[v], nlines) : PAP_NONE;
+}
+
+/* The lines on edge @e (NULL: none). */
+static const uint32_t *edge_lines(const uint32_t *const *elines,
+				  uint32_t nelines, uint32_t e)
+{
+	return elines && e < nelines && elines[e] && elines[e][0] ?
+	       elines[e] : NULL;
 }
 
 /*
@@ -26,7 +39,8 @@ static uint32_t owner_line(const struct pap_cfg *cfg,
  * @state, @stack and @next are per node scratch.
  */
 static uint32_t find_cycle(const struct pap_cfg *cfg, const uint32_t *owner,
-			   uint32_t line, const uint64_t *left,
+			   const uint32_t *eowner, uint32_t line,
+			   const uint64_t *left,
 			   uint8_t *state, uint32_t *stack, uint32_t *next,
 			   uint32_t *via, uint32_t *cyc)
 {
@@ -49,7 +63,8 @@ static uint32_t find_cycle(const struct pap_cfg *cfg, const uint32_t *owner,
 			}
 			k = cfg->out_edge[next[v]++];
 			n = cfg->edges[k].dst;
-			if (n >= cfg->nblocks || owner[n] != line || !left[k])
+			if (n >= cfg->nblocks || owner[n] != line || !left[k] ||
+			    (eowner[k] != PAP_NONE && eowner[k] != line))
 				continue;
 			if (state[n] == 1) {
 				/* the cycle: n ... v, then k back to n */
@@ -74,17 +89,20 @@ static uint32_t find_cycle(const struct pap_cfg *cfg, const uint32_t *owner,
 }
 
 int pap_gcov_line_counts(const struct pap_cfg *cfg,
-			 const uint32_t *const *lines, const uint64_t *block,
-			 const uint64_t *edge, uint32_t nlines,
-			 uint64_t *count)
+			 const uint32_t *const *lines,
+			 const uint32_t *const *elines, uint32_t nelines,
+			 const uint64_t *block, const uint64_t *edge,
+			 uint32_t nlines, uint64_t *count)
 {
 	uint32_t nn = cfg->nnodes, v, k, i, len, *owner, *stack, *next, *via;
+	uint32_t *eowner, e;
 	uint32_t *cyc;
 	uint8_t *owns, *state;
 	uint64_t *left, *add, min;
 	int r = PAP_ENOMEM;
 
 	owner = malloc(nn * sizeof(*owner));
+	eowner = malloc((cfg->nedges + 1) * sizeof(*eowner));
 	stack = malloc(nn * sizeof(*stack));
 	next = malloc(nn * sizeof(*next));
 	via = malloc(nn * sizeof(*via));
@@ -93,7 +111,7 @@ int pap_gcov_line_counts(const struct pap_cfg *cfg,
 	owns = calloc(nlines ? nlines : 1, 1);
 	left = malloc((cfg->nedges + 1) * sizeof(*left));
 	add = calloc(nlines ? nlines : 1, sizeof(*add));
-	if (!owner || !stack || !next || !via || !cyc || !state || !owns ||
+	if (!owner || !eowner || !stack || !next || !via || !cyc || !state || !owns ||
 	    !left || !add)
 		goto out;
 	for (v = 0; v < nn; v++) {
@@ -101,21 +119,39 @@ int pap_gcov_line_counts(const struct pap_cfg *cfg,
 		if (owner[v] != PAP_NONE)
 			owns[owner[v]] = 1;
 	}
+	for (e = 0; e < cfg->nedges; e++) {
+		eowner[e] = last_of(edge_lines(elines, nelines, e), nlines);
+		if (eowner[e] != PAP_NONE)
+			owns[eowner[e]] = 1;
+	}
 	/* lines no block belongs to: their blocks' executions */
 	for (v = 0; v < cfg->nblocks; v++)
 		for (i = 1; lines[v] && i <= lines[v][0]; i++)
 			if (lines[v][i] < nlines && !owns[lines[v][i]])
 				add[lines[v][i]] += block[v];
-	/* entries into a line's blocks from elsewhere */
-	for (v = 0; v < cfg->nblocks; v++) {
-		if (owner[v] == PAP_NONE)
-			continue;
-		for (i = cfg->in_off[v]; i < cfg->in_off[v + 1]; i++) {
-			uint32_t src = cfg->edges[cfg->in_edge[i]].src;
+	for (e = 0; e < cfg->nedges; e++) {
+		const uint32_t *ln = edge_lines(elines, nelines, e);
 
-			if (src >= cfg->nblocks || owner[src] != owner[v])
-				add[owner[v]] += edge[cfg->in_edge[i]];
+		for (i = 1; ln && i <= ln[0]; i++)
+			if (ln[i] < nlines && !owns[ln[i]])
+				add[ln[i]] += edge[e];
+	}
+	/* entries into a line's blocks from elsewhere: along an edge with
+	 * lines, into them from the edge's source, then from them on */
+	for (e = 0; e < cfg->nedges; e++) {
+		uint32_t from = owner_line(cfg, lines, nlines,
+					   cfg->edges[e].src);
+		uint32_t to = owner_line(cfg, lines, nlines, cfg->edges[e].dst);
+
+		if (cfg->edges[e].flags & PAP_EF_DEAD)
+			continue;
+		if (eowner[e] != PAP_NONE) {
+			if (from != eowner[e])
+				add[eowner[e]] += edge[e];
+			from = eowner[e];
 		}
+		if (to != PAP_NONE && from != to)
+			add[to] += edge[e];
 	}
 	/* turns round cycles within a line: each found cycle counts the
 	 * executions left on its least taken edge, which it takes from
@@ -127,8 +163,8 @@ int pap_gcov_line_counts(const struct pap_cfg *cfg,
 		if (line == PAP_NONE || owns[line] != 1)
 			continue;
 		owns[line] = 2;		/* its cycles are counted */
-		while ((len = find_cycle(cfg, owner, line, left, state, stack,
-					 next, via, cyc))) {
+		while ((len = find_cycle(cfg, owner, eowner, line, left, state,
+					 stack, next, via, cyc))) {
 			min = UINT64_MAX;
 			for (k = 0; k < len; k++)
 				if (left[cyc[k]] < min)
@@ -143,6 +179,7 @@ int pap_gcov_line_counts(const struct pap_cfg *cfg,
 	r = PAP_OK;
 out:
 	free(owner);
+	free(eowner);
 	free(stack);
 	free(next);
 	free(via);

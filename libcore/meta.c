@@ -23,6 +23,10 @@ static void meta_fn_free(struct pap_meta_fn *f)
 		for (b = 0; b < f->graph.nblocks; b++)
 			free(f->lines[b]);
 	free(f->lines);
+	if (f->elines)
+		for (b = 0; b < f->nelines; b++)
+			free(f->elines[b]);
+	free(f->elines);
 	pap_plan_free(f->plan);
 	if (f->graph.cfg)
 		pap_cfgtext_free(&f->graph);
@@ -62,21 +66,33 @@ static char *meta_value(const char *line, size_t len, const char *key)
 	return v;
 }
 
-/* "lines BLOCK N..." into f->lines. */
+/* "lines BLOCK N..." into f->lines, "elines EDGE N..." into f->elines. */
 static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 {
-	char buf[4096], *tok, *save = NULL;
-	uint32_t b, *v, n = 0, cap = 8;
+	char buf[4096], *tok, *save = NULL, *stop;
+	int edge = line[0] == 'e';
+	uint32_t b, *v, n = 0, cap = 8, **slot;
 
 	if (len >= sizeof(buf))
 		return PAP_ECORRUPT;
 	memcpy(buf, line, len);
 	buf[len] = 0;
-	tok = strtok_r(buf + 6, " ", &save);
+	tok = strtok_r(buf + (edge ? 7 : 6), " ", &save);
 	if (!tok)
 		return PAP_ECORRUPT;
-	b = pap_cfgtext_block(&f->graph, tok);
-	if (b == PAP_NONE || f->lines[b])
+	if (edge) {
+		unsigned long e = strtoul(tok, &stop, 10);
+
+		if (*stop || *tok < '0' || *tok > '9' || e >= f->nelines)
+			return PAP_ECORRUPT;
+		slot = &f->elines[e];
+	} else {
+		b = pap_cfgtext_block(&f->graph, tok);
+		if (b == PAP_NONE)
+			return PAP_ECORRUPT;
+		slot = &f->lines[b];
+	}
+	if (*slot)
 		return PAP_ECORRUPT;
 	v = malloc((cap + 1) * sizeof(uint32_t));
 	while (v && (tok = strtok_r(NULL, " ", &save))) {
@@ -103,7 +119,7 @@ static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 	if (!v)
 		return PAP_ENOMEM;
 	v[0] = n;
-	f->lines[b] = v;
+	*slot = v;
 	return PAP_OK;
 }
 
@@ -157,6 +173,10 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 			if (!graph_start)
 				graph_start = p;
 			graph_end = eol ? eol + 1 : stop;
+		} else if (!strncmp(p, "elines ", 7) && version > 1) {
+			if (!f->graph.cfg || meta_lines(f, p, len))
+				r = meta_error(err, errlen, file, line,
+					       "bad elines record");
 		} else if (!strncmp(p, "lines ", 6)) {
 			if (!f->graph.cfg) {
 				size_t glen = graph_start ?
@@ -178,7 +198,10 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 				}
 				f->lines = calloc(f->graph.nblocks,
 						  sizeof(*f->lines));
-				if (!f->lines)
+				f->nelines = f->graph.cfg->nedges;
+				f->elines = calloc(f->nelines + 1,
+						   sizeof(*f->elines));
+				if (!f->lines || !f->elines)
 					r = PAP_ENOMEM;
 			}
 			if (!r && meta_lines(f, p, len))

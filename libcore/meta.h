@@ -9,6 +9,8 @@
  *   function ASMNAME / file PATH / mode MODE
  *   the graph in pap's text format (blocks, entry, edge, return lines)
  *   lines BLOCK LINE...      (each block's distinct lines, statement order)
+ *   elines EDGE LINE...      (version 2: lines of empty blocks GCC keeps on
+ *                            the EDGE-th edge line's way; optional)
  *   checksum HEX             (pap_meta_checksum(): the plan's stamp)
  *   end
  * Version 1 had no directory line and a checksum of the graph lines only;
@@ -61,6 +63,9 @@ struct pap_meta_fn {
 	uint64_t checksum;
 	struct pap_cfgtext graph;
 	uint32_t **lines;	/* per block: lines[b][0] = count, then lines */
+	uint32_t **elines;	/* per edge id below nelines: the same of the
+				 * empty blocks on its way; NULL: none */
+	uint32_t nelines;
 	struct pap_plan *plan;	/* made on first use */
 };
 

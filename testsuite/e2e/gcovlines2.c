@@ -1,6 +1,7 @@
 /* gcovlines2.c - gcov.sh: while with if/else on one line, continue and
  * break, nested for headers, do-while on one line, short-circuit
- * conditions, a backward goto on one line, switch with fall-through. */
+ * conditions, a backward goto on one line, switch with fall-through,
+ * "if (x) break;" and "default: break;" (jumps on empty blocks). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +38,13 @@ static int nested(int n)
 	for (i = 0; i < n; i++)
 		for (j = 0; j < i; j++)
 			s += (i ^ j) & 1 ? j : -j;
+	for (i = 0; i < 100; i++) {
+		if (i > n + 3)
+			break;
+		if (i & 1)
+			continue;
+		s++;
+	}
 	do s--; while (s > 100);
 	return s > 0 && n > 2 || s < -50 ? s : -s;
 }
@@ -51,7 +59,7 @@ again:
 	case 0: r++; /* fall through */
 	case 1: r += 2; break;
 	case 2: return r * 2;
-	default: r--; break;
+	default: break;
 	}
 	return r;
 }

@@ -103,12 +103,41 @@ static void test_v1_read(void **state)
 	pap_meta_free(&m);
 }
 
+/* test_elines: version 2's lines on an edge read into the edge's slot;
+ * one naming no edge of the graph is refused. */
+static void test_elines(void **state)
+{
+	struct pap_meta m;
+	char text[1024], err[256];
+	uint64_t sum = pap_meta_checksum(PAP_MODE_PAP, graph, strlen(graph));
+
+	(void)state;
+	pap_meta_init(&m);
+	snprintf(text, sizeof(text), "pap-meta 2\nfunction f\nfile f.c\n"
+		 "mode pap\n%slines b1 3\nlines b2 4\nelines 0 9 8\n"
+		 "checksum %016llx\nend\n", graph, (unsigned long long)sum);
+	assert_int_equal(pap_meta_parse(&m, text, "t.papm", err,
+					sizeof(err)), 0);
+	assert_non_null(m.fns[0]->elines[0]);
+	assert_int_equal(m.fns[0]->elines[0][0], 2);
+	assert_int_equal(m.fns[0]->elines[0][1], 9);
+	assert_int_equal(m.fns[0]->elines[0][2], 8);
+	snprintf(text, sizeof(text), "pap-meta 2\nfunction f\nfile f.c\n"
+		 "mode pap\n%slines b1 3\nelines 7 9\n"
+		 "checksum %016llx\nend\n", graph, (unsigned long long)sum);
+	assert_int_not_equal(pap_meta_parse(&m, text, "t.papm", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "bad elines record"));
+	pap_meta_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stamp_definition),
 		cmocka_unit_test(test_v2_read),
 		cmocka_unit_test(test_v1_read),
+		cmocka_unit_test(test_elines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

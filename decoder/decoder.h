@@ -302,7 +302,7 @@ struct linecov_branch {
  */
 struct linecov {
 	const char *file;
-	const struct pap_meta_fn *src;	/* its first function: for sources */
+	const struct pap_meta_fn *src;	/* its first function (sources) */
 	uint64_t *count;
 	uint32_t *paths;
 	uint8_t *known;		/* LINE_* */

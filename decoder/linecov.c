@@ -127,16 +127,17 @@ static int add_function(struct linecov *lc, struct pap_meta_fn *fn,
 		if (b >= fn->graph.nblocks)
 			continue;
 		/* a block of two or more ways out: a branch point */
-		for (i = cfg->out_off[b], nout = 0; i < cfg->out_off[b + 1]; i++)
+		nout = 0;
+		for (i = cfg->out_off[b]; i < cfg->out_off[b + 1]; i++)
 			nout += cfg->edges[cfg->out_edge[i]].kind !=
 				PAP_EDGE_FAKE;
 		if (nout < 2 || !last_line(fn, b))
 			continue;
 		for (i = cfg->out_off[b], k = 0; i < cfg->out_off[b + 1]; i++) {
-			uint32_t e = cfg->out_edge[i];
+			uint32_t way = cfg->out_edge[i];
 			struct linecov_branch *br;
 
-			if (cfg->edges[e].kind == PAP_EDGE_FAKE)
+			if (cfg->edges[way].kind == PAP_EDGE_FAKE)
 				continue;
 			if (lc->nbr == lc->capbr &&
 			    pap_grow(&lc->br, &lc->capbr, sizeof(*br), 16))
@@ -147,8 +148,8 @@ static int add_function(struct linecov *lc, struct pap_meta_fn *fn,
 			br->block = b;
 			br->index = k++;
 			br->ran = block && block[b];
-			br->count = edge ? edge[e] : 0;
-			br->abnormal = cfg->edges[e].kind ==
+			br->count = edge ? edge[way] : 0;
+			br->abnormal = cfg->edges[way].kind ==
 				       PAP_EDGE_ABNORMAL;
 		}
 	}

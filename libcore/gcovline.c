@@ -111,7 +111,8 @@ int pap_gcov_line_counts(const struct pap_cfg *cfg,
 	owns = calloc(nlines ? nlines : 1, 1);
 	left = malloc((cfg->nedges + 1) * sizeof(*left));
 	add = calloc(nlines ? nlines : 1, sizeof(*add));
-	if (!owner || !eowner || !stack || !next || !via || !cyc || !state || !owns ||
+	if (!owner || !eowner || !stack || !next || !via || !cyc || !state ||
+	    !owns ||
 	    !left || !add)
 		goto out;
 	for (v = 0; v < nn; v++) {

@@ -55,7 +55,7 @@ for r in $runs; do
 	join want got | awk '$2 != $3' >diff
 	join -v 1 want got >>diff
 	if [ "$(wc -l <want)" -gt 20 ] && [ ! -s diff ]; then
-		ok "$src $arg: every line's count is gcov's ($(wc -l <want) lines)"
+		ok "$src $arg: each line's count is gcov's ($(wc -l <want) lines)"
 	else
 		not_ok "$src $arg: every line's count is gcov's"
 		note "LINE GCOV PAP where they differ:"; diag diff; diag err
@@ -78,7 +78,8 @@ else
 	   grep -q "^SF:$tmp/p/$src\$" p.info; then
 		ok "--format=lcov: the DA and FNDA records lcov takes from gcov"
 	else
-		not_ok "--format=lcov: the DA and FNDA records lcov takes from gcov"
+		not_ok "--format=lcov: the DA and FNDA records lcov takes \
+from gcov"
 		diff want got | head -10 | sed 's/^/#   /'; diag err
 	fi
 	if genhtml --output-directory html p.info >genhtml.out 2>&1 &&
@@ -123,7 +124,8 @@ else
 	if [ -s want ] && cmp -s want got; then
 		ok "gcovr reads pap's gcov text as gcov's: $(cat got)"
 	else
-		not_ok "gcovr reads pap's gcov text as gcov's"; diag want; diag got
+		not_ok "gcovr reads pap's gcov text as gcov's"
+		diag want; diag got
 	fi
 fi
 tap_done

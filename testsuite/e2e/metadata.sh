@@ -46,7 +46,8 @@ fi
 PAP_PLUGIN_ARGS=-fplugin-arg-pap-mode=pap-epp "$papgcc" -c loop.c
 "$decode" --format=paths pap-mode.prof >out 2>err
 status=$?
-mismatch="function work: the profile's checksum .* does not match the metadata's"
+mismatch="function work: the profile's checksum .* does not match \
+the metadata's"
 if [ $status -ne 0 ] && grep -q "$mismatch" err && ! grep -q '^work ' out
 then
 	ok "rebuilt with mode=pap-epp: the mode=pap profile is refused"

@@ -214,8 +214,20 @@ int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf);
  * *lines (caller frees). */
 size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines);
 
-/* Source text of line @line of @file, NULL if not found; cached. */
-const char *source_line(const char *file, uint32_t line);
+/* Where @fn's source file is read from, into @buf (sources.c). */
+const char *source_path(const struct pap_meta_fn *fn, char *buf,
+			size_t size);
+/*
+ * Source text of line @line of @fn's source file, NULL if not found;
+ * cached.  The file is its path under the metadata's compile directory,
+ * remapped by source_prefix_add(); a file not found is named once on
+ * standard error.
+ */
+const char *source_line(const struct pap_meta_fn *fn, uint32_t line);
+/* Adds --source-prefix "OLD=NEW": paths under OLD are read under NEW;
+ * the first that matches applies.  -1 if @spec has no "OLD=". */
+int source_prefix_add(const char *spec);
+/* Lets go of the cached sources and the prefix maps. */
 void source_cache_free(void);
 
 /* Visits the k-IPF @ipf depth first, hottest first, skipping nodes under
@@ -252,8 +264,61 @@ void print_bl_stream(FILE *out, struct dprofile *dp);
 void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
-void print_annotated(FILE *out, struct dprofile *dp);
+void print_annotated(FILE *out, struct dprofile *dp, struct pap_meta *meta);
+void print_lcov(FILE *out, struct dprofile *dp, struct pap_meta *meta);
+void print_gcov_json(FILE *out, struct dprofile *dp, struct pap_meta *meta,
+		     const char *profile);
+void print_gcov_text(FILE *out, struct dprofile *dp, struct pap_meta *meta,
+		     const char *profile);
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o);
+
+#define LINE_CODE	0x1	/* some block carries the line */
+#define LINE_UNRUN	0x2	/* one of them never ran */
+
+/* One function of a source file's coverage (linecov.c). */
+struct linecov_fn {
+	struct pap_meta_fn *fn;
+	struct dfunc *df;	/* NULL: it never ran */
+	uint64_t calls;		/* times it was entered */
+	uint32_t first, last;	/* the range of its lines */
+	uint32_t nblocks, blocks_run;
+};
+
+/* One way out of a block with two or more (a branch). */
+struct linecov_branch {
+	uint32_t line;		/* the block's last line */
+	const struct pap_meta_fn *fn;	/* its function */
+	uint32_t block, index;	/* the block; the way's rank among its */
+	uint64_t count;		/* times taken */
+	int ran;		/* the block ran */
+	int abnormal;		/* an exception or longjmp edge */
+};
+
+/*
+ * One source file's coverage as gcov sees it: per line its count (as
+ * gcov counts, libcore/gcovline.h), distinct paths through it and whether
+ * code carries it; its functions by first line, those that never ran
+ * included (from the metadata files of those that did), and branches.
+ */
+struct linecov {
+	const char *file;
+	const struct pap_meta_fn *src;	/* its first function (sources) */
+	uint64_t *count;
+	uint32_t *paths;
+	uint8_t *known;		/* LINE_* */
+	const struct pap_meta_fn **fn_of;	/* the first function on it */
+	uint32_t nlines;
+	struct linecov_fn *fns;
+	size_t nfns, capfns;
+	struct linecov_branch *br;
+	size_t nbr, capbr;
+};
+
+/* The coverage of each source file of @dp (functions that never ran
+ * from @meta, which may be NULL) into *@out; 0, or -1 out of memory. */
+int linecov_build(struct dprofile *dp, struct pap_meta *meta,
+		  struct linecov **out, size_t *nout);
+void linecov_free(struct linecov *lcs, size_t n);
 
 /* Per-line execution counts and distinct paths of @f: arrays indexed by
  * line, *nlines long (caller frees). */

@@ -46,7 +46,10 @@ static void usage(FILE *f)
 "                       id stream: FUNCTION COUNT ID...); dot (each\n"
 "                       function's CFG for graphviz); svg, png (one\n"
 "                       function's CFG drawn by graphviz); annotate\n"
-"                       (source lines with counts, like gcov).  A path\n"
+"                       (source lines with counts, like gcov); lcov (an\n"
+"                       lcov tracefile for genhtml); gcov-json (gcov's\n"
+"                       JSON intermediate format); gcov (gcov's text,\n"
+"                       FILE.gcov).  A path\n"
 "                       of more than 10^7 blocks is printed with its\n"
 "                       loops as ( ... )^N in every format (json:\n"
 "                       \"blocks_packed\"; doc/reports.md)\n"
@@ -60,6 +63,9 @@ static void usage(FILE *f)
 "                       extended)\n"
 "      --min-count=N    only paths taken at least N times\n"
 "      --no-source      do not print source text under each path\n"
+"      --source-prefix=OLD=NEW  read sources under OLD from NEW (a tree\n"
+"                       moved since the build); may be repeated.  Relative\n"
+"                       source paths are under the compile directory\n"
 "      --html=DIR       write a self-contained HTML report into DIR\n"
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
@@ -85,14 +91,16 @@ static void usage(FILE *f)
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
-       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT };
+       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT,
+       OPT_SOURCE_PREFIX };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
-	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
+	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
+	      FMT_GCOV };
 
 static const char *const format_names[] = {
 	"text", "json", "paths", "blocks", "bl", "dot", "annotate", "svg",
-	"png", NULL
+	"png", "lcov", "gcov-json", "gcov", NULL
 };
 
 /* One function's CFG drawn by graphviz's dot into standard output. */
@@ -161,6 +169,7 @@ static const struct option longopts[] = {
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "min-count", required_argument, NULL, OPT_MIN_COUNT },
 	{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
+	{ "source-prefix", required_argument, NULL, OPT_SOURCE_PREFIX },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
 	{ "help", no_argument, NULL, 'h' },
@@ -184,7 +193,8 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			if (!format_names[i]) {
 				fprintf(stderr, "%s: error: unknown format '%s' "
 					"(use text, json, paths, blocks, bl, "
-					"dot, svg, png or annotate)\n", pap_prog,
+					"dot, svg, png, annotate, lcov, "
+					"gcov-json or gcov)\n", pap_prog,
 					optarg);
 				return -1;
 			}
@@ -242,6 +252,14 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_NO_SOURCE:
 			c->o.source = 0;
+			break;
+		case OPT_SOURCE_PREFIX:
+			if (source_prefix_add(optarg)) {
+				fprintf(stderr, "%s: error: --source-prefix: "
+					"'%s' is not OLD=NEW\n", pap_prog,
+					optarg);
+				return -1;
+			}
 			break;
 		case OPT_HTML:
 			c->html = optarg;
@@ -310,7 +328,16 @@ static int run_report(struct cli *c, const char *path)
 				print_dot(stdout, &dp.fs[i], &c->o);
 			break;
 		case FMT_ANNOTATE:
-			print_annotated(stdout, &dp);
+			print_annotated(stdout, &dp, &c->d.meta);
+			break;
+		case FMT_LCOV:
+			print_lcov(stdout, &dp, &c->d.meta);
+			break;
+		case FMT_GCOV_JSON:
+			print_gcov_json(stdout, &dp, &c->d.meta, path);
+			break;
+		case FMT_GCOV:
+			print_gcov_text(stdout, &dp, &c->d.meta, path);
 			break;
 		case FMT_SVG:
 		case FMT_PNG:

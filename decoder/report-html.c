@@ -146,7 +146,7 @@ static void hs_item(void *ctx, uint32_t line)
 	struct html_seq *h = ctx;
 
 	fprintf(h->f, "<span title=\"");
-	html_text(h->f, source_line(h->fn->file, line));
+	html_text(h->f, source_line(h->fn, line));
 	fprintf(h->f, "\">%u</span> ", line);
 }
 
@@ -271,7 +271,7 @@ static void html_source(FILE *f, struct dfunc *df)
 	if (lo > 2)
 		lo -= 2;		/* the function's head */
 	for (l = lo ? lo : 1; l <= hi + 1; l++) {
-		const char *text = source_line(fn->file, l);
+		const char *text = source_line(fn, l);
 		int known = 0;
 
 		if (!text && l > hi)
@@ -296,7 +296,7 @@ static void html_source(FILE *f, struct dfunc *df)
 		html_text(f, text ? text : "");
 		fputs("</td></tr>\n", f);
 	}
-	fprintf(f, "</table>%s</section>\n", source_line(fn->file, 1) ? "" :
+	fprintf(f, "</table>%s</section>\n", source_line(fn, 1) ? "" :
 		"<p class=\"muted\">source file not found</p>");
 	free(count);
 	free(paths);

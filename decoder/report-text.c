@@ -44,7 +44,7 @@ static void inline_close(void *ctx, size_t reps)
 static void line_item(void *ctx, uint32_t line)
 {
 	struct text_ctx *c = ctx;
-	const char *src = source_line(c->fn->file, line);
+	const char *src = source_line(c->fn, line);
 
 	fprintf(c->out, "%*s%6u | %s\n", 8 + 2 * c->depth, "", line,
 		src ? src : "");

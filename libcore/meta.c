@@ -23,12 +23,17 @@ static void meta_fn_free(struct pap_meta_fn *f)
 		for (b = 0; b < f->graph.nblocks; b++)
 			free(f->lines[b]);
 	free(f->lines);
+	if (f->elines)
+		for (b = 0; b < f->nelines; b++)
+			free(f->elines[b]);
+	free(f->elines);
 	pap_plan_free(f->plan);
 	if (f->graph.cfg)
 		pap_cfgtext_free(&f->graph);
 	free(f->name);
 	free(f->file);
 	free(f->meta);
+	free(f->dir);
 	free(f);
 }
 
@@ -61,21 +66,33 @@ static char *meta_value(const char *line, size_t len, const char *key)
 	return v;
 }
 
-/* "lines BLOCK N..." into f->lines. */
+/* "lines BLOCK N..." into f->lines, "elines EDGE N..." into f->elines. */
 static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 {
-	char buf[4096], *tok, *save = NULL;
-	uint32_t b, *v, n = 0, cap = 8;
+	char buf[4096], *tok, *save = NULL, *stop;
+	int edge = line[0] == 'e';
+	uint32_t b, *v, n = 0, cap = 8, **slot;
 
 	if (len >= sizeof(buf))
 		return PAP_ECORRUPT;
 	memcpy(buf, line, len);
 	buf[len] = 0;
-	tok = strtok_r(buf + 6, " ", &save);
+	tok = strtok_r(buf + (edge ? 7 : 6), " ", &save);
 	if (!tok)
 		return PAP_ECORRUPT;
-	b = pap_cfgtext_block(&f->graph, tok);
-	if (b == PAP_NONE || f->lines[b])
+	if (edge) {
+		unsigned long e = strtoul(tok, &stop, 10);
+
+		if (*stop || *tok < '0' || *tok > '9' || e >= f->nelines)
+			return PAP_ECORRUPT;
+		slot = &f->elines[e];
+	} else {
+		b = pap_cfgtext_block(&f->graph, tok);
+		if (b == PAP_NONE)
+			return PAP_ECORRUPT;
+		slot = &f->lines[b];
+	}
+	if (*slot)
 		return PAP_ECORRUPT;
 	v = malloc((cap + 1) * sizeof(uint32_t));
 	while (v && (tok = strtok_r(NULL, " ", &save))) {
@@ -102,14 +119,35 @@ static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 	if (!v)
 		return PAP_ENOMEM;
 	v[0] = n;
-	f->lines[b] = v;
+	*slot = v;
 	return PAP_OK;
 }
 
-/* Parses one function section [start, stop) beginning at @line0. */
+uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,
+			   size_t len)
+{
+	char stamp[64];
+	int n = snprintf(stamp, sizeof(stamp), "plan %d mode %s\n",
+			 PAP_PLAN_FORMAT, pap_mode_name(mode));
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)stamp[i]) * 0x100000001b3ull;
+	for (k = 0; k < len; k++)
+		h = (h ^ (unsigned char)graph[k]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Parses one function section [start, stop) beginning at @line0, of a
+ * file of metadata @version compiled in @dir (NULL: unknown).
+ */
 static int meta_function(struct pap_meta_fn *f, const char *start,
 			 const char *stop, const char *file, unsigned line0,
-			 char *err, size_t errlen)
+			 int version, const char *dir, char *err,
+			 size_t errlen)
 {
 	const char *p = start, *graph_start = NULL, *graph_end = NULL;
 	unsigned line = line0;
@@ -118,7 +156,8 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 	int r = PAP_OK;
 
 	f->meta = strdup(file);
-	if (!f->meta)
+	f->dir = dir ? strdup(dir) : NULL;
+	if (!f->meta || (dir && !f->dir))
 		return PAP_ENOMEM;
 	while (p < stop && !r) {
 		const char *eol = memchr(p, '\n', (size_t)(stop - p));
@@ -134,6 +173,10 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 			if (!graph_start)
 				graph_start = p;
 			graph_end = eol ? eol + 1 : stop;
+		} else if (!strncmp(p, "elines ", 7) && version > 1) {
+			if (!f->graph.cfg || meta_lines(f, p, len))
+				r = meta_error(err, errlen, file, line,
+					       "bad elines record");
 		} else if (!strncmp(p, "lines ", 6)) {
 			if (!f->graph.cfg) {
 				size_t glen = graph_start ?
@@ -155,7 +198,10 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 				}
 				f->lines = calloc(f->graph.nblocks,
 						  sizeof(*f->lines));
-				if (!f->lines)
+				f->nelines = f->graph.cfg->nedges;
+				f->elines = calloc(f->nelines + 1,
+						   sizeof(*f->elines));
+				if (!f->lines || !f->elines)
 					r = PAP_ENOMEM;
 			}
 			if (!r && meta_lines(f, p, len))
@@ -183,8 +229,12 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 		goto out;
 	}
 	f->checksum = strtoull(sum, NULL, 16);
-	if (f->checksum != pap_fnv1a(graph_start,
-				     (size_t)(graph_end - graph_start)))
+	if (f->checksum != (version == 1 ?
+			    pap_fnv1a(graph_start,
+				      (size_t)(graph_end - graph_start)) :
+			    pap_meta_checksum(f->mode, graph_start,
+					      (size_t)(graph_end -
+						       graph_start))))
 		r = meta_error(err, errlen, file, line0, "function %s: graph "
 			       "does not match its checksum", f->name);
 out:
@@ -211,15 +261,30 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 	const char *p = text;
 	unsigned line = 2;
 	size_t first = m->nfns;
-	int r = PAP_OK;
+	char *dir = NULL;
+	int r = PAP_OK, version = 2;
 
-	if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
+	if (!strncmp(text, PAP_META_HEADER_V1, strlen(PAP_META_HEADER_V1)))
+		version = 1;
+	else if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
 		return meta_error(err, errlen, file, 1, strncmp(text,
 				  PAP_META_MAGIC, strlen(PAP_META_MAGIC)) ?
 				  "not pap metadata" :
 				  "metadata version not supported (this pap "
-				  "reads version 1)");
+				  "reads versions 1 and 2)");
 	p += strlen(PAP_META_HEADER);
+	if (version == 2 && !strncmp(p, "directory ", 10)) {
+		const char *eol = strchr(p, '\n');
+
+		if (!eol)
+			return meta_error(err, errlen, file, line,
+					  "directory line without an end");
+		dir = meta_value(p, (size_t)(eol - p), "directory");
+		if (!dir)
+			return PAP_ENOMEM;
+		p = eol + 1;
+		line++;
+	}
 	while (*p && !r) {
 		const char *end = strstr(p, "\nend\n");
 		const char *q;
@@ -248,7 +313,7 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 			break;
 		}
 		r = meta_function(m->fns[m->nfns], p, end + 1, file, line,
-				  err, errlen);
+				  version, dir, err, errlen);
 		m->nfns++;
 		for (q = p; q < end + 5; q++)
 			nl += *q == '\n';
@@ -259,6 +324,7 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		while (m->nfns > first)
 			meta_fn_free(m->fns[--m->nfns]);
 	}
+	free(dir);
 	return r;
 }
 

@@ -3,13 +3,18 @@
  * meta.h - the plugin's per-unit metadata (NAME.papm): written by the
  * plugin, read by the decoder.
  *
- * Format (text, version 1; doc/formats.md): "pap-meta 1", then for each
- * instrumented function
+ * Format (text, version 2; doc/formats.md): "pap-meta 2", the compile
+ * directory ("directory DIR", optional), then for each instrumented
+ * function
  *   function ASMNAME / file PATH / mode MODE
  *   the graph in pap's text format (blocks, entry, edge, return lines)
  *   lines BLOCK LINE...      (each block's distinct lines, statement order)
- *   checksum HEX             (FNV-1a of the graph lines)
+ *   elines EDGE LINE...      (version 2: lines of empty blocks GCC keeps on
+ *                            the EDGE-th edge line's way; optional)
+ *   checksum HEX             (pap_meta_checksum(): the plan's stamp)
  *   end
+ * Version 1 had no directory line and a checksum of the graph lines only;
+ * it is still read.
  */
 #ifndef PAP_CORE_META_H
 #define PAP_CORE_META_H
@@ -23,8 +28,19 @@ extern "C" {
 #endif
 
 /* The first line of a metadata file, and what comes before its version. */
-#define PAP_META_HEADER "pap-meta 1\n"
+#define PAP_META_HEADER "pap-meta 2\n"
+#define PAP_META_HEADER_V1 "pap-meta 1\n"
 #define PAP_META_MAGIC "pap-meta "
+
+/*
+ * The stamp that pairs a function's records with its metadata: FNV-1a 64
+ * of "plan FORMAT mode MODE\n" (FORMAT is PAP_PLAN_FORMAT) followed by the
+ * @len bytes of @graph text.  It covers everything the decoder needs to
+ * rebuild the plan the probes ran (the graph, the mode in effect and the
+ * planner's numbering), so a profile is never decoded under another plan.
+ */
+uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,
+			   size_t len);
 
 /*
  * One function's entry of a metadata file, as the reader above reads it:
@@ -42,10 +58,14 @@ struct pap_meta_fn {
 	char *name;		/* assembler name */
 	char *file;		/* source file */
 	char *meta;		/* the metadata file it was read from */
+	char *dir;		/* the compile directory; NULL if unknown */
 	enum pap_mode mode;
 	uint64_t checksum;
 	struct pap_cfgtext graph;
 	uint32_t **lines;	/* per block: lines[b][0] = count, then lines */
+	uint32_t **elines;	/* per edge id below nelines: the same of the
+				 * empty blocks on its way; NULL: none */
+	uint32_t nelines;
 	struct pap_plan *plan;	/* made on first use */
 };
 

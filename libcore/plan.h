@@ -29,6 +29,13 @@
 extern "C" {
 #endif
 
+/*
+ * The plan's format: raise it whenever planning or numbering changes the
+ * values the probes of some graph and mode record, so that metadata and
+ * profiles from before no longer pair (pap_meta_checksum()).
+ */
+#define PAP_PLAN_FORMAT 1
+
 enum pap_mode {
 	PAP_MODE_EPP = 0,
 	PAP_MODE_PAP,

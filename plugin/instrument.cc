@@ -222,8 +222,8 @@ static bool pap_fn_select(function *fun)
 /*
  * model: @f->model is built (free it whatever the outcome).  True when
  * the function's non-local control can be instrumented and its graph
- * parses as the core's CFG: then @f->graph, @f->lines and @f->checksum
- * are the metadata's and @f->g is the core's CFG.
+ * parses as the core's CFG: then @f->graph and @f->lines are the
+ * metadata's and @f->g is the core's CFG.
  */
 static bool pap_fn_model(struct pap_fn *f)
 {
@@ -240,7 +240,6 @@ static bool pap_fn_model(struct pap_fn *f)
 	}
 	pap_model_graph_text(f->fun, &f->model, &f->graph);
 	pap_model_lines_text(f->fun, &f->model, &f->lines);
-	f->checksum = pap_fnv1a(f->graph.s, f->graph.len);
 	if (pap_cfgtext_parse(f->graph.s, f->asmname, &f->g, err,
 			      sizeof(err))) {
 		warning(0, "pap: %s: cannot model the CFG: %s", f->asmname,
@@ -251,7 +250,8 @@ static bool pap_fn_model(struct pap_fn *f)
 	return true;
 }
 
-/* plan: true when the core planned @f->g under the mode: @f->plan. */
+/* plan: true when the core planned @f->g under the mode: @f->plan, and
+ * @f->checksum the stamp of that plan (the graph, the mode in effect). */
 static bool pap_fn_plan(struct pap_fn *f)
 {
 	int r = pap_plan_build(f->g.cfg, pap_opts.mode, NULL, &f->plan);
@@ -261,6 +261,8 @@ static bool pap_fn_plan(struct pap_fn *f)
 			pap_strerror(r));
 		return false;
 	}
+	f->checksum = pap_meta_checksum(f->plan->mode, f->graph.s,
+					f->graph.len);
 	return true;
 }
 

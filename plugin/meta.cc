@@ -81,11 +81,13 @@ void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 					   file, mode, graph, lines, checksum);
 }
 
-/* Writes the unit's metadata atomically: a temporary file renamed. */
+/* Writes the unit's metadata atomically (a temporary file renamed):
+ * the header, the compile directory, each function's entry. */
 void pap_meta_write(void)
 {
 	struct pap_text tmp = { NULL, 0, 0 };
 	const char *path = pap_meta_path();
+	char cwd[4096];
 	FILE *f;
 
 	if (!pap_meta.len)
@@ -97,6 +99,8 @@ void pap_meta_write(void)
 		goto out;
 	}
 	fputs(PAP_META_HEADER, f);
+	if (getcwd(cwd, sizeof(cwd)) && !strchr(cwd, '\n'))
+		fprintf(f, "directory %s\n", cwd);
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
 	if (fclose(f) || rename(tmp.s, path)) {
 		error("pap: cannot write %qs: %m", path);

@@ -254,43 +254,138 @@ void pap_model_graph_text(function *fun, const struct pap_model *m,
 					m->number[m->head[bb->index]]);
 }
 
-void pap_model_lines_text(function *fun, const struct pap_model *m,
-			   struct pap_text *t)
+/* Orders locations for the sorted table of statement locations. */
+static int pap_loc_cmp(const void *a, const void *b)
 {
-	basic_block head;
+	location_t x = *(const location_t *)a, y = *(const location_t *)b;
 
+	return x < y ? -1 : x > y;
+}
+
+/* Adds @line to the node's @seen lines (printing it) unless it is there. */
+static void pap_line_add(struct pap_text *t, int *seen, int *nseen, int line)
+{
+	int i;
+
+	if (line <= 0)
+		return;		/* built-in location */
+	for (i = 0; i < *nseen && seen[i] != line; i++)
+		;
+	if (i < *nseen)
+		return;
+	if (*nseen < 64)
+		seen[(*nseen)++] = line;
+	pap_text_printf(t, " %d", line);
+}
+
+/*
+ * The lines gcov gives block @bb after the function's own: each
+ * statement's, then the location of a jump GCC removed when it built the
+ * CFG (a break, a goto: the single out-edge's goto_locus, when no
+ * statement has that location; @locs sorted).
+ */
+static void pap_bb_lines(basic_block bb, const location_t *locs,
+			 size_t nlocs, struct pap_text *t, int *seen,
+			 int *nseen)
+{
+	location_t go;
+
+	for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+	     gsi_next(&gsi)) {
+		location_t loc = gimple_location(gsi_stmt(gsi));
+
+		if (loc == UNKNOWN_LOCATION || is_gimple_debug(gsi_stmt(gsi)))
+			continue;
+		pap_line_add(t, seen, nseen, LOCATION_LINE(loc));
+	}
+	if (single_succ_p(bb) &&
+	    (go = single_succ_edge(bb)->goto_locus) != UNKNOWN_LOCATION &&
+	    !bsearch(&go, locs, nlocs, sizeof(*locs), pap_loc_cmp))
+		pap_line_add(t, seen, nseen, LOCATION_LINE(go));
+}
+
+/* The "elines" records of pap_model_lines_text(). */
+static void pap_edge_lines_text(function *fun, const struct pap_model *m,
+				const location_t *locs, size_t nlocs,
+				struct pap_text *t)
+{
+	struct pap_text one = { NULL, 0, 0 };
+	int k, rank = 0;
+
+	for (k = 0; k < m->nedges; k++) {
+		basic_block f = m->edges[k].e->dest;
+		int seen[64], nseen = 0, steps = m->nbb;
+
+		if (m->edges[k].dst < 0)
+			continue;
+		one.len = 0;
+		while (f != EXIT_BLOCK_PTR_FOR_FN(fun) && steps-- > 0 &&
+		       m->real[f->index] && m->real[f->index] != f) {
+			pap_bb_lines(f, locs, nlocs, &one, seen, &nseen);
+			f = single_succ(f);
+		}
+		if (one.len)
+			pap_text_printf(t, "elines %d%s\n", rank, one.s);
+		rank++;
+	}
+	pap_text_free(&one);
+}
+
+/*
+ * Each node's lines, as gcov gives its blocks theirs (pap_bb_lines()),
+ * the function's own line first in the entry node; then, for each model
+ * edge that passes through empty forwarders (a label and a folded jump:
+ * "if (x) break;"), their lines as "elines K LINE...", K the edge's rank
+ * among the graph's edge lines.
+ */
+void pap_model_lines_text(function *fun, const struct pap_model *m,
+			  struct pap_text *t)
+{
+	basic_block head, bb, first;
+	location_t *locs = NULL;
+	size_t nlocs = 0, cap = 0;
+
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
+		     !gsi_end_p(gsi); gsi_next(&gsi)) {
+			location_t loc = gimple_location(gsi_stmt(gsi));
+
+			if (loc == UNKNOWN_LOCATION)
+				continue;
+			if (nlocs == cap) {
+				cap = cap * 2 + 64;
+				locs = XRESIZEVEC(location_t, locs, cap);
+			}
+			locs[nlocs++] = loc;
+		}
+	if (nlocs)
+		qsort(locs, nlocs, sizeof(*locs), pap_loc_cmp);
+	first = pap_resolve(fun, single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)));
 	FOR_EACH_BB_FN(head, fun) {
-		basic_block bb = head;
-		int seen[64], nseen = 0, i, steps = m->nbb;
+		int seen[64], nseen = 0, steps = m->nbb;
 
 		if (!pap_model_is_node(m, head))
 			continue;
 		pap_text_printf(t, "lines b%d", m->number[head->index]);
+		if (m->head[first->index] == head->index)
+			pap_line_add(t, seen, &nseen, LOCATION_LINE(
+				DECL_SOURCE_LOCATION(fun->decl)));
+		bb = head;
 		while (steps-- > 0) {
-			for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
-			     !gsi_end_p(gsi); gsi_next(&gsi)) {
-				location_t loc = gimple_location(gsi_stmt(gsi));
-				int line;
+			basic_block next;
 
-				if (loc == UNKNOWN_LOCATION ||
-				    is_gimple_debug(gsi_stmt(gsi)))
-					continue;
-				line = LOCATION_LINE(loc);
-				if (line <= 0)
-					continue;	/* built-in location */
-				for (i = 0; i < nseen && seen[i] != line; i++)
-					;
-				if (i < nseen)
-					continue;
-				if (nseen < 64)
-					seen[nseen++] = line;
-				pap_text_printf(t, " %d", line);
-			}
+			pap_bb_lines(bb, locs, nlocs, t, seen, &nseen);
 			if (bb == m->tail[head->index])
 				break;
-			bb = m->real[single_succ(bb)->index];
+			next = m->real[single_succ(bb)->index];
+			/* forwarders between the chain's blocks */
+			for (bb = single_succ(bb); bb != next && steps-- > 0;
+			     bb = single_succ(bb))
+				pap_bb_lines(bb, locs, nlocs, t, seen, &nseen);
 		}
 		pap_text_printf(t, "\n");
 	}
+	pap_edge_lines_text(fun, m, locs, nlocs, t);
+	XDELETEVEC(locs);
 }
 

@@ -71,7 +71,8 @@ bool pap_model_is_node(const struct pap_model *m, basic_block bb);
  * checksum covers.  Model edge k is the k-th "edge" line. */
 void pap_model_graph_text(function *fun, const struct pap_model *m,
 			  struct pap_text *t);
-/* Each node's distinct source lines in statement order. */
+/* Each node's distinct source lines in statement order, as gcov gives
+ * a block its lines (model.cc). */
 void pap_model_lines_text(function *fun, const struct pap_model *m,
 			  struct pap_text *t);
 

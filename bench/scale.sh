@@ -106,12 +106,7 @@ build_one() {
 	case $b in
 	zlib)
 		z=$work/zlib-src/zlib
-		set --
-		for u in adler32 compress crc32 deflate infback inffast \
-			 inflate inftrees trees uncompr zutil; do
-			set -- "$@" "$z/$u.c"
-		done
-		(cd "$d" && $cc -O2 -w -I"$z" -o prog "$z/examples/zpipe.c" "$@") ;;
+		(cd "$d" && $cc -O2 -w -I"$z" -o prog $(bench_zlib_files "$z")) ;;
 	lua)
 		unpack "$realprog/lua-5.4.7.tar.gz" "$d/src" &&
 		(cd "$d/src" && make -j"$jobs" CC="$cc" \

@@ -17,6 +17,7 @@
 #include "decoder.h"
 #include "fnkey.h"
 #include "pathspec.h"
+#include "target.h"
 #include "textfile.h"
 #include "util.h"
 
@@ -100,35 +101,29 @@ static int write_profile(const struct pap_profile *p, const char *out,
 {
 	int (*write)(const struct pap_profile *, FILE *) =
 		text ? pap_profile_write_text : pap_profile_write;
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX + 32];
 	FILE *f;
+	int off;
 
 	if (!strcmp(out, "-")) {
-		if (write(p, stdout) || fflush(stdout))
-			goto fail;
+		if (write(p, stdout) || fflush(stdout)) {
+			fprintf(stderr, "%s: error: standard output: %s\n",
+				pap_prog, strerror(errno));
+			return -1;
+		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid()) >=
-	    (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		goto fail;
-	}
-	f = fopen(tmp, "w");
+	f = pap_target_begin(out, pap_prog, tmp, sizeof(tmp), &off);
 	if (!f)
-		goto fail;
+		return off ? 0 : -1;
 	if (write(p, f)) {
+		fprintf(stderr, "%s: error: %s: cannot write: %s\n", pap_prog,
+			out, strerror(errno));
 		fclose(f);
 		unlink(tmp);
-		goto fail;
+		return -1;
 	}
-	if (fclose(f) || rename(tmp, out)) {
-		unlink(tmp);
-		goto fail;
-	}
-	return 0;
-fail:
-	fprintf(stderr, "%s: error: %s: %s\n", pap_prog, out, strerror(errno));
-	return -1;
+	return pap_target_commit(f, tmp, out, pap_prog);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -569,14 +564,14 @@ int cmd_coverage(struct dprofile *dp, FILE *out)
 
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 {
-	FILE *f = fopen(file, "w");
+	char tmp[PATH_MAX + 32];
+	FILE *f;
 	size_t i, n;
+	int off;
 
-	if (!f) {
-		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
-			strerror(errno));
-		return -1;
-	}
+	f = pap_target_begin(file, pap_prog, tmp, sizeof(tmp), &off);
+	if (!f)
+		return off ? 0 : -1;
 	pap_spec_put_header(f);
 	for (n = 0; n < dp->nfs; n++) {
 		struct dfunc *df = &dp->fs[n];
@@ -601,10 +596,5 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			path_close(p);
 		}
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	return pap_target_commit(f, tmp, file, pap_prog);
 }

@@ -241,10 +241,15 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
  * PAP_PROFILE_LOG_FLOOR), PATH is compacted instead: read, added to,
  * written to PATH.tmp.PID as one segment and renamed over PATH.  So is a
  * missing or empty PATH, or a text one (versions 1 to 3).  An existing
- * PATH that is not a profile is kept as PATH.bad.PID.  Losses a
- * collector that died left in PATH.pending.PID are added to the lost
- * count and the file removed.  0, or -1 with a message on stderr
- * prefixed by @who.
+ * regular file of ours that is not a profile is kept as PATH.bad.PID;
+ * anything else at PATH (directory, device, FIFO, symbolic link, another
+ * user's file) is refused and left alone, and a null device or an empty
+ * @path writes nothing (target.h).  Losses a collector that died left in
+ * PATH.pending.PID are added to the lost count and the file removed.
+ * When another process holds the lock longer than PAP_LOCK_TIMEOUT
+ * seconds (default PAP_PROFILE_LOCK_TIMEOUT), @mine goes to PATH.PID
+ * instead, said on stderr.  0, or -1 with a message on stderr prefixed
+ * by @who.
  */
 int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg);
@@ -252,6 +257,19 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 /* Bytes of segments after the first below which a file is never
  * compacted on its way. */
 #define PAP_PROFILE_LOG_FLOOR ((uint64_t)1 << 20)
+
+/* Seconds a writer waits for a profile's lock unless PAP_LOCK_TIMEOUT
+ * says otherwise. */
+#define PAP_PROFILE_LOCK_TIMEOUT 30
+
+/*
+ * Can the profile file @path be merged into later: absent or a regular
+ * file of ours, in a directory where its lock can be created (which this
+ * leaves), or the output switched off (target.h)?  0, or -1 with a
+ * message prefixed by @who.  For a writer that must know before it runs
+ * anything.
+ */
+int pap_profile_can_merge(const char *path, const char *who);
 
 /*
  * Rewrites the profile file @path as one segment (version 4), under its

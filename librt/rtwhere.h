@@ -16,7 +16,8 @@
  * that advertised itself for an ancestor of this process, and takes its
  * socket and output file if it is found and trusted.  The environment is
  * never changed.  PAP_PROFILE is read again on every call, as the
- * program may set it; the profile is never NULL ("pap.prof" at last).
+ * program may set it; the profile is never NULL ("pap.prof" at last;
+ * "" when PAP_PROFILE is set empty: no output).
  * Any thread.
  */
 const char *rt_where_collector(void);

@@ -64,6 +64,9 @@ static void usage(FILE *f)
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
 "                       profiling\n"
+"      --drop-stale     leave out, with a note, the records whose checksum\n"
+"                       is not their metadata's (an older build's)\n"
+"                       instead of failing on them\n"
 "      --meta=DIR       also look for metadata (.papm files) in DIR; may\n"
 "                       be repeated.  By default pap-decode reads the\n"
 "                       metadata file each record names, then looks in\n"
@@ -85,7 +88,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
-       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT };
+       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT,
+       OPT_DROP_STALE };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
@@ -155,6 +159,7 @@ struct cli {
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "meta", required_argument, NULL, OPT_META },
+	{ "drop-stale", no_argument, NULL, OPT_DROP_STALE },
 	{ "k", required_argument, NULL, OPT_K },
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -246,6 +251,9 @@ static int parse_options(struct cli *c, int argc, char **argv)
 		case OPT_HTML:
 			c->html = optarg;
 			break;
+		case OPT_DROP_STALE:
+			c->d.drop_stale = 1;
+			break;
 		case OPT_SPEC:
 			c->spec = optarg;
 			break;
@@ -283,6 +291,14 @@ static int run_report(struct cli *c, const char *path)
 		pap_profile_free(&prof);
 		return 1;
 	}
+	if (c->d.nstale_recs)
+		fprintf(stderr, "%s: note: %s: %llu %s of %zu %s left out: "
+			"their checksum is not their metadata's (an older "
+			"build)\n", pap_prog, path,
+			(unsigned long long)c->d.nstale_recs,
+			c->d.nstale_recs == 1 ? "record" : "records",
+			c->d.nstale_fns,
+			c->d.nstale_fns == 1 ? "function" : "functions");
 	if (prof.lost)
 		fprintf(stderr, "%s: note: %s: %llu records were reported lost "
 			"when they were recorded; they are not in these paths\n",

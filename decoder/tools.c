@@ -131,6 +131,7 @@ int cmd_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "text", no_argument, NULL, 't' },
+		{ "drop-stale", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -138,7 +139,9 @@ int cmd_merge(int argc, char **argv)
 	struct pap_profile total;
 	struct seen s = { NULL, 0, 0, 0 };
 	const char *out = "-";
-	int c, i, rc = 0, text = 0;
+	uint64_t nstale = 0;
+	size_t nfns = 0;
+	int c, i, rc = 0, text = 0, drop_stale = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:thV", opts, NULL)) != -1) {
@@ -149,13 +152,20 @@ int cmd_merge(int argc, char **argv)
 		case 't':
 			text = 1;
 			break;
+		case 'S':
+			drop_stale = 1;
+			break;
 		case 'h':
-			printf("Usage: %s merge [-o OUT] [--text] PROFILE...\n"
+			printf("Usage: %s merge [-o OUT] [--text] [--drop-stale] "
+			       "PROFILE...\n"
 			       "Adds the profiles' counts into one profile, "
 			       "written to OUT (default: standard\noutput) in "
 			       "the binary format (version 4), or with --text "
 			       "as text.  Records\nof one function with "
-			       "different checksums are refused.\n", pap_prog);
+			       "different checksums are refused; with "
+			       "--drop-stale, those\nof the older build (an "
+			       "earlier PROFILE, or an earlier segment of one)"
+			       " are left\nout, with a note.\n", pap_prog);
 			return 0;
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
@@ -174,14 +184,31 @@ int cmd_merge(int argc, char **argv)
 		struct pap_profile one;
 
 		pap_profile_init(&one);
+		/* with --drop-stale, a later profile is a newer build */
+		total.gen = (uint32_t)(i - optind + 1);
 		if (load_profile(argv[i], &one) ||
-		    check_sums(&s, &one, argv[i])) {
+		    (!drop_stale && check_sums(&s, &one, argv[i]))) {
 			rc = 1;
 		} else if (pap_profile_merge(&total, &one)) {
 			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
 			rc = 1;
 		}
 		pap_profile_free(&one);
+	}
+	if (!rc && drop_stale) {
+		if (pap_profile_drop_stale(&total, &nstale, &nfns)) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			rc = 1;
+		} else if (nstale) {
+			fprintf(stderr, "%s: note: %llu %s of %zu %s from an "
+				"older build left out\n", pap_prog,
+				(unsigned long long)nstale,
+				nstale == 1 ? "record" : "records", nfns,
+				nfns == 1 ? "function" : "functions");
+		}
+		/* what is left must be one build: a tie is not decided */
+		if (!rc && check_sums(&s, &total, "the merged profiles"))
+			rc = 1;
 	}
 	if (!rc && write_profile(&total, out, text))
 		rc = 1;

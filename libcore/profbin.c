@@ -811,6 +811,8 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 			return pb_error_at(file, err, errlen, off,
 					   "segment of %llu bytes fails its "
 					   "checksum", (unsigned long long)len);
+		if (p)
+			p->gen++;	/* the segments' order: their age */
 		if (p && (r = pb_get_body(p, body, (size_t)len,
 					  off + PAP_PROFBIN_SEG_HEAD, file, err,
 					  errlen)))

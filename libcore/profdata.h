@@ -69,6 +69,8 @@ struct pap_prof_name {
 	const char *key;	/* by_address: the caller's string */
 	uint64_t hash;		/* of the text */
 	uint64_t slot_hash;	/* what lookups hash: key's address or text */
+	uint32_t gen;		/* the latest @gen of a profile it was added
+				 * in (pap_profile_drop_stale) */
 };
 
 struct pap_profile {
@@ -91,6 +93,10 @@ struct pap_profile {
 	 * for the profile's life (the runtime's ABI strings).  Set it on an
 	 * empty profile only. */
 	int by_address;
+	/* the age of what is added now, remembered by each function's name:
+	 * a reader numbers a file's segments 1, 2, ... in the order they
+	 * were written (pap_profile_drop_stale) */
+	uint32_t gen;
 };
 
 void pap_profile_init(struct pap_profile *p);
@@ -190,6 +196,18 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 			pap_prof_added_fn *added, void *arg);
 /* Adds every record of @from to @to, and its lost count. */
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
+
+/*
+ * Stale builds, as gcov treats them: where @p holds one function (same
+ * ASMNAME and METAFILE) under several checksums, the records of every
+ * checksum but the one added last (the highest gen of its name) are
+ * dropped; a function whose newest checksums tie is left as it is.
+ * *@nrecs and *@nfns (either may be NULL) count the records dropped and
+ * the functions they belonged to.  A by_address profile is left alone.
+ * PAP_OK, or PAP_ENOMEM with @p unchanged.
+ */
+int pap_profile_drop_stale(struct pap_profile *p, uint64_t *nrecs,
+			   size_t *nfns);
 
 /*
  * Reads a profile file's @len bytes at @data (named @file in messages),

@@ -505,7 +505,8 @@ static int pf_merge_locked(const char *path, const struct pf_names *nm,
 	struct pap_profile all, view;
 	const struct pap_profile *out_prof;
 	unsigned char *seg;
-	size_t len;
+	uint64_t nstale = 0;
+	size_t len, nfns = 0;
 	int rc = -1, done;
 	unsigned i;
 
@@ -520,11 +521,22 @@ static int pf_merge_locked(const char *path, const struct pf_names *nm,
 			goto out;
 		out_prof = mine;
 		if (all.nrecs || all.lost) {
-			if (pap_profile_merge(&all, mine)) {
+			/* this process's build is the newest */
+			all.gen = UINT32_MAX;
+			if (pap_profile_merge(&all, mine) ||
+			    pap_profile_drop_stale(&all, &nstale, &nfns)) {
 				fprintf(stderr, "%s: out of memory merging the "
 					"profile\n", who);
 				goto out;
 			}
+			if (nstale)
+				fprintf(stderr, "%s: note: %s: %llu %s of %zu "
+					"%s from an older build replaced by "
+					"this build's\n", who, path,
+					(unsigned long long)nstale,
+					nstale == 1 ? "record" : "records",
+					nfns, nfns == 1 ? "function" :
+					"functions");
 			out_prof = &all;
 		}
 		view = *out_prof;

@@ -37,6 +37,7 @@
 #include <pap/version.h>
 
 #include "collector.h"
+#include "diag.h"
 #include "rendezvous.h"
 
 static const char *prog = "pap-collector";
@@ -447,7 +448,7 @@ int main(int argc, char **argv)
 			    (nwords & (nwords - 1))) {
 				fprintf(stderr, "%s: error: --ring-words must be "
 					"a power of two from 64 to 2^26\n", prog);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'S':
@@ -457,7 +458,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: error: --slots must be 0 "
 					"or a power of two up to %u\n", prog,
 					PAP_SHM_MAX_SLOTS);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'M':
@@ -465,7 +466,7 @@ int main(int argc, char **argv)
 			if (*end || !maxrecs || maxrecs > UINT32_MAX - 1) {
 				fprintf(stderr, "%s: error: bad --max-records "
 					"'%s'\n", prog, optarg);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'A':
@@ -483,15 +484,13 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("pap-collector (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default:	/* getopt said what */
+			return pap_usage_error(prog);
 		}
 	}
 	if (!out) {
 		fprintf(stderr, "%s: error: no output file (-o FILE)\n", prog);
-		usage(stderr);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	if (!name) {
 		snprintf(namebuf, sizeof(namebuf), "%ld", (long)getpid());
@@ -500,11 +499,11 @@ int main(int argc, char **argv)
 	if (!name_ok(name)) {
 		fprintf(stderr, "%s: error: bad name '%s': use 1 to 64 of "
 			"[A-Za-z0-9._-], not starting with '.'\n", prog, name);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	if (absolute(out, file, sizeof(file))) {
 		fprintf(stderr, "%s: %s: error: path too long\n", prog, out);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	snprintf(snap, sizeof(snap), "%s.snap", file);
 	/* never a whole run for nothing: FILE is checked first */
@@ -569,7 +568,10 @@ int main(int argc, char **argv)
 		}
 	} else {
 		printf("PAP_COLLECTOR=%s\n", sock);
-		fflush(stdout);
+		if (pap_close_stdout(prog))
+			fprintf(stderr, "%s: warning: the PAP_COLLECTOR "
+				"setting was not printed; the collector runs "
+				"all the same\n", prog);
 	}
 	serve(&r);
 	close(r.lsock);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "bpack.h"
+#include "diag.h"
 #include "kipf.h"
 #include "meta.h"
 #include "pathform.h"
@@ -147,6 +148,8 @@ struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
 	size_t nfs;
 	uint64_t total;
+	/* a count or total reached 2^64-1 and was held there (said once) */
+	int saturated;
 };
 
 /* What to show. */

@@ -412,8 +412,9 @@ int path_open(struct dfunc *f, struct dpath *p)
 		return 0;
 	}
 	if (path_long(p)) {
-		fprintf(stderr, "%s: error: function %s: a path of %zu blocks "
-			"is not expanded\n", pap_prog, f->fn->name, p->n);
+		fprintf(stderr, "%s: error: function %s: a path of %zu %s "
+			"is not expanded\n", pap_prog, f->fn->name, p->n,
+			pap_plural(p->n, "block", "blocks"));
 		return -1;
 	}
 	pap_path_init(&e);
@@ -735,8 +736,12 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		    pap_grow(&df->paths, &df->cap, sizeof(*df->paths), 16))
 			goto oom;
 		df->paths[df->npaths++] = p;
-		df->total += p.count;
-		out->total += p.count;
+		if (p.count == UINT64_MAX ||
+		    df->total > UINT64_MAX - p.count ||
+		    out->total > UINT64_MAX - p.count)
+			out->saturated = 1;
+		df->total = pap_sat_add(df->total, p.count);
+		out->total = pap_sat_add(out->total, p.count);
 	}
 	progress_done();
 	pap_path_free(&scratch);

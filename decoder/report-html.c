@@ -394,8 +394,10 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		free(order);
 		return -1;
 	}
-	snprintf(sub, sizeof(sub), "%zu functions, %llu recorded paths",
-		 dp->nfs, (unsigned long long)dp->total);
+	snprintf(sub, sizeof(sub), "%zu %s, %llu recorded %s", dp->nfs,
+		 pap_plural(dp->nfs, "function", "functions"),
+		 (unsigned long long)dp->total,
+		 pap_plural(dp->total, "path", "paths"));
 	page_head(f, "pap path profile", sub);
 	fputs("<section><h2>Functions by activity</h2><table><tr><th>function"
 	      "</th><th>file</th><th>activations</th><th>distinct paths</th>"

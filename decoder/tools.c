@@ -170,14 +170,14 @@ int cmd_merge(int argc, char **argv)
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
-		default:
-			return 1;
+		default:	/* getopt said what */
+			return pap_usage_error(pap_prog);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: error: merge: no profile given\n",
 			pap_prog);
-		return 1;
+		return pap_usage_error(pap_prog);
 	}
 	pap_profile_init(&total);
 	for (i = optind; i < argc && !rc; i++) {
@@ -195,6 +195,13 @@ int cmd_merge(int argc, char **argv)
 		}
 		pap_profile_free(&one);
 	}
+	for (i = 0; !rc && i < (int)total.nrecs; i++)
+		if (total.recs[i].count == UINT64_MAX) {
+			fprintf(stderr, "%s: warning: merge: counts reached "
+				"2^64-1 and were held there (saturated)\n",
+				pap_prog);
+			break;
+		}
 	if (!rc && drop_stale) {
 		if (pap_profile_drop_stale(&total, &nstale, &nfns)) {
 			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
@@ -203,8 +210,8 @@ int cmd_merge(int argc, char **argv)
 			fprintf(stderr, "%s: note: %llu %s of %zu %s from an "
 				"older build left out\n", pap_prog,
 				(unsigned long long)nstale,
-				nstale == 1 ? "record" : "records", nfns,
-				nfns == 1 ? "function" : "functions");
+				pap_plural(nstale, "record", "records"), nfns,
+				pap_plural(nfns, "function", "functions"));
 		}
 		/* what is left must be one build: a tie is not decided */
 		if (!rc && check_sums(&s, &total, "the merged profiles"))
@@ -239,14 +246,14 @@ static const char *one_profile(int argc, char **argv, const char *cmd,
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
 			exit(0);
-		default:
-			return NULL;
+		default:	/* getopt said what */
+			exit(pap_usage_error(pap_prog));
 		}
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "%s: error: %s: expected one PROFILE\n",
 			pap_prog, cmd);
-		return NULL;
+		exit(pap_usage_error(pap_prog));
 	}
 	return argv[optind];
 }
@@ -610,8 +617,10 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 				continue;
 			if (path_long(p)) {
 				fprintf(stderr, "%s: warning: function %s: a "
-					"path of %zu blocks is left out of %s\n",
-					pap_prog, df->fn->name, p->n, file);
+					"path of %zu %s is left out of %s\n",
+					pap_prog, df->fn->name, p->n,
+					pap_plural(p->n, "block", "blocks"),
+					file);
 				continue;
 			}
 			if (path_open(df, p))

@@ -661,14 +661,15 @@ static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
 		snprintf(note, sizeof(note), "note: %llu %s of %zu %s from an "
 			 "older build left out: the newer build's replace "
 			 "them", (unsigned long long)nstale,
-			 nstale == 1 ? "record" : "records", nfns,
-			 nfns == 1 ? "function" : "functions");
+			 pap_plural(nstale, "record", "records"), nfns,
+			 pap_plural(nfns, "function", "functions"));
 	r = prof_finish(&ps, p, r);
 	if (!r && good < n)
-		snprintf(err, errlen, "%s: warning: the last %zu bytes, from "
+		snprintf(err, errlen, "%s: warning: the last %zu %s, from "
 			 "byte %zu, are a segment cut short (its writer was "
 			 "killed or the disk was full); left out%s%s", file,
-			 n - good, good, *note ? "; " : "", note);
+			 n - good, pap_plural(n - good, "byte", "bytes"), good,
+			 *note ? "; " : "", note);
 	else if (!r && *note)
 		snprintf(err, errlen, "%s: %s", file, note);
 	return r;

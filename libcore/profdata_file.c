@@ -388,10 +388,11 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	if (tail == PF_TORN) {
 		if (ftruncate(fd, (off_t)good))
 			goto out;
-		fprintf(stderr, "%s: %s: cut off the last %llu bytes, a "
+		fprintf(stderr, "%s: %s: cut off the last %llu %s, a "
 			"segment cut short (its writer was killed or the disk "
 			"was full)\n", who, path,
-			(unsigned long long)(size - good));
+			(unsigned long long)(size - good),
+			pap_plural(size - good, "byte", "bytes"));
 		size = good;
 	}
 	if (pap_profbin_segment(mine, extra_lost, &seg, &len)) {
@@ -534,9 +535,10 @@ static int pf_merge_locked(const char *path, const struct pf_names *nm,
 					"%s from an older build replaced by "
 					"this build's\n", who, path,
 					(unsigned long long)nstale,
-					nstale == 1 ? "record" : "records",
-					nfns, nfns == 1 ? "function" :
-					"functions");
+					pap_plural(nstale, "record",
+						   "records"), nfns,
+					pap_plural(nfns, "function",
+						   "functions"));
 			out_prof = &all;
 		}
 		view = *out_prof;

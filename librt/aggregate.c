@@ -279,12 +279,13 @@ int rt_agg_dump(int exiting, void (*written)(void))
 	lost += rt_tally_take(out);
 	lost += __atomic_exchange_n(&rt_agg_nlost, 0, __ATOMIC_RELAXED);
 	if (lost)
-		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
+		fprintf(stderr, "pap: %llu %s not be recorded (out of "
 			"memory, cut by a signal handler or by a longjmp "
 			"out of one, left in a thread still running at exit, "
 			"or lost with a collector that died); the profile "
-			"counts them as lost\n",
-			(unsigned long long)lost);
+			"counts %s as lost\n", (unsigned long long)lost,
+			pap_plural(lost, "path could", "paths could"),
+			pap_plural(lost, "it", "them"));
 	out->lost = pap_sat_add(out->lost, lost);
 	rc = out->nrecs || out->lost ?
 		pap_profile_merge_file(path, out, "pap", NULL,

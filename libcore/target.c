@@ -211,3 +211,45 @@ int pap_target_commit(FILE *f, const char *tmp, const char *path,
 	}
 	return 0;
 }
+
+int pap_target_expand(const char *pattern, char *out, size_t size)
+{
+	char host[256];
+	size_t n = 0;
+	const char *s;
+	int w;
+
+	for (s = pattern; *s; s++) {
+		w = 0;
+		if (s[0] == '%' && s[1] == 'p') {
+			w = snprintf(out + n, size - n, "%ld", (long)getpid());
+			s++;
+		} else if (s[0] == '%' && s[1] == 'h') {
+			if (gethostname(host, sizeof(host)))
+				strcpy(host, "localhost");
+			host[sizeof(host) - 1] = 0;
+			w = snprintf(out + n, size - n, "%s", host);
+			s++;
+		} else if (s[0] == '%' && s[1] == 'm') {
+			w = snprintf(out + n, size - n, "0");
+			s++;
+		} else if (s[0] == '%' && s[1] >= '1' && s[1] <= '9' &&
+			   s[2] == 'm') {
+			w = snprintf(out + n, size - n, "%ld",
+				     (long)getpid() % (s[1] - '0'));
+			s += 2;
+		} else if (s[0] == '%' && s[1] == '%') {
+			w = snprintf(out + n, size - n, "%%");
+			s++;
+		} else {
+			w = snprintf(out + n, size - n, "%c", *s);
+		}
+		if (w < 0 || (size_t)w >= size - n)
+			return -1;
+		n += (size_t)w;
+	}
+	if (n >= size)
+		return -1;
+	out[n] = 0;
+	return 0;
+}

@@ -69,6 +69,15 @@ FILE *pap_target_begin(const char *path, const char *who, char *tmp,
 int pap_target_commit(FILE *f, const char *tmp, const char *path,
 		      const char *who);
 
+/*
+ * Expands PAP_PROFILE's patterns in @pattern into @out (@size bytes):
+ * %p the process id, %h the host name, %Nm one of a pool of N files
+ * (N from 1 to 9, %m is %1m; the process takes pool member pid mod N,
+ * written as that number), %% a percent sign; any other % stays as it
+ * is.  0, or -1 when the result does not fit.
+ */
+int pap_target_expand(const char *pattern, char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

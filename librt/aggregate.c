@@ -231,7 +231,8 @@ static uint64_t rt_agg_pending(const struct rt_aggregate *t)
 
 int rt_agg_dump(int exiting, void (*written)(void))
 {
-	const char *path = rt_where_profile();
+	char name[4096];
+	const char *path = rt_where_profile(name, sizeof(name));
 	struct pap_profile mine, *out = &mine;
 	struct rt_aggregate *t, *only = NULL;
 	size_t nwith = 0;

@@ -48,6 +48,7 @@
 
 #include "rendezvous.h"
 #include "rtwhere.h"
+#include "target.h"
 
 #define RV_MAX_DEPTH 512	/* ancestors looked at, at most */
 
@@ -258,13 +259,21 @@ int rt_where_lossy(void)
 	return rt_rv_lossy;
 }
 
-const char *rt_where_profile(void)
+const char *rt_where_profile(char *buf, size_t size)
 {
 	const char *p = getenv("PAP_PROFILE");
 
 	/* empty: output off (libcore/target.h) */
-	if (p)
+	if (!p) {
+		pthread_once(&rt_rv_once, rt_rv_lookup);
+		p = rt_rv_profile ? rt_rv_profile : "pap.prof";
+	}
+	if (!strchr(p, '%'))
 		return p;
-	pthread_once(&rt_rv_once, rt_rv_lookup);
-	return rt_rv_profile ? rt_rv_profile : "pap.prof";
+	if (pap_target_expand(p, buf, size)) {
+		fprintf(stderr, "pap: error: %s: the profile's name is too "
+			"long once expanded; not written\n", p);
+		return "";
+	}
+	return buf;
 }

@@ -32,7 +32,7 @@ acts() { "$decode" --format=paths "$1" 2>/dev/null |
 run() { PAP_PROFILE=$1 timeout 60 ./p 2>err >out; st=$?; }
 unchanged='[ $st -eq 3 ] && [ "$(cat out)" = "out 7" ]'
 
-echo "1..27"
+echo "1..29"
 
 cat >p.c <<'C'
 #include <stdio.h>
@@ -174,6 +174,18 @@ check "... the run's records are in held.prof.$pid, held.prof as it was" \
 kill "$holder"
 wait "$holder" 2>/dev/null
 holder=
+
+# PAP_PROFILE's patterns: %p, %h, %Nm, %%
+PAP_PROFILE='pat-%p-%h-%3m-%m-%%-%x.prof' timeout 60 sh -c \
+	'echo $$ >pid; exec ./p' >out 2>err
+st=$?
+pid=$(cat pid)
+name="pat-$pid-$(hostname)-$((pid % 3))-0-%-%x.prof"
+check "PAP_PROFILE=pat-%p-%h-%3m-%m-%%-%x.prof: pid, host, pool member, %, the rest as it is" \
+	"$unchanged && [ \"\$(acts '$name')\" -eq 1 ] && [ ! -s err ]"
+for i in 1 2 3 4 5 6; do PAP_PROFILE='pool-%2m.prof' ./p >/dev/null; done
+check "a pool of 2 (%2m): every run in pool-0.prof or pool-1.prof, nowhere else" \
+	'[ $(( $(acts pool-0.prof) + $(acts pool-1.prof) )) -eq 6 ] && [ "$(ls pool-*.prof | wc -l)" -le 2 ]'
 
 # pap-collector -o
 timeout 60 "$coll" -o "$tmp/nonexistent/x.prof" -- sh -c ': >ran; exit 4' 2>err

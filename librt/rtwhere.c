@@ -250,7 +250,7 @@ out:
 const char *rt_where_collector(void)
 {
 	pthread_once(&rt_rv_once, rt_rv_lookup);
-	return rt_rv_collector;
+	return rt_abi_mismatch() ? NULL : rt_rv_collector;
 }
 
 int rt_where_lossy(void)
@@ -263,6 +263,8 @@ const char *rt_where_profile(char *buf, size_t size)
 {
 	const char *p = getenv("PAP_PROFILE");
 
+	if (rt_abi_mismatch())
+		return "";	/* off: an object was refused */
 	/* empty: output off (libcore/target.h) */
 	if (!p) {
 		pthread_once(&rt_rv_once, rt_rv_lookup);

@@ -25,6 +25,9 @@
  * Any thread.
  */
 const char *rt_where_collector(void);
+/* Was an object built for another runtime ABI refused (abicheck.c)?
+ * Then nothing goes anywhere: no collector, no profile. */
+int rt_abi_mismatch(void);
 int rt_where_lossy(void);
 const char *rt_where_profile(char *buf, size_t size);
 

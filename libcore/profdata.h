@@ -37,8 +37,10 @@
 extern "C" {
 #endif
 
-/* the binary format, written by default */
-#define PAP_PROFILE_VERSION_BIN 4
+/* the binary format, written by default: version 5 is version 4 whose
+ * header names the pap that wrote the file; both are read */
+#define PAP_PROFILE_VERSION_BIN 5
+#define PAP_PROFILE_VERSION_BIN_OLDEST 4
 /* the newest text version */
 #define PAP_PROFILE_VERSION 3
 /* text written when no record holds a repeat (bpack.h), so such files

@@ -209,7 +209,7 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 	unsigned char head[PAP_PROFBIN_HEAD], t[PAP_PROFBIN_SEG_TAIL];
 	unsigned char h[PAP_PROFBIN_SEG_HEAD], *d;
 	uint64_t len, start, len1 = 0;
-	size_t n, got;
+	size_t n, got, at;
 	char err[256];
 	int r;
 
@@ -217,9 +217,7 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 	*good = size;
 	if (size < PAP_PROFBIN_HEAD || pf_pread_all(fd, head, sizeof(head), 0))
 		return PF_BAD;
-	if (memcmp(head, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN) ||
-	    head[8] != PAP_PROFILE_VERSION_BIN || head[9] || head[10] ||
-	    head[11] || head[12] || head[13] || head[14] || head[15])
+	if (pap_profbin_head_ok(head, NULL, &at))
 		return PF_BAD;
 	if (size >= PAP_PROFBIN_HEAD + PAP_PROFBIN_SEG_HEAD &&
 	    !pf_pread_all(fd, h, sizeof(h), PAP_PROFBIN_HEAD) &&

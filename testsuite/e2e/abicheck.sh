@@ -1,10 +1,12 @@
 #!/bin/sh
-# abicheck.sh - every translation unit with instrumented code tells the
-# runtime which ABI version it was built for (pap/abi.h, __pap_abi); an
-# object built for another version is named once and nothing is
-# recorded, the program's own output and status unchanged.  An object of
-# another pap is stood in for by a unit that makes the call an older or
-# newer pap's constructor would.  TAP output.
+# abicheck.sh - versions: every translation unit with instrumented code
+# tells the runtime which ABI version it was built for (pap/abi.h,
+# __pap_abi); an object built for another version is named once and
+# nothing is recorded, the program's own output and status unchanged.
+# An object of another pap is stood in for by a unit that makes the call
+# an older or newer pap's constructor would.  A profile's header names
+# the pap that wrote it (format version 5); version 4 files are still
+# read and appended to.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -19,7 +21,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 abi=$(sed -n 's/^#define PAP_ABI_VERSION \([0-9]*\)$/\1/p' \
 	"$top_srcdir/include/pap/abi.h")
 
-echo "1..5"
+echo "1..7"
 
 cat >p.c <<'C'
 #include <stdio.h>
@@ -67,5 +69,18 @@ PAP_PROFILE=c.prof "$top_builddir/collector/pap-collector" -o c.prof -- ./old \
 st=$?
 check "under pap-collector: nothing collected, the command's status" \
 	'[ $st -eq 4 ] && ! "$decode" --format=paths c.prof 2>/dev/null | grep -q .'
+
+# the header: format version 5, then pap's version (little-endian
+# major << 16 | minor << 8 | patch), from pap-decode --version: the oracle
+"$papgcc" -o good p.o && rm -f pap.prof && ./good >/dev/null
+ver=$("$decode" --version | sed -n 's/^pap-decode (pap) \([0-9]*\)\.\([0-9]*\)\.\([0-9]*\).*/\3 \2 \1 0/p')
+check "a profile's header: format 5 and pap $("$decode" --version | cut -d' ' -f3)" \
+	'[ "$(od -An -tu1 -j8 -N8 pap.prof | tr -s " " | sed "s/^ //")" = "5 0 0 0 $ver" ]'
+# the same file as version 4 wrote it (flags 0 there): read, appended to
+printf '\004\000\000\000\000\000\000\000' |
+	dd of=pap.prof bs=1 seek=8 conv=notrunc 2>/dev/null
+./good >/dev/null 2>err
+check "a version 4 profile is read and appended to" \
+	'[ ! -s err ] && "$decode" --format=paths pap.prof | grep -q "^f 2 " && [ "$(od -An -tu1 -j8 -N1 pap.prof | tr -d " ")" = 4 ]'
 
 tap_done

@@ -39,6 +39,7 @@
 #include "collector.h"
 #include "diag.h"
 #include "rendezvous.h"
+#include "target.h"
 
 static const char *prog = "pap-collector";
 
@@ -534,9 +535,10 @@ int main(int argc, char **argv)
 		return COL_EXIT_FAILED;
 	}
 	r.file = file;
-	r.snap = snap;
+	/* output off (-o /dev/null): nothing beside it either */
+	r.snap = pap_target_off(file) ? "" : snap;
 	write_profile_note(sock, file, note, sizeof(note));
-	if (col_pending_open(&r.c, file))
+	if (!pap_target_off(file) && col_pending_open(&r.c, file))
 		fprintf(stderr, "%s: %s.pending.%ld: cannot create (%s): if "
 			"this collector is killed, what it drained is lost "
 			"without being counted\n", prog, file, (long)getpid(),

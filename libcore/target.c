@@ -25,7 +25,7 @@ int pap_target_off(const char *path)
 	struct stat st;
 
 	return !*path || !strcmp(path, "/dev/null") ||
-	       (!stat(path, &st) && tg_is_null(&st));
+	       (!lstat(path, &st) && tg_is_null(&st));
 }
 
 /* What a file of mode @st is, for a message; NULL for a regular file. */

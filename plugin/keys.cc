@@ -36,15 +36,15 @@
 
 /* this unit's slots, a TREE_LIST, newest first */
 static tree pap_key_slots;
-/* the key of one of this unit's functions: how the runtime names the
- * object when it checks the ABI version (__pap_abi) */
-static tree pap_abi_key;
+/* the text of one of this unit's function keys: how the runtime names
+ * the object when it checks the ABI version (__pap_abi); the constructor
+ * gets a literal of its own, as a tree is not shared between functions */
+static char *pap_abi_key;
 
 #define PAP_KEYS_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
 			   &gt_pch_nx_tree_node }
 static const struct ggc_root_tab pap_keys_roots[] = {
 	PAP_KEYS_ROOT(pap_key_slots),
-	PAP_KEYS_ROOT(pap_abi_key),
 	LAST_GGC_ROOT_TAB
 };
 
@@ -70,8 +70,14 @@ tree pap_key_slot(tree literal)
 {
 	tree var;
 
-	if (!pap_abi_key)
-		pap_abi_key = literal;
+	if (!pap_abi_key) {
+		tree s = TREE_OPERAND(literal, 0);
+
+		if (TREE_CODE(s) == ARRAY_REF)
+			s = TREE_OPERAND(s, 0);
+		if (TREE_CODE(s) == STRING_CST)
+			pap_abi_key = xstrdup(TREE_STRING_POINTER(s));
+	}
 	if (!flag_shlib)
 		return NULL_TREE;
 	var = pap_static_var("pap_key", pap_rt_cstring());
@@ -147,10 +153,15 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 	if (!pap_key_slots && !pap_abi_key)
 		return;
 	/* first, which runtime ABI this unit was built for */
-	append_to_statement_list(build_call_expr(pap_rt_decl(PAP_RT_ABI), 2,
-		build_int_cst(pap_rt_u32(), PAP_ABI_VERSION), pap_abi_key),
-		&body);
-	pap_abi_key = NULL_TREE;
+	if (pap_abi_key) {
+		append_to_statement_list(build_call_expr(
+			pap_rt_decl(PAP_RT_ABI), 2,
+			build_int_cst(pap_rt_u32(), PAP_ABI_VERSION),
+			build_string_literal(strlen(pap_abi_key) + 1,
+					     pap_abi_key)), &body);
+		free(pap_abi_key);
+		pap_abi_key = NULL;
+	}
 	for (l = pap_key_slots; l; l = TREE_CHAIN(l)) {
 		tree slot = TREE_VALUE(l);
 

@@ -32,7 +32,7 @@ acts() { "$decode" --format=paths "$1" 2>/dev/null |
 run() { PAP_PROFILE=$1 timeout 60 ./p 2>err >out; st=$?; }
 unchanged='[ $st -eq 3 ] && [ "$(cat out)" = "out 7" ]'
 
-echo "1..29"
+echo "1..30"
 
 cat >p.c <<'C'
 #include <stdio.h>
@@ -137,8 +137,16 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	st=$?
 	check "PAP_PROFILE=/dev/null: output off, /dev/null still the device, nothing beside it" \
 		"$unchanged && [ ! -s err ] && grep -q '^c.* 1, *3 .* null\$' devls && [ \"\$(grep -c . devls)\" -eq 4 ]"
+	timeout 60 unshare -m sh -c '
+		mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 &&
+		mkdir /dev/shm && "$1" -o /dev/null -- ./p; st=$?
+		ls -A /dev >"$0/devls2"; exit $st' "$tmp" "$coll" >out 2>err
+	st=$?
+	check "pap-collector -o /dev/null: collects and writes nothing, leaves nothing in /dev" \
+		"$unchanged && [ ! -s err ] && [ \"\$(cat devls2 | tr '\n' ' ')\" = 'null shm ' ]"
 else
 	skip "PAP_PROFILE=/dev/null (needs root and unshare -m)"
+	skip "pap-collector -o /dev/null (needs root and unshare -m)"
 fi
 # another user's file
 if [ "$(id -u)" -eq 0 ]; then

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -36,8 +37,15 @@
 #include <pap/version.h>
 
 #include "collector.h"
+#include "diag.h"
+#include "rendezvous.h"
+#include "target.h"
 
 static const char *prog = "pap-collector";
+
+/* The exit status when pap-collector itself failed, told apart from its
+ * command's (as env(1) and timeout(1) do). */
+#define COL_EXIT_FAILED 125
 
 static void usage(FILE *f)
 {
@@ -79,8 +87,11 @@ static void usage(FILE *f)
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
-"Exit status: COMMAND's (128+N if signal N ended it), or 0; 1 when the\n"
-"profile could not be written, 2 on bad usage.\n", prog);
+"Exit status: COMMAND's (128+N if signal N ended it), or 0; 2 on bad\n"
+"usage; 125 when pap-collector failed: FILE cannot be written (checked\n"
+"before COMMAND starts, which it then never does) or was not written at\n"
+"the end (the message gives COMMAND's status), or it could not start.\n",
+		prog);
 }
 
 /* Is @name a name that stays inside the collector's directory? */
@@ -168,6 +179,36 @@ static int absolute(const char *file, char *out, size_t len)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -1;
 	return snprintf(out, len, "%s/%s", cwd, file) >= (int)len ? -1 : 0;
+}
+
+/*
+ * Leaves beside the socket @sock the note that gives producers which
+ * have PAP_COLLECTOR but no PAP_PROFILE this collector's output @file
+ * (pap_rv_profile_note), its name into @note; -1 (said) when it cannot.
+ */
+static int write_profile_note(const char *sock, const char *file,
+			      char *note, size_t len)
+{
+	size_t n = strlen(file);
+	int fd;
+
+	if (pap_rv_profile_note(sock, note, len)) {
+		*note = 0;
+		return -1;
+	}
+	fd = open(note, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		  O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, file, n) != (ssize_t)n || close(fd)) {
+		fprintf(stderr, "%s: warning: %s: %s; producers without "
+			"PAP_PROFILE write ./pap.prof themselves when they "
+			"cannot hand their records over\n", prog, note,
+			strerror(errno));
+		if (fd >= 0)
+			unlink(note);
+		*note = 0;
+		return -1;
+	}
+	return 0;
 }
 
 static pid_t start_command(char **argv, const sigset_t *old, const char *sock,
@@ -379,7 +420,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char file[PATH_MAX], snap[PATH_MAX + 8], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char file[PATH_MAX], snap[PATH_MAX + 8], note[PATH_MAX] = "",
+	     sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char namebuf[32];
 	const char *out = NULL, *name = NULL;
 	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 4096;
@@ -407,7 +449,7 @@ int main(int argc, char **argv)
 			    (nwords & (nwords - 1))) {
 				fprintf(stderr, "%s: error: --ring-words must be "
 					"a power of two from 64 to 2^26\n", prog);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'S':
@@ -417,7 +459,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: error: --slots must be 0 "
 					"or a power of two up to %u\n", prog,
 					PAP_SHM_MAX_SLOTS);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'M':
@@ -425,7 +467,7 @@ int main(int argc, char **argv)
 			if (*end || !maxrecs || maxrecs > UINT32_MAX - 1) {
 				fprintf(stderr, "%s: error: bad --max-records "
 					"'%s'\n", prog, optarg);
-				return 2;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'A':
@@ -443,15 +485,13 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("pap-collector (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default:	/* getopt said what */
+			return pap_usage_error(prog);
 		}
 	}
 	if (!out) {
 		fprintf(stderr, "%s: error: no output file (-o FILE)\n", prog);
-		usage(stderr);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	if (!name) {
 		snprintf(namebuf, sizeof(namebuf), "%ld", (long)getpid());
@@ -460,18 +500,25 @@ int main(int argc, char **argv)
 	if (!name_ok(name)) {
 		fprintf(stderr, "%s: error: bad name '%s': use 1 to 64 of "
 			"[A-Za-z0-9._-], not starting with '.'\n", prog, name);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	if (absolute(out, file, sizeof(file))) {
 		fprintf(stderr, "%s: %s: error: path too long\n", prog, out);
-		return 2;
+		return pap_usage_error(prog);
 	}
 	snprintf(snap, sizeof(snap), "%s.snap", file);
+	/* never a whole run for nothing: FILE is checked first */
+	if (pap_profile_can_merge(file, prog)) {
+		fprintf(stderr, "%s: error: %s: the profile could not be "
+			"written; %s\n", prog, out, optind < argc ?
+			"the command is not started" : "not started");
+		return COL_EXIT_FAILED;
+	}
 	if (socket_path(name, sock, sizeof(sock)))
-		return 1;
+		return COL_EXIT_FAILED;
 	if (col_init(&r.c, nwords, (uint32_t)nslots, (size_t)maxrecs)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
+		return COL_EXIT_FAILED;
 	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -485,11 +532,13 @@ int main(int argc, char **argv)
 	r.lsock = listen_at(sock);
 	if (r.sfd < 0 || r.lsock < 0) {
 		col_free(&r.c);
-		return 1;
+		return COL_EXIT_FAILED;
 	}
 	r.file = file;
-	r.snap = snap;
-	if (col_pending_open(&r.c, file))
+	/* output off (-o /dev/null): nothing beside it either */
+	r.snap = pap_target_off(file) ? "" : snap;
+	write_profile_note(sock, file, note, sizeof(note));
+	if (!pap_target_off(file) && col_pending_open(&r.c, file))
 		fprintf(stderr, "%s: %s.pending.%ld: cannot create (%s): if "
 			"this collector is killed, what it drained is lost "
 			"without being counted\n", prog, file, (long)getpid(),
@@ -513,18 +562,25 @@ int main(int argc, char **argv)
 		if (r.cmd < 0) {
 			fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
 			unlink(sock);
+			if (*note)
+				unlink(note);
 			col_rv_withdraw(&rv);
 			col_free(&r.c);
-			return 1;
+			return COL_EXIT_FAILED;
 		}
 	} else {
 		printf("PAP_COLLECTOR=%s\n", sock);
-		fflush(stdout);
+		if (pap_close_stdout(prog))
+			fprintf(stderr, "%s: warning: the PAP_COLLECTOR "
+				"setting was not printed; the collector runs "
+				"all the same\n", prog);
 	}
 	serve(&r);
 	close(r.lsock);
 	unlink(sock);
 	rc = col_finish(&r.c, file);
+	if (*note)
+		unlink(note);
 	/* only now: a process that looks the collector up meanwhile still
 	 * learns FILE, and merges into it itself */
 	col_rv_withdraw(&rv);
@@ -544,7 +600,12 @@ int main(int argc, char **argv)
 			(unsigned long long)r.c.st.partial,
 			(unsigned long long)r.c.st.rejected, peak_rss_kib());
 	col_free(&r.c);
-	if (rc)
-		return r.status ? r.status : 1;
+	if (rc) {
+		if (optind < argc)
+			fprintf(stderr, "%s: error: %s: the profile was not "
+				"written; the command's exit status was %d\n",
+				prog, file, r.status);
+		return COL_EXIT_FAILED;
+	}
 	return r.status;
 }

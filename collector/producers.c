@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "target.h"
 #include "util.h"
 
 /* The one stored copy of function string [s, s+n); NULL if out of memory. */
@@ -93,8 +94,8 @@ int col_pending_open(struct collector *c, const char *file)
 	if (snprintf(c->pending_path, sizeof(c->pending_path), "%s.pending.%ld",
 		     file, (long)getpid()) >= (int)sizeof(c->pending_path))
 		return -1;
-	fd = open(c->pending_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0600);
+	fd = open(c->pending_path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		  O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	if (ftruncate(fd, sizeof(uint64_t)) ||
@@ -730,10 +731,10 @@ int col_finish(struct collector *c, const char *file)
 int col_snapshot(struct collector *c, const char *file)
 {
 	struct pap_profile slots, *out = &c->prof;
-	char tmp[COL_SIDE_PATH_MAX];
+	char tmp[COL_SIDE_PATH_MAX + 32];
 	size_t i;
 	FILE *f;
-	int rc = -1;
+	int rc = -1, off;
 
 	col_drain(c);
 	/* the slots' counts join a copy, not what we hold */
@@ -747,16 +748,18 @@ int col_snapshot(struct collector *c, const char *file)
 			goto out;
 		out = &slots;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >=
-	    (int)sizeof(tmp))
+	/* a regular file of ours only, through a temporary made safely */
+	f = pap_target_begin(file, "pap-collector", tmp, sizeof(tmp), &off);
+	if (!f) {
+		rc = off ? 0 : -1;
 		goto out;
-	f = fopen(tmp, "w");
-	if (!f)
-		goto out;
-	if (pap_profile_write(out, f) | fclose(f) || rename(tmp, file))
+	}
+	if (pap_profile_write(out, f)) {
+		fclose(f);
 		unlink(tmp);
-	else
-		rc = 0;
+		goto out;
+	}
+	rc = pap_target_commit(f, tmp, file, "pap-collector");
 out:
 	pap_profile_free(&slots);
 	return rc;

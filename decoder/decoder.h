@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "bpack.h"
+#include "diag.h"
 #include "kipf.h"
 #include "meta.h"
 #include "pathform.h"
@@ -43,6 +44,12 @@ struct decoder {
 	int errors;
 	char **failed;		/* function keys already reported */
 	size_t nfailed;
+	/* --drop-stale: records whose checksum is not their metadata's are
+	 * left out, counted, rather than errors */
+	int drop_stale;
+	unsigned char *failed_stale;	/* per failed key: left out so */
+	size_t nstale_fns;
+	uint64_t nstale_recs;
 };
 
 /* Blocks of a path kept for ordering paths without decoding them again. */
@@ -141,6 +148,8 @@ struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
 	size_t nfs;
 	uint64_t total;
+	/* a count or total reached 2^64-1 and was held there (said once) */
+	int saturated;
 };
 
 /* What to show. */
@@ -184,6 +193,9 @@ int decode_file(struct decoder *d, const struct ropts *o, const char *path,
 
 /* The metadata of function key @key, or NULL after one message. */
 struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key);
+/* Was @key, which resolve_fn() refused, left out as a stale build's
+ * (--drop-stale) rather than an error? */
+int key_is_stale(const struct decoder *d, const char *key);
 
 /* GCC's number of core block @b. */
 uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b);

@@ -33,6 +33,7 @@ void decoder_free(struct decoder *d)
 	for (i = 0; i < d->nfailed; i++)
 		free(d->failed[i]);
 	free(d->failed);
+	free(d->failed_stale);
 	free(d->dirs);
 	pap_meta_free(&d->meta);
 }
@@ -123,17 +124,34 @@ static int split_key(const char *key, char *buf, char **name, uint64_t *sum,
 	return 0;
 }
 
-/* Remembers that @key could not be resolved, so it is reported once. */
-static void remember_failed(struct decoder *d, const char *key)
+/* Remembers that @key could not be resolved, so it is reported once;
+ * @stale: it is a stale build's, left out (--drop-stale). */
+static void remember_failed(struct decoder *d, const char *key, int stale)
 {
 	char **n = realloc(d->failed, (d->nfailed + 1) * sizeof(*n));
+	unsigned char *s;
 
 	if (!n)
 		return;
 	d->failed = n;
+	s = realloc(d->failed_stale, d->nfailed + 1);
+	if (!s)
+		return;
+	d->failed_stale = s;
 	d->failed[d->nfailed] = strdup(key);
+	d->failed_stale[d->nfailed] = (unsigned char)stale;
 	if (d->failed[d->nfailed])
 		d->nfailed++;
+}
+
+int key_is_stale(const struct decoder *d, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfailed; i++)
+		if (!strcmp(d->failed[i], key))
+			return d->failed_stale[i];
+	return 0;
 }
 
 struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
@@ -151,7 +169,7 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 	if (split_key(key, buf, &name, &sum, &meta)) {
 		fprintf(stderr, "%s: error: bad function key '%s'\n", pap_prog,
 			key);
-		remember_failed(d, key);
+		remember_failed(d, key, 0);
 		return NULL;
 	}
 	if (meta)
@@ -163,14 +181,17 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 	}
 	if (fn)
 		return fn;
-	remember_failed(d, key);
 	for (i = 0; i < d->meta.nfns; i++)
 		if (!strcmp(d->meta.fns[i]->name, name))
 			break;
-	if (i < d->meta.nfns)
+	remember_failed(d, key, i < d->meta.nfns && d->drop_stale);
+	if (i < d->meta.nfns && d->drop_stale)
+		d->nstale_fns++;	/* an older build's: left out */
+	else if (i < d->meta.nfns)
 		fprintf(stderr, "%s: error: function %s: the profile's checksum "
 			"%016llx does not match the metadata's %016llx (%s was "
-			"recompiled since the run?)\n", pap_prog, name,
+			"recompiled since the run? --drop-stale leaves such "
+			"records out)\n", pap_prog, name,
 			(unsigned long long)sum,
 			(unsigned long long)d->meta.fns[i]->checksum,
 			d->meta.fns[i]->file);
@@ -391,8 +412,9 @@ int path_open(struct dfunc *f, struct dpath *p)
 		return 0;
 	}
 	if (path_long(p)) {
-		fprintf(stderr, "%s: error: function %s: a path of %zu blocks "
-			"is not expanded\n", pap_prog, f->fn->name, p->n);
+		fprintf(stderr, "%s: error: function %s: a path of %zu %s "
+			"is not expanded\n", pap_prog, f->fn->name, p->n,
+			pap_plural(p->n, "block", "blocks"));
 		return -1;
 	}
 	pap_path_init(&e);
@@ -689,7 +711,10 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		progress("decoding", i, prof->nrecs);
 		fn = resolve_fn(d, r->fn);
 		if (!fn) {
-			d->errors++;
+			if (key_is_stale(d, r->fn))
+				d->nstale_recs++;
+			else
+				d->errors++;
 			continue;
 		}
 		if (o && o->have_regex &&
@@ -711,8 +736,12 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		    pap_grow(&df->paths, &df->cap, sizeof(*df->paths), 16))
 			goto oom;
 		df->paths[df->npaths++] = p;
-		df->total += p.count;
-		out->total += p.count;
+		if (p.count == UINT64_MAX ||
+		    df->total > UINT64_MAX - p.count ||
+		    out->total > UINT64_MAX - p.count)
+			out->saturated = 1;
+		df->total = pap_sat_add(df->total, p.count);
+		out->total = pap_sat_add(out->total, p.count);
 	}
 	progress_done();
 	pap_path_free(&scratch);

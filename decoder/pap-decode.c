@@ -70,6 +70,9 @@ static void usage(FILE *f)
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
 "                       profiling\n"
+"      --drop-stale     leave out, with a note, the records whose checksum\n"
+"                       is not their metadata's (an older build's)\n"
+"                       instead of failing on them\n"
 "      --meta=DIR       also look for metadata (.papm files) in DIR; may\n"
 "                       be repeated.  By default pap-decode reads the\n"
 "                       metadata file each record names, then looks in\n"
@@ -86,13 +89,14 @@ static void usage(FILE *f)
 "and NEW.  coverage prints, per function, its distinct whole paths and\n"
 "the distinct acyclic (Ball-Larus) paths taken against those its graph has.\n"
 "\n"
-"Exit status: 0 if every record was decoded, 1 otherwise.\n",
+"Exit status: 0 if every record was decoded and the output written, 1\n"
+"otherwise, 2 on bad usage.\n",
 		pap_prog, pap_prog, pap_prog, pap_prog, pap_prog, pap_prog);
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
        OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT,
-       OPT_SOURCE_PREFIX };
+       OPT_SOURCE_PREFIX, OPT_DROP_STALE };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
@@ -163,6 +167,7 @@ struct cli {
 static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "meta", required_argument, NULL, OPT_META },
+	{ "drop-stale", no_argument, NULL, OPT_DROP_STALE },
 	{ "k", required_argument, NULL, OPT_K },
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -264,6 +269,9 @@ static int parse_options(struct cli *c, int argc, char **argv)
 		case OPT_HTML:
 			c->html = optarg;
 			break;
+		case OPT_DROP_STALE:
+			c->d.drop_stale = 1;
+			break;
 		case OPT_SPEC:
 			c->spec = optarg;
 			break;
@@ -273,8 +281,7 @@ static int parse_options(struct cli *c, int argc, char **argv)
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
 			return 1;
-		default:
-			usage(stderr);
+		default:	/* getopt said what */
 			return -1;
 		}
 	}
@@ -301,10 +308,25 @@ static int run_report(struct cli *c, const char *path)
 		pap_profile_free(&prof);
 		return 1;
 	}
+	if (dp.saturated)
+		fprintf(stderr, "%s: warning: %s: counts reached 2^64-1 and "
+			"were held there (saturated): they are lower bounds\n",
+			pap_prog, path);
+	if (c->d.nstale_recs)
+		fprintf(stderr, "%s: note: %s: %llu %s of %zu %s left out: "
+			"their checksum is not their metadata's (an older "
+			"build)\n", pap_prog, path,
+			(unsigned long long)c->d.nstale_recs,
+			pap_plural(c->d.nstale_recs, "record", "records"),
+			c->d.nstale_fns,
+			pap_plural(c->d.nstale_fns, "function", "functions"));
 	if (prof.lost)
-		fprintf(stderr, "%s: note: %s: %llu records were reported lost "
-			"when they were recorded; they are not in these paths\n",
-			pap_prog, path, (unsigned long long)prof.lost);
+		fprintf(stderr, "%s: note: %s: %llu %s reported lost when "
+			"%s recorded; %s not in these paths\n", pap_prog,
+			path, (unsigned long long)prof.lost,
+			pap_plural(prof.lost, "record was", "records were"),
+			pap_plural(prof.lost, "it was", "they were"),
+			pap_plural(prof.lost, "it is", "they are"));
 	if (c->coverage) {
 		failed |= cmd_coverage(&dp, stdout);
 	} else if (c->html) {
@@ -359,17 +381,28 @@ static int run_report(struct cli *c, const char *path)
 	return failed || c->d.errors ? 1 : 0;
 }
 
+/* The exit status @rc, or 1 when standard output was not all written
+ * (said unless @rc already tells a failure). */
+static int finish(int rc)
+{
+	if (rc) {
+		fflush(stdout);
+		return rc;
+	}
+	return pap_close_stdout(pap_prog);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
-		return cmd_merge(argc - 1, argv + 1);
+		return finish(cmd_merge(argc - 1, argv + 1));
 	if (argc > 1 && !strcmp(argv[1], "print"))
-		return cmd_print(argc - 1, argv + 1);
+		return finish(cmd_print(argc - 1, argv + 1));
 	if (argc > 1 && !strcmp(argv[1], "compact"))
-		return cmd_compact(argc - 1, argv + 1);
+		return finish(cmd_compact(argc - 1, argv + 1));
 	memset(&c, 0, sizeof(c));
 	c.o.source = 1;
 	decoder_init(&c.d);
@@ -384,15 +417,16 @@ int main(int argc, char **argv)
 	if (!rc && optind + 1 + c.diff != argc) {
 		fprintf(stderr, "%s: error: expected %s\n", pap_prog,
 			c.diff ? "two profiles, OLD and NEW" : "one PROFILE");
-		usage(stderr);
 		rc = -1;
 	}
 	if (!rc && c.diff)
 		rc = cmd_diff(&c.d, &c.o, argv[optind], argv[optind + 1]);
 	else if (!rc)
 		rc = run_report(&c, argv[optind]);
+	else if (rc < 0)
+		rc = pap_usage_error(pap_prog);
 	else
-		rc = rc < 0;
+		rc = 0;	/* --help, --version */
 	cli_free(&c);
-	return rc;
+	return finish(rc);
 }

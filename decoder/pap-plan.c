@@ -13,6 +13,7 @@
 #include <pap/version.h>
 
 #include "cfgtext.h"
+#include "diag.h"
 #include "decode.h"
 #include "plan.h"
 #include "textfile.h"
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: error: unknown mode '%s' "
 					"(use pap-epp, pap or epp)\n", prog,
 					optarg);
-				return 1;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'w':
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: error: --max-paths wants a "
 					"number from 2 to 2^63, not '%s'\n",
 					prog, optarg);
-				return 1;
+				return pap_usage_error(prog);
 			}
 			break;
 		case 'q':
@@ -218,15 +219,13 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("pap-plan (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
-		default:
-			usage(stderr);
-			return 1;
+		default:	/* getopt said what */
+			return pap_usage_error(prog);
 		}
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "%s: error: expected one GRAPH file\n", prog);
-		usage(stderr);
-		return 1;
+		return pap_usage_error(prog);
 	}
 	text = pap_read_text_file(argv[optind], 256u << 20, err, sizeof(err));
 	if (!text) {
@@ -273,5 +272,7 @@ int main(int argc, char **argv)
 out:
 	pap_plan_free(plan);
 	pap_cfgtext_free(&t);
+	if (pap_close_stdout(prog) && !status)
+		status = 1;
 	return status;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decoder.h"
+#include "target.h"
 
 #define HTML_PATHS 25		/* paths per function page without --top */
 #define HTML_K 3		/* k-IPF depth without --k */
@@ -89,17 +90,32 @@ static void page_tail(FILE *f)
 	fputs("</main></body></html>\n", f);
 }
 
-static FILE *page_open(const char *dir, const char *name)
+/* A page being written: through a temporary renamed over it at the end
+ * (libcore/target.h). */
+struct page {
+	char path[4096], tmp[4096 + 32];
+};
+
+/* Starts the page @dir/@name; NULL with a message when it cannot be (or
+ * is not a regular file of ours). */
+static FILE *page_open(struct page *pg, const char *dir, const char *name)
 {
-	char path[4096];
+	int off;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, path,
-			strerror(errno));
+	snprintf(pg->path, sizeof(pg->path), "%s/%s", dir, name);
+	f = pap_target_begin(pg->path, pap_prog, pg->tmp, sizeof(pg->tmp),
+			     &off);
+	if (!f && off)
+		fprintf(stderr, "%s: error: %s: not a page; not written\n",
+			pap_prog, pg->path);
 	return f;
+}
+
+/* Ends the page @f: 0, or -1 with a message. */
+static int page_close(struct page *pg, FILE *f)
+{
+	return pap_target_commit(f, pg->tmp, pg->path, pap_prog);
 }
 
 /* The CFG as inline SVG through dot, or a note when dot is missing. */
@@ -316,10 +332,11 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 			 const struct ropts *o)
 {
 	char name[64], sub[512];
+	struct page pg;
 	FILE *f;
 
 	snprintf(name, sizeof(name), "f%zu.html", idx);
-	f = page_open(dir, name);
+	f = page_open(&pg, dir, name);
 	if (!f)
 		return -1;
 	snprintf(sub, sizeof(sub), "%llu %s, %zu distinct paths &middot; "
@@ -340,17 +357,14 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	html_kipf(f, df, o);
 	html_source(f, df);
 	page_tail(f);
-	if (fclose(f)) {
-		fprintf(stderr, "%s: error: %s/%s: %s\n", pap_prog, dir, name,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	return page_close(&pg, f);
 }
 
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 {
 	struct dfunc **order;
+	struct page pg;
+	struct stat st;
 	char sub[256];
 	size_t i;
 	FILE *f;
@@ -361,19 +375,29 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 			strerror(errno));
 		return -1;
 	}
+	/* a directory of ours: a symbolic link is not followed */
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		fprintf(stderr, "%s: error: %s: not a directory of this user "
+			"(a symbolic link is not followed); not written\n",
+			pap_prog, dir);
+		return -1;
+	}
 	order = calloc(dp->nfs + 1, sizeof(*order));
 	if (!order)
 		return -1;
 	for (i = 0; i < dp->nfs; i++)
 		order[i] = &dp->fs[i];
 	qsort(order, dp->nfs, sizeof(*order), by_activity);
-	f = page_open(dir, "index.html");
+	f = page_open(&pg, dir, "index.html");
 	if (!f) {
 		free(order);
 		return -1;
 	}
-	snprintf(sub, sizeof(sub), "%zu functions, %llu recorded paths",
-		 dp->nfs, (unsigned long long)dp->total);
+	snprintf(sub, sizeof(sub), "%zu %s, %llu recorded %s", dp->nfs,
+		 pap_plural(dp->nfs, "function", "functions"),
+		 (unsigned long long)dp->total,
+		 pap_plural(dp->total, "path", "paths"));
 	page_head(f, "pap path profile", sub);
 	fputs("<section><h2>Functions by activity</h2><table><tr><th>function"
 	      "</th><th>file</th><th>activations</th><th>distinct paths</th>"
@@ -399,11 +423,8 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	}
 	fputs("</table></section>\n", f);
 	page_tail(f);
-	if (fclose(f)) {
-		fprintf(stderr, "%s: error: %s/index.html: %s\n", pap_prog, dir,
-			strerror(errno));
+	if (page_close(&pg, f))
 		rc = -1;
-	}
 	free(order);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "decoder.h"
 #include "fnkey.h"
 #include "pathspec.h"
+#include "target.h"
 #include "textfile.h"
 #include "util.h"
 
@@ -100,35 +101,29 @@ static int write_profile(const struct pap_profile *p, const char *out,
 {
 	int (*write)(const struct pap_profile *, FILE *) =
 		text ? pap_profile_write_text : pap_profile_write;
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX + 32];
 	FILE *f;
+	int off;
 
 	if (!strcmp(out, "-")) {
-		if (write(p, stdout) || fflush(stdout))
-			goto fail;
+		if (write(p, stdout) || fflush(stdout)) {
+			fprintf(stderr, "%s: error: standard output: %s\n",
+				pap_prog, strerror(errno));
+			return -1;
+		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid()) >=
-	    (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		goto fail;
-	}
-	f = fopen(tmp, "w");
+	f = pap_target_begin(out, pap_prog, tmp, sizeof(tmp), &off);
 	if (!f)
-		goto fail;
+		return off ? 0 : -1;
 	if (write(p, f)) {
+		fprintf(stderr, "%s: error: %s: cannot write: %s\n", pap_prog,
+			out, strerror(errno));
 		fclose(f);
 		unlink(tmp);
-		goto fail;
+		return -1;
 	}
-	if (fclose(f) || rename(tmp, out)) {
-		unlink(tmp);
-		goto fail;
-	}
-	return 0;
-fail:
-	fprintf(stderr, "%s: error: %s: %s\n", pap_prog, out, strerror(errno));
-	return -1;
+	return pap_target_commit(f, tmp, out, pap_prog);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -136,6 +131,7 @@ int cmd_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "text", no_argument, NULL, 't' },
+		{ "drop-stale", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -143,7 +139,9 @@ int cmd_merge(int argc, char **argv)
 	struct pap_profile total;
 	struct seen s = { NULL, 0, 0, 0 };
 	const char *out = "-";
-	int c, i, rc = 0, text = 0;
+	uint64_t nstale = 0;
+	size_t nfns = 0;
+	int c, i, rc = 0, text = 0, drop_stale = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:thV", opts, NULL)) != -1) {
@@ -154,39 +152,70 @@ int cmd_merge(int argc, char **argv)
 		case 't':
 			text = 1;
 			break;
+		case 'S':
+			drop_stale = 1;
+			break;
 		case 'h':
-			printf("Usage: %s merge [-o OUT] [--text] PROFILE...\n"
+			printf("Usage: %s merge [-o OUT] [--text] [--drop-stale] "
+			       "PROFILE...\n"
 			       "Adds the profiles' counts into one profile, "
 			       "written to OUT (default: standard\noutput) in "
 			       "the binary format (version 4), or with --text "
 			       "as text.  Records\nof one function with "
-			       "different checksums are refused.\n", pap_prog);
+			       "different checksums are refused; with "
+			       "--drop-stale, those\nof the older build (an "
+			       "earlier PROFILE, or an earlier segment of one)"
+			       " are left\nout, with a note.\n", pap_prog);
 			return 0;
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
 			return 0;
-		default:
-			return 1;
+		default:	/* getopt said what */
+			return pap_usage_error(pap_prog);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: error: merge: no profile given\n",
 			pap_prog);
-		return 1;
+		return pap_usage_error(pap_prog);
 	}
 	pap_profile_init(&total);
 	for (i = optind; i < argc && !rc; i++) {
 		struct pap_profile one;
 
 		pap_profile_init(&one);
+		/* with --drop-stale, a later profile is a newer build */
+		total.gen = (uint32_t)(i - optind + 1);
 		if (load_profile(argv[i], &one) ||
-		    check_sums(&s, &one, argv[i])) {
+		    (!drop_stale && check_sums(&s, &one, argv[i]))) {
 			rc = 1;
 		} else if (pap_profile_merge(&total, &one)) {
 			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
 			rc = 1;
 		}
 		pap_profile_free(&one);
+	}
+	for (i = 0; !rc && i < (int)total.nrecs; i++)
+		if (total.recs[i].count == UINT64_MAX) {
+			fprintf(stderr, "%s: warning: merge: counts reached "
+				"2^64-1 and were held there (saturated)\n",
+				pap_prog);
+			break;
+		}
+	if (!rc && drop_stale) {
+		if (pap_profile_drop_stale(&total, &nstale, &nfns)) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			rc = 1;
+		} else if (nstale) {
+			fprintf(stderr, "%s: note: %llu %s of %zu %s from an "
+				"older build left out\n", pap_prog,
+				(unsigned long long)nstale,
+				pap_plural(nstale, "record", "records"), nfns,
+				pap_plural(nfns, "function", "functions"));
+		}
+		/* what is left must be one build: a tie is not decided */
+		if (!rc && check_sums(&s, &total, "the merged profiles"))
+			rc = 1;
 	}
 	if (!rc && write_profile(&total, out, text))
 		rc = 1;
@@ -217,14 +246,14 @@ static const char *one_profile(int argc, char **argv, const char *cmd,
 		case 'V':
 			printf("pap-decode (pap) %s\n", PAP_VERSION_STRING);
 			exit(0);
-		default:
-			return NULL;
+		default:	/* getopt said what */
+			exit(pap_usage_error(pap_prog));
 		}
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "%s: error: %s: expected one PROFILE\n",
 			pap_prog, cmd);
-		return NULL;
+		exit(pap_usage_error(pap_prog));
 	}
 	return argv[optind];
 }
@@ -569,14 +598,14 @@ int cmd_coverage(struct dprofile *dp, FILE *out)
 
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 {
-	FILE *f = fopen(file, "w");
+	char tmp[PATH_MAX + 32];
+	FILE *f;
 	size_t i, n;
+	int off;
 
-	if (!f) {
-		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
-			strerror(errno));
-		return -1;
-	}
+	f = pap_target_begin(file, pap_prog, tmp, sizeof(tmp), &off);
+	if (!f)
+		return off ? 0 : -1;
 	pap_spec_put_header(f);
 	for (n = 0; n < dp->nfs; n++) {
 		struct dfunc *df = &dp->fs[n];
@@ -588,8 +617,10 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 				continue;
 			if (path_long(p)) {
 				fprintf(stderr, "%s: warning: function %s: a "
-					"path of %zu blocks is left out of %s\n",
-					pap_prog, df->fn->name, p->n, file);
+					"path of %zu %s is left out of %s\n",
+					pap_prog, df->fn->name, p->n,
+					pap_plural(p->n, "block", "blocks"),
+					file);
 				continue;
 			}
 			if (path_open(df, p))
@@ -601,10 +632,5 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			path_close(p);
 		}
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, file,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	return pap_target_commit(f, tmp, file, pap_prog);
 }

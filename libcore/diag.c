@@ -2,8 +2,10 @@
 /*
  * diag.c - error messages in GCC's style.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "diag.h"
 #include "papdefs.h"
@@ -36,4 +38,24 @@ int pap_diag(int code, char *err, size_t errlen, const char *file,
 		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+int pap_usage_error(const char *prog)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+	return PAP_EXIT_USAGE;
+}
+
+int pap_close_stdout(const char *prog)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout))
+		e = errno ? errno : EIO;
+	if (!e)
+		return 0;
+	fprintf(stderr, "%s: error: standard output: %s\n", prog,
+		strerror(e));
+	return 1;
 }

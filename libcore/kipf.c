@@ -7,6 +7,7 @@
 
 #include "cfgmodel.h"
 #include "kipf.h"
+#include "util.h"
 
 void pap_forest_init(struct pap_forest *f)
 {
@@ -201,14 +202,15 @@ int pap_kslab_item(struct pap_kslab *ks, uint64_t id, uint64_t weight)
 			     pap_forest_child(f, ks->top, id);
 	if (!ks->top)
 		goto oom;
-	f->nodes[ks->top].count += weight;
+	f->nodes[ks->top].count = pap_sat_add(f->nodes[ks->top].count, weight);
 	if (ks->seen >= ks->k) {
 		/* the previous slab continued by this one's prefix */
 		ks->bottom = pap_forest_child(f, new_slab ? prev_top :
 						  ks->bottom, id);
 		if (!ks->bottom)
 			goto oom;
-		f->nodes[ks->bottom].count += weight;
+		f->nodes[ks->bottom].count =
+			pap_sat_add(f->nodes[ks->bottom].count, weight);
 	}
 	ks->seen++;
 	return PAP_OK;
@@ -238,7 +240,8 @@ static int join_subtree(const struct pap_kslab *ks, uint32_t v,
 	r = pap_forest_root(ipf, sf->nodes[v].label);
 	if (!r)
 		return PAP_ENOMEM;
-	ipf->nodes[r].count += sf->nodes[v].count;
+	ipf->nodes[r].count = pap_sat_add(ipf->nodes[r].count,
+					  sf->nodes[v].count);
 	stack[top++] = (struct join_item){ v, r };
 	while (top) {
 		struct join_item it = stack[--top];
@@ -252,7 +255,9 @@ static int join_subtree(const struct pap_kslab *ks, uint32_t v,
 
 			if (!w)
 				return PAP_ENOMEM;
-			ipf->nodes[w].count += sf->nodes[c].count;
+			ipf->nodes[w].count =
+				pap_sat_add(ipf->nodes[w].count,
+					    sf->nodes[c].count);
 			stack[top++] = (struct join_item){ c, w };
 		}
 	}

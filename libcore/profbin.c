@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pap/version.h>
+
 #include "bpack.h"
 #include "fnkey.h"
 #include "profbin.h"
@@ -102,7 +104,30 @@ void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD])
 {
 	memcpy(out, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN);
 	pb_put_le(out + 8, PAP_PROFILE_VERSION_BIN, 4);
-	pb_put_le(out + 12, 0, 4);
+	pb_put_le(out + 12, PAP_PROFBIN_PAP_VERSION(PAP_VERSION_MAJOR,
+						    PAP_VERSION_MINOR,
+						    PAP_VERSION_PATCH), 4);
+}
+
+int pap_profbin_head_ok(const unsigned char h[PAP_PROFBIN_HEAD],
+			uint32_t *pap_version, size_t *at)
+{
+	uint64_t v = pb_get_le(h + 8, 4), word = pb_get_le(h + 12, 4);
+
+	*at = 0;
+	if (memcmp(h, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN))
+		return -1;
+	*at = 8;
+	if (v < PAP_PROFILE_VERSION_BIN_OLDEST || v > PAP_PROFILE_VERSION_BIN)
+		return -1;
+	/* version 4: flags, 0; version 5: who wrote it */
+	*at = 12;
+	if (v == 4 && word)
+		return -1;
+	*at = PAP_PROFBIN_HEAD;
+	if (pap_version)
+		*pap_version = (uint32_t)word;
+	return 0;
 }
 
 int pap_profbin_seg_len(const unsigned char h[PAP_PROFBIN_SEG_HEAD],
@@ -815,7 +840,7 @@ static int pb_segment_after(const unsigned char *d, size_t n, size_t from)
 int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 		     size_t *good, const char *file, char *err, size_t errlen)
 {
-	size_t off = PAP_PROFBIN_HEAD;
+	size_t off = PAP_PROFBIN_HEAD, at;
 	uint64_t v;
 
 	*good = n;
@@ -828,12 +853,12 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 		return pb_error_at(file, err, errlen, n, "the file ends "
 				   "inside the profile's header");
 	v = pb_get_le(d + 8, 4);
-	if (v != PAP_PROFILE_VERSION_BIN)
+	if (pap_profbin_head_ok(d, NULL, &at) && at == 8)
 		return pb_error_at(file, err, errlen, 8, "profile version "
 				   "%llu is not supported (this pap reads "
 				   "versions 1 to %d)", (unsigned long long)v,
 				   PAP_PROFILE_VERSION_BIN);
-	if (pb_get_le(d + 12, 4))
+	if (at == 12)
 		return pb_error_at(file, err, errlen, 12, "unknown profile "
 				   "flags %#llx", (unsigned long long)
 				   pb_get_le(d + 12, 4));
@@ -872,6 +897,8 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 			return pb_error_at(file, err, errlen, off,
 					   "segment of %llu bytes fails its "
 					   "checksum", (unsigned long long)len);
+		if (p)
+			p->gen++;	/* the segments' order: their age */
 		if (p && (r = pb_get_body(p, body, (size_t)len,
 					  off + PAP_PROFBIN_SEG_HEAD, file, err,
 					  errlen)))

@@ -27,7 +27,7 @@ extern "C" {
 
 #define PAP_PROFBIN_MAGIC "\x89PAP\r\n\x1a\n"
 #define PAP_PROFBIN_MAGIC_LEN 8
-#define PAP_PROFBIN_HEAD 16	/* magic, version, flags */
+#define PAP_PROFBIN_HEAD 16	/* magic, version, pap's version */
 #define PAP_PROFBIN_SEG_HEAD 16	/* marker, flags, L */
 #define PAP_PROFBIN_SEG_TAIL 24	/* checksum, L, end marker, 0 */
 #define PAP_PROFBIN_SEG_MARK "PSEG"
@@ -37,8 +37,24 @@ extern "C" {
  * bytes)? */
 int pap_profbin_is(const void *d, size_t n);
 
-/* The file header, 16 bytes, into @out. */
+/* The file header, 16 bytes, into @out: the newest format version and
+ * this pap's version (PAP_PROFBIN_PAP_VERSION). */
 void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD]);
+
+/* pap's version as a version 5 header holds it: major << 16 | minor << 8
+ * | patch, each below 256. */
+#define PAP_PROFBIN_PAP_VERSION(major, minor, patch) \
+	((uint32_t)(major) << 16 | (uint32_t)(minor) << 8 | (uint32_t)(patch))
+
+/*
+ * Checks a file header: 0 when it is one this pap reads (version 4, its
+ * flags 0, or version 5), with *@pap_version (may be NULL) the version
+ * of pap that wrote the file (0: not said, version 4); else -1, with
+ * *@at the offset of what is wrong (0 the magic, 8 the version, 12 the
+ * flags), 16 when it is sound.
+ */
+int pap_profbin_head_ok(const unsigned char h[PAP_PROFBIN_HEAD],
+			uint32_t *pap_version, size_t *at);
 
 /*
  * @p as one whole segment (header, body, trailer) in a buffer *@out of

@@ -256,6 +256,8 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 		if (p->by_address ? nm->key == fn :
 		    nm->hash == h && !strcmp(nm->text, fn)) {
 			*at = prof_slot_index(p->name_slots[s]);
+			if (nm->gen < p->gen)
+				nm->gen = p->gen;
 			return PAP_OK;
 		}
 	}
@@ -273,6 +275,7 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 		return PAP_ENOMEM;
 	p->held += strlen(fn) + 1;
 	nm->key = p->by_address ? fn : NULL;
+	nm->gen = p->gen;
 	nm->slot_hash = h;
 	nm->hash = p->by_address ? pap_fnv1a_str(fn) : h;
 	*at = (uint32_t)p->nnames;
@@ -734,7 +737,9 @@ static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
 			  size_t n, const char *file, char *err, size_t errlen)
 {
 	struct prof_parse ps;
-	size_t good;
+	char note[256] = "";
+	uint64_t nstale = 0;
+	size_t good, nfns = 0;
 	int r;
 
 	prof_parse_init(&ps, file, err, errlen);
@@ -745,12 +750,24 @@ static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
 		pap_profile_free(&ps.tmp);
 		return r;
 	}
+	/* a later segment of a rebuilt function replaces the earlier */
+	if (!r && ps.tmp.gen > 1)
+		r = pap_profile_drop_stale(&ps.tmp, &nstale, &nfns);
+	if (nstale)
+		snprintf(note, sizeof(note), "note: %llu %s of %zu %s from an "
+			 "older build left out: the newer build's replace "
+			 "them", (unsigned long long)nstale,
+			 pap_plural(nstale, "record", "records"), nfns,
+			 pap_plural(nfns, "function", "functions"));
 	r = prof_finish(&ps, p, r);
 	if (!r && good < n)
-		snprintf(err, errlen, "%s: warning: the last %zu bytes, from "
+		snprintf(err, errlen, "%s: warning: the last %zu %s, from "
 			 "byte %zu, are a segment cut short (its writer was "
-			 "killed or the disk was full); left out", file,
-			 n - good, good);
+			 "killed or the disk was full); left out%s%s", file,
+			 n - good, pap_plural(n - good, "byte", "bytes"), good,
+			 *note ? "; " : "", note);
+	else if (!r && *note)
+		snprintf(err, errlen, "%s: %s", file, note);
 	return r;
 }
 

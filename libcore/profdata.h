@@ -37,8 +37,10 @@
 extern "C" {
 #endif
 
-/* the binary format, written by default */
-#define PAP_PROFILE_VERSION_BIN 4
+/* the binary format, written by default: version 5 is version 4 whose
+ * header names the pap that wrote the file; both are read */
+#define PAP_PROFILE_VERSION_BIN 5
+#define PAP_PROFILE_VERSION_BIN_OLDEST 4
 /* the newest text version */
 #define PAP_PROFILE_VERSION 3
 /* text written when no record holds a repeat (bpack.h), so such files
@@ -69,6 +71,8 @@ struct pap_prof_name {
 	const char *key;	/* by_address: the caller's string */
 	uint64_t hash;		/* of the text */
 	uint64_t slot_hash;	/* what lookups hash: key's address or text */
+	uint32_t gen;		/* the latest @gen of a profile it was added
+				 * in (pap_profile_drop_stale) */
 };
 
 /* Where records' breakpoints live: chunks filled one after another and
@@ -99,6 +103,10 @@ struct pap_profile {
 	struct pap_prof_chunk *spare;	/* emptied by pap_profile_clear */
 	size_t held;		/* bytes in chunks and function strings */
 	size_t nbps;		/* breakpoints of the records, in all */
+	/* the age of what is added now, remembered by each function's name:
+	 * a reader numbers a file's segments 1, 2, ... in the order they
+	 * were written (pap_profile_drop_stale) */
+	uint32_t gen;
 };
 
 void pap_profile_init(struct pap_profile *p);
@@ -212,6 +220,18 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 
 /*
+ * Stale builds, as gcov treats them: where @p holds one function (same
+ * ASMNAME and METAFILE) under several checksums, the records of every
+ * checksum but the one added last (the highest gen of its name) are
+ * dropped; a function whose newest checksums tie is left as it is.
+ * *@nrecs and *@nfns (either may be NULL) count the records dropped and
+ * the functions they belonged to.  A by_address profile is left alone.
+ * PAP_OK, or PAP_ENOMEM with @p unchanged.
+ */
+int pap_profile_drop_stale(struct pap_profile *p, uint64_t *nrecs,
+			   size_t *nfns);
+
+/*
  * Reads a profile file's @len bytes at @data (named @file in messages),
  * of any version, and adds its records to @p.  On malformed input
  * nothing is added, and @err gets "FILE:LINE: error: ..." (text) or
@@ -262,10 +282,15 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
  * written to PATH.tmp.PID as one segment and renamed over PATH, unless
  * that would read back more than PAP_PROFILE_COMPACT_MAX bytes.  So is a
  * missing or empty PATH, or a text one (versions 1 to 3).  An existing
- * PATH that is not a profile is kept as PATH.bad.PID.  Losses a
- * collector that died left in PATH.pending.PID are added to the lost
- * count and the file removed.  0, or -1 with a message on stderr
- * prefixed by @who.
+ * regular file of ours that is not a profile is kept as PATH.bad.PID;
+ * anything else at PATH (directory, device, FIFO, symbolic link, another
+ * user's file) is refused and left alone, and a null device or an empty
+ * @path writes nothing (target.h).  Losses a collector that died left in
+ * PATH.pending.PID are added to the lost count and the file removed.
+ * When another process holds the lock longer than PAP_LOCK_TIMEOUT
+ * seconds (default PAP_PROFILE_LOCK_TIMEOUT), @mine goes to PATH.PID
+ * instead, said on stderr.  0, or -1 with a message on stderr prefixed
+ * by @who.
  */
 int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg);
@@ -277,6 +302,19 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
  * compacted on its way: reading it back would cost the writer memory
  * and time that grow with the file. */
 #define PAP_PROFILE_COMPACT_MAX ((uint64_t)2 << 20)
+
+/* Seconds a writer waits for a profile's lock unless PAP_LOCK_TIMEOUT
+ * says otherwise. */
+#define PAP_PROFILE_LOCK_TIMEOUT 30
+
+/*
+ * Can the profile file @path be merged into later: absent or a regular
+ * file of ours, in a directory where its lock can be created (which this
+ * leaves), or the output switched off (target.h)?  0, or -1 with a
+ * message prefixed by @who.  For a writer that must know before it runs
+ * anything.
+ */
+int pap_profile_can_merge(const char *path, const char *who);
 
 /*
  * Rewrites the profile file @path as one segment (version 4), under its

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profbin.h"
 #include "profdata.h"
+#include "target.h"
 #include "textfile.h"
 #include "util.h"
 
@@ -150,29 +152,38 @@ static int pf_pread_all(int fd, void *buf, size_t n, uint64_t off)
 }
 
 /*
- * Writes the file header and @seg[0..@len) to @tmppath, created
- * exclusively, and renames it over @path: readers see the old file or the
- * new one, whole.  0, or -1 with a message prefixed by @who.
+ * Writes the file header and @seg[0..@len) to a temporary next to @path,
+ * created exclusively (pap_target_tmp), and renames it over @path, which
+ * must still be absent or a regular file of ours: readers see the old
+ * file or the new one, whole.  0, or -1 with a message prefixed by @who.
  */
-static int pf_replace(const char *path, const char *tmppath,
-		      const unsigned char *seg, size_t len, const char *who)
+static int pf_replace(const char *path, const unsigned char *seg,
+		      size_t len, const char *who)
 {
 	unsigned char head[PAP_PROFBIN_HEAD];
-	int fd;
+	char tmppath[4096 + 32];
+	int fd, e;
 
 	pap_profbin_header(head);
-	unlink(tmppath);	/* a stale one of a killed writer */
-	fd = open(tmppath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		  O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", who, tmppath, strerror(errno));
+	fd = pap_target_tmp(path, tmppath, sizeof(tmppath), who);
+	if (fd < 0)
+		return -1;
+	if (pf_write_all(fd, head, sizeof(head), 0) ||
+	    pf_write_all(fd, seg, len, PF_KILL_COMPACT_MID) || close(fd)) {
+		e = errno;
+		fprintf(stderr, "%s: error: %s: cannot write: %s\n", who,
+			tmppath, strerror(e));
+		unlink(tmppath);
 		return -1;
 	}
-	if (pf_write_all(fd, head, sizeof(head), 0) ||
-	    pf_write_all(fd, seg, len, PF_KILL_COMPACT_MID) ||
-	    close(fd) || rename(tmppath, path)) {
-		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
-			strerror(errno));
+	/* what is there now is looked at again, said if refused */
+	if (pap_target_check(path, who) > PAP_TARGET_FILE) {
+		unlink(tmppath);
+		return -1;
+	}
+	if (rename(tmppath, path)) {
+		fprintf(stderr, "%s: error: %s: cannot write: %s\n", who,
+			path, strerror(errno));
 		unlink(tmppath);
 		return -1;
 	}
@@ -198,7 +209,7 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 	unsigned char head[PAP_PROFBIN_HEAD], t[PAP_PROFBIN_SEG_TAIL];
 	unsigned char h[PAP_PROFBIN_SEG_HEAD], *d;
 	uint64_t len, start, len1 = 0;
-	size_t n, got;
+	size_t n, got, at;
 	char err[256];
 	int r;
 
@@ -206,9 +217,7 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 	*good = size;
 	if (size < PAP_PROFBIN_HEAD || pf_pread_all(fd, head, sizeof(head), 0))
 		return PF_BAD;
-	if (memcmp(head, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN) ||
-	    head[8] != PAP_PROFILE_VERSION_BIN || head[9] || head[10] ||
-	    head[11] || head[12] || head[13] || head[14] || head[15])
+	if (pap_profbin_head_ok(head, NULL, &at))
 		return PF_BAD;
 	if (size >= PAP_PROFBIN_HEAD + PAP_PROFBIN_SEG_HEAD &&
 	    !pf_pread_all(fd, h, sizeof(h), PAP_PROFBIN_HEAD) &&
@@ -253,34 +262,93 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 
 /* The file names merging uses. */
 struct pf_names {
-	char lock[4096], tmp[4096], bad[4096];
+	char lock[4096], bad[4096], fallback[4096];
 };
 
 static int pf_names(struct pf_names *nm, const char *path, const char *who)
 {
 	if (snprintf(nm->lock, sizeof(nm->lock), "%s.lock", path) >=
 		    (int)sizeof(nm->lock) ||
-	    snprintf(nm->tmp, sizeof(nm->tmp), "%s.tmp.%ld", path,
-		     (long)getpid()) >= (int)sizeof(nm->tmp) ||
 	    snprintf(nm->bad, sizeof(nm->bad), "%s.bad.%ld", path,
-		     (long)getpid()) >= (int)sizeof(nm->bad)) {
-		fprintf(stderr, "%s: %s: profile path too long\n", who, path);
+		     (long)getpid()) >= (int)sizeof(nm->bad) ||
+	    snprintf(nm->fallback, sizeof(nm->fallback), "%s.%ld", path,
+		     (long)getpid()) >= (int)sizeof(nm->fallback)) {
+		fprintf(stderr, "%s: error: %s: profile path too long\n", who,
+			path);
 		return -1;
 	}
 	return 0;
 }
 
-/* The descriptor of @lockpath, locked exclusively; -1 with a message. */
+/* Seconds a writer waits for a profile's lock (PAP_LOCK_TIMEOUT). */
+static double pf_lock_timeout(void)
+{
+	const char *s = getenv("PAP_LOCK_TIMEOUT");
+	char *end;
+	double t;
+
+	if (!s || !*s)
+		return PAP_PROFILE_LOCK_TIMEOUT;
+	t = strtod(s, &end);
+	return *end || !(t >= 0) ? PAP_PROFILE_LOCK_TIMEOUT : t;
+}
+
+static double pf_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/*
+ * The descriptor of @lockpath, created if need be: a regular file of ours
+ * only, no symbolic link followed, never blocking on a FIFO; -1 with a
+ * message.
+ */
+static int pf_open_lock(const char *lockpath, const char *who)
+{
+	enum pap_target what;
+	int fd;
+
+	fd = open(lockpath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+		  O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST)
+		fd = pap_target_open(lockpath, O_RDWR, who, &what);
+	else if (fd < 0)
+		fprintf(stderr, "%s: error: %s: cannot create: %s\n", who,
+			lockpath, strerror(errno));
+	return fd;
+}
+
+/*
+ * The descriptor of @lockpath (pf_open_lock),
+ * locked exclusively within PAP_LOCK_TIMEOUT seconds; -1 with a
+ * message, or -2 when the lock is still held by another process then
+ * (no message).
+ */
 static int pf_lock(const char *lockpath, const char *who)
 {
-	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct timespec nap = { 0, 1000000 };
+	double until = pf_now() + pf_lock_timeout();
+	int fd = pf_open_lock(lockpath, who);
 
-	if (fd < 0 || flock(fd, LOCK_EX)) {
-		fprintf(stderr, "%s: %s: cannot lock: %s\n", who, lockpath,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -1;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			fprintf(stderr, "%s: error: %s: cannot lock: %s\n",
+				who, lockpath, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (pf_now() >= until) {
+			close(fd);
+			return -2;
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 64000000)
+			nap.tv_nsec *= 2;
 	}
 	return fd;
 }
@@ -303,14 +371,13 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	enum pf_tail tail;
 	int fd, rc = 0;
 
-	fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
-		  O_CLOEXEC);
+	enum pap_target what;
+
+	/* a regular file of ours only: never written through */
+	fd = pap_target_open(path, O_RDWR | O_APPEND, who, &what);
 	if (fd < 0)
-		return 0;
-	/* a regular file of ours only, else it is replaced, never written
-	 * through */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || !st.st_size)
+		return what == PAP_TARGET_ABSENT ? 0 : -1;
+	if (fstat(fd, &st) || !st.st_size)
 		goto out;
 	size = (uint64_t)st.st_size;
 	tail = pf_check_tail(fd, size, &first, &good);
@@ -319,10 +386,11 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	if (tail == PF_TORN) {
 		if (ftruncate(fd, (off_t)good))
 			goto out;
-		fprintf(stderr, "%s: %s: cut off the last %llu bytes, a "
+		fprintf(stderr, "%s: %s: cut off the last %llu %s, a "
 			"segment cut short (its writer was killed or the disk "
 			"was full)\n", who, path,
-			(unsigned long long)(size - good));
+			(unsigned long long)(size - good),
+			pap_plural(size - good, "byte", "bytes"));
 		size = good;
 	}
 	if (pap_profbin_segment(mine, extra_lost, &seg, &len)) {
@@ -360,9 +428,10 @@ out:
 
 /*
  * Reads the profile file @path into @all for a rewrite: a missing or
- * empty file is an empty profile; an unreadable one is renamed to
- * @badpath (-1 if that fails).  A warning (a segment cut short, left
- * out) is said.
+ * empty file is an empty profile; a regular file of ours that is not a
+ * profile is renamed to @badpath (-1 if that fails); anything else is
+ * refused (-1, said).  A warning (a segment cut short, left out) is
+ * said.
  */
 static int pf_read_old(const char *path, struct pap_profile *all,
 		       const char *badpath, const char *who)
@@ -370,7 +439,15 @@ static int pf_read_old(const char *path, struct pap_profile *all,
 	char err[512];
 	struct stat st;
 
-	if (stat(path, &st) || !st.st_size)
+	switch (pap_target_check(path, who)) {
+	case PAP_TARGET_ABSENT:
+		return 0;
+	case PAP_TARGET_FILE:
+		break;
+	default:
+		return -1;
+	}
+	if (lstat(path, &st) || !st.st_size)
 		return 0;
 	if (pap_profile_read_file(all, path, (size_t)1 << 34, err, sizeof(err),
 				  NULL)) {
@@ -384,20 +461,57 @@ static int pf_read_old(const char *path, struct pap_profile *all,
 	return 0;
 }
 
-int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
+/*
+ * Checks @path before it is locked: 1 when it may be merged into (absent
+ * or a regular file of ours), 0 when output is switched off, -1 when it
+ * is refused (said).
+ */
+static int pf_target_ok(const char *path, const char *who)
+{
+	switch (pap_target_check(path, who)) {
+	case PAP_TARGET_OFF:
+		return 0;
+	case PAP_TARGET_REFUSED:
+		return -1;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * Takes the profile's lock (pf_lock): its descriptor; -1 with a message; or,
+ * when another process holds it too long, -2 after saying that the
+ * fallback name in @nm is written instead.
+ */
+static int pf_lock_or_fall_back(const struct pf_names *nm, const char *who)
+{
+	int fd = pf_lock(nm->lock, who);
+
+	if (fd == -2)
+		fprintf(stderr, "%s: warning: %s: another process held the "
+			"lock for %g s; writing the profile to %s instead "
+			"(merge it with pap-decode merge)\n", who, nm->lock,
+			pf_lock_timeout(), nm->fallback);
+	return fd;
+}
+
+/*
+ * pap_profile_merge_file with @path's lock held (@lockfd, closed here):
+ * @mine appended, or the file rewritten with it.
+ */
+static int pf_merge_locked(const char *path, const struct pf_names *nm,
+			   int lockfd, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg)
 {
-	struct pf_names nm;
 	struct pf_dead_collectors dead = { { NULL }, 0, 0 };
 	struct pap_profile all, view;
 	const struct pap_profile *out_prof;
 	unsigned char *seg;
-	size_t len;
-	int lockfd, rc = -1, done;
+	uint64_t nstale = 0;
+	size_t len, nfns = 0;
+	int rc = -1, done;
 	unsigned i;
 
-	if (pf_names(&nm, path, who) || (lockfd = pf_lock(nm.lock, who)) < 0)
-		return -1;
 	pap_profile_init(&all);
 	pf_find_dead_collectors(path, &dead);
 	done = pf_append(path, mine, dead.lost, who);
@@ -405,15 +519,27 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 		goto out;
 	if (!done) {
 		/* no file yet, an old one, or compaction: rewritten whole */
-		if (pf_read_old(path, &all, nm.bad, who))
+		if (pf_read_old(path, &all, nm->bad, who))
 			goto out;
 		out_prof = mine;
 		if (all.nrecs || all.lost) {
-			if (pap_profile_merge(&all, mine)) {
+			/* this process's build is the newest */
+			all.gen = UINT32_MAX;
+			if (pap_profile_merge(&all, mine) ||
+			    pap_profile_drop_stale(&all, &nstale, &nfns)) {
 				fprintf(stderr, "%s: out of memory merging the "
 					"profile\n", who);
 				goto out;
 			}
+			if (nstale)
+				fprintf(stderr, "%s: note: %s: %llu %s of %zu "
+					"%s from an older build replaced by "
+					"this build's\n", who, path,
+					(unsigned long long)nstale,
+					pap_plural(nstale, "record",
+						   "records"), nfns,
+					pap_plural(nfns, "function",
+						   "functions"));
 			out_prof = &all;
 		}
 		view = *out_prof;
@@ -423,7 +549,7 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 				"profile\n", who);
 			goto out;
 		}
-		done = pf_replace(path, nm.tmp, seg, len, who);
+		done = pf_replace(path, seg, len, who);
 		free(seg);
 		if (done)
 			goto out;
@@ -441,6 +567,37 @@ out:
 	return rc;
 }
 
+int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
+			   const char *who, void (*written)(void *), void *arg)
+{
+	struct pf_names nm;
+	char fallback[sizeof(nm.fallback)];
+	int ok = pf_target_ok(path, who), lockfd;
+
+	if (ok <= 0) {
+		if (!ok && written)
+			written(arg);	/* off: nothing is kept */
+		return ok;
+	}
+	if (pf_names(&nm, path, who))
+		return -1;
+	lockfd = pf_lock_or_fall_back(&nm, who);
+	if (lockfd == -2) {
+		memcpy(fallback, nm.fallback, sizeof(fallback));
+		path = fallback;
+		if (pf_target_ok(path, who) <= 0 || pf_names(&nm, path, who))
+			return -1;
+		lockfd = pf_lock(nm.lock, who);
+		if (lockfd == -2)
+			fprintf(stderr, "%s: error: %s: locked by another "
+				"process too; profile not written\n", who,
+				nm.lock);
+	}
+	if (lockfd < 0)
+		return -1;
+	return pf_merge_locked(path, &nm, lockfd, mine, who, written, arg);
+}
+
 int pap_profile_compact_file(const char *path, const char *who)
 {
 	struct pf_names nm;
@@ -450,7 +607,26 @@ int pap_profile_compact_file(const char *path, const char *who)
 	char err[512];
 	int lockfd, rc = -1;
 
-	if (pf_names(&nm, path, who) || (lockfd = pf_lock(nm.lock, who)) < 0)
+	switch (pap_target_check(path, who)) {
+	case PAP_TARGET_FILE:
+		break;
+	case PAP_TARGET_ABSENT:
+		fprintf(stderr, "%s: error: %s: %s\n", who, path,
+			strerror(ENOENT));
+		return -1;
+	case PAP_TARGET_OFF:
+		return 0;
+	default:
+		return -1;
+	}
+	if (pf_names(&nm, path, who))
+		return -1;
+	lockfd = pf_lock(nm.lock, who);
+	if (lockfd == -2)
+		fprintf(stderr, "%s: error: %s: another process held the lock "
+			"for %g s; not compacted\n", who, nm.lock,
+			pf_lock_timeout());
+	if (lockfd < 0)
 		return -1;
 	pap_profile_init(&all);
 	if (pap_profile_read_file(&all, path, (size_t)1 << 34, err, sizeof(err),
@@ -464,10 +640,23 @@ int pap_profile_compact_file(const char *path, const char *who)
 		fprintf(stderr, "%s: out of memory\n", who);
 		goto out;
 	}
-	rc = pf_replace(path, nm.tmp, seg, len, who);
+	rc = pf_replace(path, seg, len, who);
 	free(seg);
 out:
 	pap_profile_free(&all);
 	close(lockfd);
 	return rc;
+}
+
+int pap_profile_can_merge(const char *path, const char *who)
+{
+	struct pf_names nm;
+	int ok = pf_target_ok(path, who), fd;
+
+	if (ok <= 0)
+		return ok;
+	if (pf_names(&nm, path, who) || (fd = pf_open_lock(nm.lock, who)) < 0)
+		return -1;
+	close(fd);
+	return 0;
 }

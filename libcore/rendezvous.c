@@ -98,3 +98,16 @@ int pap_rv_format(char *buf, size_t size, const struct pap_rv_entry *e)
 			e->anchor_start, e->lossy != 0, e->socket,
 			e->profile);
 }
+
+int pap_rv_profile_note(const char *sock, char *buf, size_t size)
+{
+	const char *slash = strrchr(sock, '/');
+	int n;
+
+	if (slash)
+		n = snprintf(buf, size, "%.*s/.%s.profile",
+			     (int)(slash - sock), sock, slash + 1);
+	else
+		n = snprintf(buf, size, ".%s.profile", sock);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}

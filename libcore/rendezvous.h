@@ -53,6 +53,14 @@ const char *pap_rv_dir(char *buf, size_t size);
  * read or write? */
 int pap_rv_private(const struct stat *st, int dir);
 /*
+ * The name of the note beside a collector's socket SOCKDIR/NAME that
+ * gives its output file (SOCKDIR/.NAME.profile: a 0600 regular file of
+ * the user holding the absolute path, no newline), into @buf; -1 when
+ * it does not fit.  A producer given PAP_COLLECTOR but no PAP_PROFILE
+ * merges what it cannot hand over into that file.
+ */
+int pap_rv_profile_note(const char *sock, char *buf, size_t size);
+/*
  * Reads @pid's parent (@ppid may be NULL) and start time from
  * /proc/PID/stat: 0, or -1 when the process is gone or unreadable.
  */

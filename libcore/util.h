@@ -60,6 +60,13 @@ static inline uint64_t pap_fnv1a(const void *p, size_t len)
 	return h;
 }
 
+/* @one or @many, as @n says: "1 record", "2 records" in messages. */
+static inline const char *pap_plural(uint64_t n, const char *one,
+				     const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* FNV-1a of the NUL-terminated string @s, without its NUL. */
 static inline uint64_t pap_fnv1a_str(const char *s)
 {

@@ -245,10 +245,12 @@ static struct rt_aggregate *rt_agg_enter(void)
  */
 static void rt_agg_spill(struct rt_aggregate *t)
 {
+	char name[4096];
+
 	rt_agg_flush(t);
 	pthread_mutex_lock(&rt_agg_lock);
-	if (pap_profile_merge_file(rt_where_profile(), &t->prof, "pap", NULL,
-				   NULL)) {
+	if (pap_profile_merge_file(rt_where_profile(name, sizeof(name)),
+				   &t->prof, "pap", NULL, NULL)) {
 		rt_spill_at = 0;
 	} else {
 		pap_profile_clear(&t->prof);
@@ -294,7 +296,8 @@ static uint64_t rt_agg_pending(const struct rt_aggregate *t)
 
 int rt_agg_dump(int exiting, void (*written)(void))
 {
-	const char *path = rt_where_profile();
+	char name[4096];
+	const char *path = rt_where_profile(name, sizeof(name));
 	struct pap_profile mine, *out = &mine;
 	struct rt_aggregate *t, *only = NULL;
 	size_t nwith = 0;
@@ -342,12 +345,13 @@ int rt_agg_dump(int exiting, void (*written)(void))
 	lost += rt_tally_take(out);
 	lost += __atomic_exchange_n(&rt_agg_nlost, 0, __ATOMIC_RELAXED);
 	if (lost)
-		fprintf(stderr, "pap: %llu paths could not be recorded (out of "
+		fprintf(stderr, "pap: %llu %s not be recorded (out of "
 			"memory, cut by a signal handler or by a longjmp "
 			"out of one, left in a thread still running at exit, "
 			"or lost with a collector that died); the profile "
-			"counts them as lost\n",
-			(unsigned long long)lost);
+			"counts %s as lost\n", (unsigned long long)lost,
+			pap_plural(lost, "path could", "paths could"),
+			pap_plural(lost, "it", "them"));
 	out->lost = pap_sat_add(out->lost, lost);
 	rc = out->nrecs || out->lost ?
 		pap_profile_merge_file(path, out, "pap", NULL,

@@ -22,10 +22,15 @@
  * writes the entry (collector/rendezvous.c); its format is
  * libcore/rendezvous.c's.
  *
- * Cost: a process with PAP_COLLECTOR or PAP_PROFILE set does two getenv
- * calls; without, and without the directory, one failing open; with an
- * empty directory, a look at it; else a read of /proc/PID/stat and an
- * openat per ancestor.  All of it once per process, when the runtime
+ * A process given PAP_COLLECTOR but no PAP_PROFILE (a collector started
+ * without a command) takes the output file that the collector notes
+ * beside its socket (pap_rv_profile_note), so that what it cannot hand
+ * over joins the collector's file rather than ./pap.prof.
+ *
+ * Cost: a process with PAP_PROFILE set does two getenv calls, with
+ * PAP_COLLECTOR alone one open and read more; without, and without the
+ * directory, one failing open; with an empty directory, a look at it;
+ * else a read of /proc/PID/stat and an openat per ancestor.  All of it once per process, when the runtime
  * first needs to know where its records go.
  */
 #define _GNU_SOURCE
@@ -43,6 +48,7 @@
 
 #include "rendezvous.h"
 #include "rtwhere.h"
+#include "target.h"
 
 #define RV_MAX_DEPTH 512	/* ancestors looked at, at most */
 
@@ -149,6 +155,36 @@ static int rt_rv_entry(int dfd, const char *dir, long anchor,
 }
 
 /*
+ * Takes the output file that the collector at @sock notes beside its
+ * socket (pap_rv_profile_note), if it is there and a private file of
+ * this user: what this process cannot hand over goes there.
+ */
+static void rt_rv_note(const char *sock)
+{
+	char note[PATH_MAX], *text;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (pap_rv_profile_note(sock, note, sizeof(note)))
+		return;
+	fd = open(note, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	text = malloc(PATH_MAX);
+	if (text && !fstat(fd, &st) && pap_rv_private(&st, 0) &&
+	    (n = read(fd, text, PATH_MAX - 1)) > 0) {
+		text[n] = 0;
+		if (text[0] == '/' && !memchr(text, 0, (size_t)n)) {
+			rt_rv_profile = text;
+			text = NULL;
+		}
+	}
+	free(text);
+	close(fd);
+}
+
+/*
  * Settles once where this process's records go (rendezvous.h).  Whatever
  * it finds wrong (a directory or entry not this user's alone) it says on
  * stderr, and the process goes on with the file sink; errno is as it was.
@@ -166,11 +202,16 @@ static void rt_rv_lookup(void)
 	 * collector); so does PAP_PROFILE */
 	if (env) {
 		rt_rv_collector = *env ? env : NULL;
+		if (*env && !getenv("PAP_PROFILE")) {
+			saved_errno = errno;
+			rt_rv_note(env);
+			errno = saved_errno;
+		}
 		env = getenv("PAP_COLLECTOR_LOSSY");
 		rt_rv_lossy = env && *env && strcmp(env, "0");
 		return;
 	}
-	if (getenv("PAP_PROFILE") && *getenv("PAP_PROFILE"))
+	if (getenv("PAP_PROFILE"))
 		return;
 	dir = pap_rv_dir(def, sizeof(def));
 	saved_errno = errno;
@@ -209,7 +250,7 @@ out:
 const char *rt_where_collector(void)
 {
 	pthread_once(&rt_rv_once, rt_rv_lookup);
-	return rt_rv_collector;
+	return rt_abi_mismatch() ? NULL : rt_rv_collector;
 }
 
 int rt_where_lossy(void)
@@ -218,12 +259,23 @@ int rt_where_lossy(void)
 	return rt_rv_lossy;
 }
 
-const char *rt_where_profile(void)
+const char *rt_where_profile(char *buf, size_t size)
 {
 	const char *p = getenv("PAP_PROFILE");
 
-	if (p && *p)
+	if (rt_abi_mismatch())
+		return "";	/* off: an object was refused */
+	/* empty: output off (libcore/target.h) */
+	if (!p) {
+		pthread_once(&rt_rv_once, rt_rv_lookup);
+		p = rt_rv_profile ? rt_rv_profile : "pap.prof";
+	}
+	if (!strchr(p, '%'))
 		return p;
-	pthread_once(&rt_rv_once, rt_rv_lookup);
-	return rt_rv_profile ? rt_rv_profile : "pap.prof";
+	if (pap_target_expand(p, buf, size)) {
+		fprintf(stderr, "pap: error: %s: the profile's name is too "
+			"long once expanded; not written\n", p);
+		return "";
+	}
+	return buf;
 }

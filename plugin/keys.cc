@@ -19,9 +19,16 @@
  *
  * Until it has run (code called from another object's constructor) the
  * slot holds the object's own string, which is the key executables pass.
+ *
+ * That constructor, in every unit with instrumented code (an executable's
+ * too), first tells the runtime the ABI version the unit was built for:
+ *
+ *   __pap_abi (PAP_ABI_VERSION, "f:0123456789abcdef:a.papm");
  */
 #include "gcc-common.h"
 #include "plugin.h"
+
+#include <pap/abi.h>
 
 /* Priority of the constructor: reserved for the implementation (<= 100),
  * so it runs before the program's own constructors in the object. */
@@ -29,6 +36,10 @@
 
 /* this unit's slots, a TREE_LIST, newest first */
 static tree pap_key_slots;
+/* the text of one of this unit's function keys: how the runtime names
+ * the object when it checks the ABI version (__pap_abi); the constructor
+ * gets a literal of its own, as a tree is not shared between functions */
+static char *pap_abi_key;
 
 #define PAP_KEYS_ROOT(v) { &(v), 1, sizeof(v), &gt_ggc_mx_tree_node, \
 			   &gt_pch_nx_tree_node }
@@ -59,6 +70,14 @@ tree pap_key_slot(tree literal)
 {
 	tree var;
 
+	if (!pap_abi_key) {
+		tree s = TREE_OPERAND(literal, 0);
+
+		if (TREE_CODE(s) == ARRAY_REF)
+			s = TREE_OPERAND(s, 0);
+		if (TREE_CODE(s) == STRING_CST)
+			pap_abi_key = xstrdup(TREE_STRING_POINTER(s));
+	}
 	if (!flag_shlib)
 		return NULL_TREE;
 	var = pap_static_var("pap_key", pap_rt_cstring());
@@ -131,8 +150,18 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 
 	(void)gcc_data;
 	(void)user_data;
-	if (!pap_key_slots)
+	if (!pap_key_slots && !pap_abi_key)
 		return;
+	/* first, which runtime ABI this unit was built for */
+	if (pap_abi_key) {
+		append_to_statement_list(build_call_expr(
+			pap_rt_decl(PAP_RT_ABI), 2,
+			build_int_cst(pap_rt_u32(), PAP_ABI_VERSION),
+			build_string_literal(strlen(pap_abi_key) + 1,
+					     pap_abi_key)), &body);
+		free(pap_abi_key);
+		pap_abi_key = NULL;
+	}
 	for (l = pap_key_slots; l; l = TREE_CHAIN(l)) {
 		tree slot = TREE_VALUE(l);
 

@@ -14,7 +14,7 @@ static const char *const pap_rt_names[PAP_RT_NFNS] = {
 	"__pap_record", "__pap_path", "__pap_tally", "__pap_tally_add",
 	"__pap_end", "__pap_lost", "__pap_resume", "__pap_intern",
 	"__pap_trace_begin", "__pap_trace_unwind", "__pap_trace_block",
-	"__pap_trace_end",
+	"__pap_trace_end", "__pap_abi",
 };
 
 /* Until a call uses one, nothing else refers to a declaration, and later
@@ -99,6 +99,8 @@ static tree pap_rt_type(enum pap_rt_fn f)
 		return build_function_type_list(vd, u32, NULL_TREE);
 	case PAP_RT_TRACE_END:
 		return build_function_type_list(vd, in, NULL_TREE);
+	case PAP_RT_ABI:
+		return build_function_type_list(vd, u32, cs, NULL_TREE);
 	case PAP_RT_NFNS:
 		break;
 	}
@@ -113,8 +115,9 @@ tree pap_rt_decl(enum pap_rt_fn f)
 		return decl;
 	decl = build_fn_decl(pap_rt_names[f], pap_rt_type(f));
 	TREE_NOTHROW(decl) = 1;
-	/* __pap_intern runs in constructors, where leaf adds nothing */
-	if (f != PAP_RT_INTERN)
+	/* __pap_intern and __pap_abi run in constructors, where leaf adds
+	 * nothing */
+	if (f != PAP_RT_INTERN && f != PAP_RT_ABI)
 		DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"),
 						  NULL_TREE,
 						  DECL_ATTRIBUTES(decl));

@@ -25,6 +25,7 @@ enum pap_rt_fn {
 	PAP_RT_TRACE_UNWIND,	/* __pap_trace_unwind */
 	PAP_RT_TRACE_BLOCK,	/* __pap_trace_block */
 	PAP_RT_TRACE_END,	/* __pap_trace_end */
+	PAP_RT_ABI,		/* __pap_abi */
 	PAP_RT_NFNS
 };
 

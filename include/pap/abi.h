@@ -2,7 +2,7 @@
 /*
  * pap/abi.h - the calls the GCC plugin inserts and libpaprt provides.
  *
- * Version 8.  The plugin emits a function's probe operations (see
+ * Version 9.  The plugin emits a function's probe operations (see
  * libcore/plan.h) as inline arithmetic on 64-bit locals r and a, plus:
  *
  *   act = __pap_enter()
@@ -79,6 +79,15 @@
  *       the runtime's copy of the key (ABI 8): one address per distinct
  *       key for the process's life, which no dlclose unmaps and no
  *       object loaded later reuses.
+ *
+ * Every translation unit with instrumented code also has a constructor
+ * (priority 100) that first calls
+ *
+ *   __pap_abi(PAP_ABI_VERSION, key)
+ *       the ABI version the unit was built for (ABI 9), and the key of
+ *       one of its functions, by which the runtime names the object
+ *       (dladdr): an object built for another version is named once on
+ *       stderr, and the process records nothing anywhere.
  */
 #ifndef PAP_ABI_H
 #define PAP_ABI_H
@@ -87,12 +96,13 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 8
+#define PAP_ABI_VERSION 9
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+PAP_API void __pap_abi(uint32_t version, const char *key);
 PAP_API const char *__pap_intern(const char *key);
 PAP_API uint64_t __pap_enter(void);
 PAP_API uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,

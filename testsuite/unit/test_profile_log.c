@@ -487,13 +487,27 @@ static void test_log_damage(void **state)
 		f.d[at] ^= 0x41;
 		pap_profile_free(&p);
 	}
-	f.d[8] = 5;
+	f.d[8] = PAP_PROFILE_VERSION_BIN + 1;
+	{
+		struct pap_profile p;
+		char want[64];
+
+		snprintf(want, sizeof(want), "version %d is not supported",
+			 PAP_PROFILE_VERSION_BIN + 1);
+		pap_profile_init(&p);
+		assert_int_not_equal(read_mem(&p, &f, err, sizeof(err)), 0);
+		assert_non_null(strstr(err, want));
+		pap_profile_free(&p);
+	}
+	/* version 4 had flags there, which must be 0 */
+	f.d[8] = 4;
+	f.d[12] = 1;
 	{
 		struct pap_profile p;
 
 		pap_profile_init(&p);
 		assert_int_not_equal(read_mem(&p, &f, err, sizeof(err)), 0);
-		assert_non_null(strstr(err, "version 5 is not supported"));
+		assert_non_null(strstr(err, "unknown profile flags"));
 		pap_profile_free(&p);
 	}
 	free(f.d);

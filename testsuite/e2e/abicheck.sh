@@ -1,0 +1,86 @@
+#!/bin/sh
+# abicheck.sh - versions: every translation unit with instrumented code
+# tells the runtime which ABI version it was built for (pap/abi.h,
+# __pap_abi); an object built for another version is named once and
+# nothing is recorded, the program's own output and status unchanged.
+# An object of another pap is stood in for by a unit that makes the call
+# an older or newer pap's constructor would.  A profile's header names
+# the pap that wrote it (format version 5); version 4 files are still
+# read and appended to.  TAP output.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
+papgcc=$top_builddir/plugin/pap-gcc
+decode=$top_builddir/decoder/pap-decode
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+. "$top_srcdir/testsuite/tap.sh"
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# the ABI version of this pap, from its header: the oracle
+abi=$(sed -n 's/^#define PAP_ABI_VERSION \([0-9]*\)$/\1/p' \
+	"$top_srcdir/include/pap/abi.h")
+
+echo "1..7"
+
+cat >p.c <<'C'
+#include <stdio.h>
+static int f(int n) { return n > 3 ? n * 2 : n; }
+int main(void) { printf("%d\n", f(5)); return 4; }
+C
+# a unit whose constructor claims ABI VERSION, as another pap's would
+other() {
+	cat >"other$1.c" <<C
+#include <stdint.h>
+void __pap_abi(uint32_t version, const char *key);
+static const char key[] = "g:0123456789abcdef:other.papm";
+__attribute__((constructor(101))) static void announce(void)
+{
+	__pap_abi($1, key);
+}
+C
+	gcc -O2 -c "other$1.c" -o "other$1.o"
+}
+if ! "$papgcc" -O2 -c p.c || ! other $((abi - 1)) || ! other $((abi + 1)) ||
+   ! other "$abi"; then
+	echo "Bail out! cannot build"
+	exit 1
+fi
+"$papgcc" -o good p.o && ./good >out 2>err
+st=$?
+check "this pap's objects pass the check: a profile, no message" \
+	'[ $st -eq 4 ] && [ "$(cat out)" = 10 ] && [ ! -s err ] && "$decode" --format=paths pap.prof | grep -q "^f 1 "'
+rm -f pap.prof
+"$papgcc" -o same p.o "other$abi.o" && ./same >/dev/null 2>err
+check "a unit announcing ABI $abi is accepted" '[ ! -s err ] && [ -f pap.prof ]'
+rm -f pap.prof
+"$papgcc" -o old p.o "other$((abi - 1)).o" && ./old >out 2>err
+st=$?
+check "an object built for ABI $((abi - 1)): refused, named once, nothing written" \
+	"[ \$st -eq 4 ] && [ \"\$(cat out)\" = 10 ] && [ ! -e pap.prof ] && [ \"\$(wc -l <err)\" -eq 1 ] && grep -q \"^pap: error: .*/old: built for pap's runtime ABI $((abi - 1)), but this libpaprt has ABI $abi\" err"
+"$papgcc" -o new p.o "other$((abi + 1)).o" &&
+	PAP_PROFILE=n.prof ./new >out 2>err
+st=$?
+check "an object built for ABI $((abi + 1)) too" \
+	"[ \$st -eq 4 ] && [ ! -e n.prof ] && grep -q \"new: built for pap's runtime ABI $((abi + 1))\" err"
+# through a collector: nothing handed over either
+PAP_PROFILE=c.prof "$top_builddir/collector/pap-collector" -o c.prof -- ./old \
+	>out 2>err
+st=$?
+check "under pap-collector: nothing collected, the command's status" \
+	'[ $st -eq 4 ] && ! "$decode" --format=paths c.prof 2>/dev/null | grep -q .'
+
+# the header: format version 5, then pap's version (little-endian
+# major << 16 | minor << 8 | patch), from pap-decode --version: the oracle
+"$papgcc" -o good p.o && rm -f pap.prof && ./good >/dev/null
+ver=$("$decode" --version | sed -n 's/^pap-decode (pap) \([0-9]*\)\.\([0-9]*\)\.\([0-9]*\).*/\3 \2 \1 0/p')
+check "a profile's header: format 5 and pap $("$decode" --version | cut -d' ' -f3)" \
+	'[ "$(od -An -tu1 -j8 -N8 pap.prof | tr -s " " | sed "s/^ //")" = "5 0 0 0 $ver" ]'
+# the same file as version 4 wrote it (flags 0 there): read, appended to
+printf '\004\000\000\000\000\000\000\000' |
+	dd of=pap.prof bs=1 seek=8 conv=notrunc 2>/dev/null
+./good >/dev/null 2>err
+check "a version 4 profile is read and appended to" \
+	'[ ! -s err ] && "$decode" --format=paths pap.prof | grep -q "^f 2 " && [ "$(od -An -tu1 -j8 -N1 pap.prof | tr -d " ")" = 4 ]'
+
+tap_done

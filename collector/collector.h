@@ -91,7 +91,17 @@ struct collector {
 	uint64_t *pending;
 	uint64_t pending_local;		/* when the file cannot be made */
 	char pending_path[COL_SIDE_PATH_MAX];
+	/* the output file, and the bytes of records (pap_profile_bytes)
+	 * past which a drain appends the profile to it and empties it, so
+	 * that the collector's memory does not grow with the distinct paths
+	 * of a whole suite: 0 for never */
+	const char *file;
+	size_t spill_at;
+	int spilled;			/* some records are in file already */
 };
+
+/* The collector's default spill bound (--spill). */
+#define COL_SPILL_DEFAULT ((size_t)4 << 20)
 
 int col_init(struct collector *c, uint64_t nwords, uint32_t nslots,
 	     size_t max_recs);
@@ -109,6 +119,10 @@ int col_accept(struct collector *c, int lsock);
 /* Takes every committed record of every ring into the profile; the
  * number taken.  Never trusts a word of shared memory. */
 uint64_t col_drain(struct collector *c);
+/* Appends what @c holds to its output file and empties it (col_drain
+ * does, past spill_at); if the file will not take it, it stays and
+ * spilling stops. */
+void col_spill(struct collector *c);
 
 /* Producer @i's connection ended: last drain, its slots, count what it
  * lost (pap/shm.h, "Conservation"), release its segment. */

@@ -40,6 +40,7 @@
 #include "diag.h"
 #include "rendezvous.h"
 #include "target.h"
+#include "util.h"
 
 static const char *prog = "pap-collector";
 
@@ -74,6 +75,9 @@ static void usage(FILE *f)
 "                       record through the ring)\n"
 "      --max-records=N  distinct records kept at most (default 4194304);\n"
 "                       more are counted as lost\n"
+"      --spill=BYTES    once the records held take more (k, M or G;\n"
+"                       default 4M; 0: never), append them to FILE and\n"
+"                       start again: memory stays bounded\n"
 "      --rendezvous     advertise this collector in /tmp/pap-rendezvous-UID/\n"
 "                       to the processes it started whose environment was\n"
 "                       cleared (env -i): with COMMAND, the default, to\n"
@@ -413,6 +417,7 @@ int main(int argc, char **argv)
 		{ "ring-words", required_argument, NULL, 'R' },
 		{ "slots", required_argument, NULL, 'S' },
 		{ "max-records", required_argument, NULL, 'M' },
+		{ "spill", required_argument, NULL, 'P' },
 		{ "rendezvous", no_argument, NULL, 'A' },
 		{ "no-rendezvous", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -425,6 +430,7 @@ int main(int argc, char **argv)
 	char namebuf[32];
 	const char *out = NULL, *name = NULL;
 	unsigned long long nwords = 65536, maxrecs = 1u << 22, nslots = 4096;
+	size_t spill = COL_SPILL_DEFAULT;
 	int c, lossy = 0, verbose = 0, rc, rendezvous = -1;
 	struct col_rv rv = { 0, -1, 0, "" };
 	struct run r;
@@ -459,6 +465,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: error: --slots must be 0 "
 					"or a power of two up to %u\n", prog,
 					PAP_SHM_MAX_SLOTS);
+				return pap_usage_error(prog);
+			}
+			break;
+		case 'P':
+			if (pap_parse_bytes(optarg, &spill)) {
+				fprintf(stderr, "%s: error: bad --spill '%s' "
+					"(a number of bytes, like 16M)\n",
+					prog, optarg);
 				return pap_usage_error(prog);
 			}
 			break;
@@ -535,6 +549,10 @@ int main(int argc, char **argv)
 		return COL_EXIT_FAILED;
 	}
 	r.file = file;
+	if (!pap_target_off(file)) {
+		r.c.file = file;
+		r.c.spill_at = spill;
+	}
 	/* output off (-o /dev/null): nothing beside it either */
 	r.snap = pap_target_off(file) ? "" : snap;
 	write_profile_note(sock, file, note, sizeof(note));

@@ -298,6 +298,9 @@ uint64_t col_drain(struct collector *c)
 
 	for (i = 0; i < c->nprods; i++)
 		n += col_drain_one(c, c->prods[i]);
+	if (c->file && c->spill_at &&
+	    pap_profile_bytes(&c->prof) > c->spill_at)
+		col_spill(c);
 	return n;
 }
 
@@ -695,6 +698,28 @@ static void col_tell_producers_gone(struct collector *c, int durable)
 	}
 }
 
+/* Under the profile file's lock, once a spill is written: what was
+ * drained so far is in the file, nothing pending. */
+static void col_spilled(void *arg)
+{
+	struct collector *c = arg;
+
+	__atomic_store_n(c->pending, 0, __ATOMIC_RELAXED);
+}
+
+void col_spill(struct collector *c)
+{
+	if (pap_profile_merge_file(c->file, &c->prof, "pap-collector",
+				   col_spilled, c)) {
+		/* kept, and written at the end if the file will take it */
+		c->spill_at = 0;
+		return;
+	}
+	pap_profile_clear(&c->prof);
+	memset(c->cache, 0, sizeof(c->cache));
+	c->spilled = 1;
+}
+
 /* Under the profile file's lock, after the rename: everything is in the
  * file, nothing pending. */
 static void col_written(void *arg)
@@ -737,13 +762,23 @@ int col_snapshot(struct collector *c, const char *file)
 	int rc = -1, off;
 
 	col_drain(c);
-	/* the slots' counts join a copy, not what we hold */
+	/* the slots' counts join a copy, not what we hold; so does what was
+	 * spilled to the output file already */
 	pap_profile_init(&slots);
+	if (c->spilled) {
+		char err[512];
+
+		if (pap_profile_read_file(&slots, c->file, (size_t)1 << 34,
+					  err, sizeof(err), NULL)) {
+			fprintf(stderr, "pap-collector: %s\n", err);
+			goto out;
+		}
+	}
 	for (i = 0; i < c->nprods; i++)
 		if (c->prods[i]->nslots)
 			col_take_counted(c, c->prods[i], COL_SLOTS_PEEK,
 					 &slots);
-	if (slots.nrecs) {
+	if (slots.nrecs || slots.lost) {
 		if (pap_profile_merge(&slots, &c->prof))
 			goto out;
 		out = &slots;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - the core library's array helper (util.h).
+ * util.c - the core library's array and size helpers (util.h).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,4 +26,28 @@ int pap_grow(void *arrp, size_t *cap, size_t size, size_t first)
 	memcpy(arrp, &n, sizeof(n));
 	*cap = want;
 	return PAP_OK;
+}
+
+int pap_parse_bytes(const char *s, size_t *out)
+{
+	unsigned long long n;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end)
+		return -1;
+	if (errno || n > SIZE_MAX >> shift)
+		*out = SIZE_MAX;
+	else
+		*out = (size_t)n << shift;
+	return 0;
 }

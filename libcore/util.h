@@ -85,4 +85,11 @@ static inline uint64_t pap_fnv1a_str(const char *s)
  */
 int pap_grow(void *arrp, size_t *cap, size_t size, size_t first);
 
+/*
+ * A number of bytes as people write it: digits, then nothing or one of
+ * k, M, G (powers of 1024), saturating at SIZE_MAX.  0, or -1 for
+ * anything else (a sign, no digits, another suffix, trailing text).
+ */
+int pap_parse_bytes(const char *s, size_t *out);
+
 #endif /* PAP_CORE_UTIL_H */

@@ -15,7 +15,6 @@
  * ran it.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,27 +90,10 @@ void rt_agg_thread_end(void)
 static void rt_spill_config(void)
 {
 	const char *v = getenv("PAP_SPILL");
-	unsigned long long n;
-	char *end;
 
-	if (!v || !*v)
-		return;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	switch (*end) {
-	case 'k': case 'K': n = n > ULLONG_MAX >> 10 ? ULLONG_MAX : n << 10;
-		end++; break;
-	case 'm': case 'M': n = n > ULLONG_MAX >> 20 ? ULLONG_MAX : n << 20;
-		end++; break;
-	case 'g': case 'G': n = n > ULLONG_MAX >> 30 ? ULLONG_MAX : n << 30;
-		end++; break;
-	}
-	if (errno || *end || *v == '-') {
+	if (v && *v && pap_parse_bytes(v, &rt_spill_at))
 		fprintf(stderr, "pap: PAP_SPILL=%s is not a number of bytes "
 			"(like 8M); spilling at %zu bytes\n", v, rt_spill_at);
-		return;
-	}
-	rt_spill_at = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
 /* This thread's aggregate, created on its first record. */

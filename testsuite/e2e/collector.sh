@@ -36,7 +36,7 @@ lost() { "$decode" print "$1" 2>/dev/null | sed -n 's/^l //p' |
 wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01;
 	i=$((i + 1)); done; }
 
-echo "1..74"
+echo "1..75"
 
 "$papgcc" -O2 -pthread -o w "$top_srcdir/testsuite/e2e/cworkload.c" || exit 1
 # the same without tallies: records of pick() then go to slots
@@ -123,6 +123,16 @@ check "paths of 92,000 breakpoints in ring pieces: the same profile via both sin
 PAP_TEST_KILL=piece:2 "$coll" -o dlkill.prof -- ./dl 3 2000000 >/dev/null 2>&1
 check "killed after the first piece of a long path: that path lost, the one before counted" \
 	'[ "$(walks dlkill.prof)" -eq 1 ] && [ "$(lost dlkill.prof)" -eq 1 ]'
+
+# the collector spills what it holds to its file past --spill: 2,000
+# distinct paths with a spill every 64 KB read back as the file sink's
+./dl 2000 500 >/dev/null && mv pap.prof dsfile.prof
+"$coll" --spill=64k -o dscoll.prof -- ./dl 2000 500 >/dev/null
+"$decode" print dsfile.prof | sort >dsfile.txt
+"$decode" print dscoll.prof | sort >dscoll.txt
+check "--spill=64k: $(wc -c <dscoll.prof) bytes of segments read as the file sink's profile" \
+	'[ "$(walks dscoll.prof)" -eq 2000 ] && cmp -s dsfile.txt dscoll.txt &&
+	 [ "$(wc -c <dscoll.prof)" -gt "$(wc -c <dsfile.prof)" ]'
 
 # the collector merges into an existing file, exits with the status
 "$coll" -o coll.prof -- ./w threads 2 50

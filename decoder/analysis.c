@@ -128,8 +128,7 @@ static int path_bl_form(struct dfunc *f, struct dpath *p,
 	return err;
 }
 
-/* Does @p gain from its form: a record with repeats? */
-static int path_repeats(const struct dpath *p)
+int path_repeats(const struct dpath *p)
 {
 	return !p->bl_only && pap_bpack_has_repeat(p->rec->bps, p->rec->nbps);
 }

@@ -81,6 +81,9 @@ struct dfunc {
 	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
 	int keep_pieces;	/* a form in use: path_form() may not empty them */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
+	size_t *recs;		/* profile records not yet decoded */
+	size_t nrecs, caprecs;
+	int decoded;		/* paths and total are the decoded ones */
 };
 
 struct seq_printer;
@@ -141,7 +144,21 @@ struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
 	size_t nfs;
 	uint64_t total;
+	struct decoder *d;	/* what decodes a function later */
+	const struct pap_profile *prof;
+	const char *file;
 };
+
+/*
+ * Decodes @f's records (once; the next calls return at once) into its
+ * paths, hottest first, and its total, correcting dp->total; records that
+ * cannot be decoded are reported and counted in the decoder's errors.
+ * 0, or -1 when memory ran out.
+ */
+int func_decode(struct dprofile *dp, struct dfunc *f);
+
+/* Paths per function in the text and JSON reports without --top. */
+#define REPORT_TOP 10
 
 /* What to show. */
 struct ropts {
@@ -152,7 +169,12 @@ struct ropts {
 	uint32_t k;		/* k-IPF depth; 0: none */
 	double min_share;	/* k-IPF pruning, fraction of the root */
 	int source;		/* show source text */
+	int lazy;		/* decode_profile() leaves decoding to
+				 * func_decode() */
+	int sort;		/* text: order of functions (enum fn_order) */
 };
+
+enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
 
 void decoder_init(struct decoder *d);
 void decoder_free(struct decoder *d);
@@ -165,9 +187,12 @@ void decoder_add_dir(struct decoder *d, const char *dir);
 int load_profile(const char *path, struct pap_profile *prof);
 
 /*
- * Decodes every record of @prof (read from @file) whose function passes
- * @o's filter; records that cannot be resolved or decoded are reported
- * once per function and counted in d->errors.
+ * Sorts the records of @prof (read from @file) whose function passes
+ * @o's filter by function, and decodes them unless o->lazy (then
+ * func_decode() does, one function at a time); records that cannot be
+ * resolved or decoded are reported once per function and counted in
+ * d->errors.  Until a function is decoded, its total is what its records
+ * say.
  */
 int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		   const char *file, const struct ropts *o,
@@ -200,6 +225,8 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
  */
 int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids);
+/* Does @p gain from its form: a record with repeats? */
+int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form
  * (any length), into *ids (caller frees; some may repeat). */
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
@@ -243,6 +270,10 @@ void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep);
 int kipf_report(struct dfunc *df, uint32_t k, double min_share,
 		const struct kipf_visit *kv);
 
+/* The indices of dp->fs in the order @sort (enum fn_order), hottest
+ * first by default (caller frees); NULL when memory is short. */
+size_t *function_order(const struct dprofile *dp, int sort);
+
 /* Reports (report-*.c). */
 void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_json(FILE *out, struct dprofile *dp, const struct ropts *o);
@@ -283,6 +314,45 @@ struct seq_printer {
 };
 void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 		      size_t n);
+
+/*
+ * A path shown in bounded space (bounded.c, doc/reports.md): a sequence
+ * of at most PRINT_MAX_MARKS marks (items, "(" and ")^N") is printed
+ * whole; a longer one as its first PRINT_HEAD_PARTS top-level parts (an
+ * item or a group), the group covering the most elements, and its last
+ * PRINT_TAIL_PARTS parts, each cut after PRINT_PART_MARKS marks, @gap
+ * printing "..." once for each run left out.
+ */
+#define PRINT_MAX_MARKS 100
+#define PRINT_HEAD_PARTS 8
+#define PRINT_TAIL_PARTS 4
+#define PRINT_PART_MARKS 24
+/* Prints the whole sequence through @sp; nonzero if it cannot. */
+typedef int (*seq_emitter)(const struct seq_printer *sp, void *arg);
+/*
+ * Calls @emit twice, to measure the sequence and to print it bounded
+ * through @sp; 0 when printed whole, 1 when parts were left out, -1 when
+ * @emit failed.
+ */
+int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
+		  seq_emitter emit, void *arg);
+
+/* Coverage (coverage.c). */
+/* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */
+int64_t func_bl_taken(struct dfunc *f);
+/* A function's acyclic paths: taken, and feasible (its graph's count). */
+struct bl_coverage {
+	uint64_t taken, feasible;
+};
+/* @f's coverage of its acyclic paths; -1 when it has no numbering. */
+int func_coverage(struct dfunc *f, struct bl_coverage *c);
+/* Counts at least this are written in scientific notation. */
+#define COUNT_EXACT 10000000ull
+/* @v exactly below COUNT_EXACT, else as 1.23e+13. */
+void fmt_count(char *buf, size_t len, uint64_t v);
+/* @part of @whole in percent: one decimal, two significant digits under
+ * 0.1% (so 3 of 10^13 is not 0.0%), "-" for an empty whole. */
+void fmt_share(char *buf, size_t len, double part, double whole);
 
 /* Tools (tools.c): the subcommands. */
 int cmd_merge(int argc, char **argv);

@@ -780,6 +780,14 @@ void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
 		fputs(" ...", out);
 }
 
+void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
+{
+	struct num_ctx c = { out, f->fn };
+	struct seq_printer sp = { num_item, num_open, num_close, &c };
+
+	print_compressed(&sp, p->blocks, p->n);
+}
+
 void json_string(FILE *out, const char *s)
 {
 	putc('"', out);

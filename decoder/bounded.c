@@ -19,7 +19,6 @@
 struct bound {
 	const struct seq_printer *in;
 	void (*gap)(void *ctx);
-	int printing;
 	size_t depth;
 	uint64_t unit;		/* top-level parts before the current one */
 	/* measured */
@@ -173,6 +172,5 @@ int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 		return -1;
 	b.whole = b.marks <= PRINT_MAX_MARKS;
 	b.depth = 0;
-	b.printing = 1;
 	return emit(&p, arg) || !b.whole;
 }

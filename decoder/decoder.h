@@ -139,6 +139,13 @@ void piece_lines(const struct seq_printer *sp, struct dfunc *f,
 		 const uint32_t *blocks, size_t n);
 /* Writes long path @p's blocks as " N" and its loops as " ( ... )^N". */
 void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
+/* The same of open path @p, from its blocks. */
+void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
+
+/* The JSON report's format version (doc/formats.md). */
+#define JSON_FORMAT_VERSION 2
+/* Paths of at most this many blocks get a "blocks" array in JSON. */
+#define JSON_BLOCKS_MAX 1000
 
 struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
@@ -172,6 +179,7 @@ struct ropts {
 	int lazy;		/* decode_profile() leaves decoding to
 				 * func_decode() */
 	int sort;		/* text: order of functions (enum fn_order) */
+	int all_blocks;		/* json: "blocks" for every path */
 };
 
 enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };

@@ -48,8 +48,8 @@ static void usage(FILE *f)
 "                       function's CFG drawn by graphviz); annotate\n"
 "                       (source lines with counts, like gcov).  A path\n"
 "                       of more than 10^7 blocks is printed with its\n"
-"                       loops as ( ... )^N in every format (json:\n"
-"                       \"blocks_packed\"; doc/reports.md)\n"
+"                       loops as ( ... )^N in every format (json gives\n"
+"                       every path so as \"blocks_packed\"; doc/reports.md)\n"
 "      --k=N            add each function's N-iteration path forest\n"
 "                       (k-IPF) to the text and json reports\n"
 "      --min-share=PCT  only paths of at least PCT%% of their function's\n"
@@ -63,6 +63,8 @@ static void usage(FILE *f)
 "                       extended)\n"
 "      --min-count=N    only paths taken at least N times\n"
 "      --no-source      do not print source text under each path\n"
+"      --json-blocks    json: the \"blocks\" array of every path, not only\n"
+"                       of those of at most 1000 blocks\n"
 "      --html=DIR       write a self-contained HTML report into DIR\n"
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
@@ -88,7 +90,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
-       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT, OPT_SORT };
+       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT, OPT_SORT,
+       OPT_JSON_BLOCKS };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG };
@@ -169,6 +172,7 @@ static const struct option longopts[] = {
 	{ "min-count", required_argument, NULL, OPT_MIN_COUNT },
 	{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
 	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "json-blocks", no_argument, NULL, OPT_JSON_BLOCKS },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
 	{ "help", no_argument, NULL, 'h' },
@@ -261,6 +265,9 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			}
 			c->o.have_regex = 1;
 			break;
+		case OPT_JSON_BLOCKS:
+			c->o.all_blocks = 1;
+			break;
 		case OPT_NO_SOURCE:
 			c->o.source = 0;
 			break;
@@ -304,8 +311,9 @@ static int run_report(struct cli *c, const char *path)
 	if (!c->top_given && !c->coverage && !c->html &&
 	    (c->format == FMT_TEXT || c->format == FMT_JSON))
 		c->o.top = REPORT_TOP;
-	/* the text report decodes a function when it prints it */
-	c->o.lazy = c->format == FMT_TEXT && !c->coverage && !c->html;
+	/* text and json decode a function when they print it */
+	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
+		    !c->coverage && !c->html;
 	if (decode_file(&c->d, &c->o, path, dir, sizeof(dir), &prof, &dp)) {
 		pap_profile_free(&prof);
 		return 1;

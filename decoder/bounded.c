@@ -174,3 +174,13 @@ int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 	b.depth = 0;
 	return emit(&p, arg) || !b.whole;
 }
+
+int emit_seq(const struct seq_printer *sp, void *arg)
+{
+	struct path_emit *e = arg;
+
+	if (path_long(e->p))
+		return print_form(sp, e->f, e->p, e->piece);
+	print_compressed(sp, e->v, e->n);
+	return 0;
+}

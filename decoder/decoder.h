@@ -344,6 +344,17 @@ typedef int (*seq_emitter)(const struct seq_printer *sp, void *arg);
  */
 int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 		  seq_emitter emit, void *arg);
+/* What emit_seq() prints: a path's blocks or its source lines. */
+struct path_emit {
+	struct dfunc *f;
+	const struct dpath *p;
+	const uint32_t *v;	/* an open path's blocks or lines */
+	size_t n;
+	piece_printer piece;	/* a long path's, from its form */
+};
+/* The emitter of a struct path_emit: the sequence with its loops
+ * compressed, from @v or, for a long path, from its form. */
+int emit_seq(const struct seq_printer *sp, void *arg);
 
 /* Coverage (coverage.c). */
 /* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */

@@ -104,25 +104,6 @@ static void line_gap(void *ctx)
 	fprintf(c->out, "%*s...\n", 8 + 2 * c->depth, "");
 }
 
-/* What an emitter prints: a path's blocks or its source lines. */
-struct path_emit {
-	struct dfunc *f;
-	const struct dpath *p;
-	const uint32_t *v;	/* an open path's blocks or lines */
-	size_t n;
-	piece_printer piece;	/* a long path's */
-};
-
-static int emit_seq(const struct seq_printer *sp, void *arg)
-{
-	struct path_emit *e = arg;
-
-	if (path_long(e->p))
-		return print_form(sp, e->f, e->p, e->piece);
-	print_compressed(sp, e->v, e->n);
-	return 0;
-}
-
 /*
  * Prints path @p of @f: its count, share of @total and length, then its
  * blocks with loops as ( ... )^N, and with @source its source lines,

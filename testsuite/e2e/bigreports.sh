@@ -131,6 +131,28 @@ else
 	diag valid.log
 fi
 
+# --- HTML: pages of bounded size, loaded by a browser ---
+"$decode" --html=hp paths/bench.prof 2>err.hp &&
+	"$decode" --html=hb bps/bench.prof 2>err.hb
+check "html: every page under 2 MB, the index in four orders, 25 paths a page" \
+	'[ $(ls hp/*.html hb/*.html | wc -l) -eq 10 ] &&
+	 for p in hp/*.html hb/*.html; do [ $(wc -c <"$p") -le 2097152 ] || exit 1; done &&
+	 for o in "" -paths -name -coverage; do [ -s hb/index$o.html ] || exit 1; done &&
+	 [ $(grep -o "<span class=\"bar\"" hp/f0.html | wc -l) -eq 25 ] &&
+	 grep -q "colder paths are left out" hp/f0.html && grep -q "&hellip;" hb/f0.html'
+if command -v chromium >/dev/null 2>&1; then
+	timeout 300 chromium --headless --no-sandbox --disable-gpu \
+		--disable-quic --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$tmp/chromium" --dump-dom "file://$tmp/hb/f0.html" \
+		>hb.dom 2>/dev/null
+	check "html: chromium loads the largest page whole (paths, forest, source)" \
+		'grep -q "Hottest paths" hb.dom && grep -q "path forest" hb.dom &&
+		 grep -q "id=\"source\"" hb.dom && grep -q "</main>" hb.dom'
+else
+	skip "html: chromium is not installed"
+fi
+
 # --- 10^6 distinct paths under an address-space limit ---
 limit="ulimit -v $vlimit"
 under="ulimit -v $vlimit"

@@ -675,16 +675,28 @@ static void unit_print(struct form_print *fp, const struct units *us,
 int print_form(const struct seq_printer *sp, struct dfunc *f,
 	       const struct dpath *p, piece_printer piece)
 {
-	struct form_print fp = { sp, f, piece, NULL, 0 };
-	struct units us;
 	struct pap_rseq form;
-	size_t k, j;
-	uint64_t t;
 	int err;
 
-	memset(&us, 0, sizeof(us));
 	pap_rseq_init(&form);
 	err = path_form(f, p, &form);
+	if (!err)
+		err = print_form_of(sp, f, &form, piece);
+	pap_rseq_free(&form);
+	return err ? -1 : 0;
+}
+
+int print_form_of(const struct seq_printer *sp, struct dfunc *f,
+		  const struct pap_rseq *fm, piece_printer piece)
+{
+	struct form_print fp = { sp, f, piece, NULL, 0 };
+	const struct pap_rseq form = *fm;
+	struct units us;
+	size_t k, j;
+	uint64_t t;
+	int err = 0;
+
+	memset(&us, 0, sizeof(us));
 	for (k = 0; !err && k < form.n; k++) {
 		const struct pap_rseq_item *it = &form.it[k];
 		uint64_t d = it->dist, L = it->len, from = it->pos - d;
@@ -720,7 +732,6 @@ int print_form(const struct seq_printer *sp, struct dfunc *f,
 	free(us.u);
 	free(us.top);
 	free(us.kids);
-	pap_rseq_free(&form);
 	return err ? -1 : 0;
 }
 

@@ -180,7 +180,8 @@ int emit_seq(const struct seq_printer *sp, void *arg)
 	struct path_emit *e = arg;
 
 	if (path_long(e->p))
-		return print_form(sp, e->f, e->p, e->piece);
+		return e->form ? print_form_of(sp, e->f, e->form, e->piece) :
+				 print_form(sp, e->f, e->p, e->piece);
 	print_compressed(sp, e->v, e->n);
 	return 0;
 }

@@ -131,6 +131,9 @@ typedef void (*piece_printer)(const struct seq_printer *sp, struct dfunc *f,
 			      const uint32_t *blocks, size_t n);
 int print_form(const struct seq_printer *sp, struct dfunc *f,
 	       const struct dpath *p, piece_printer piece);
+/* print_form() of a form already built (its pieces still in f->pieces). */
+int print_form_of(const struct seq_printer *sp, struct dfunc *f,
+		  const struct pap_rseq *form, piece_printer piece);
 /* Prints each block of a piece; loops inside it compressed. */
 void piece_blocks(const struct seq_printer *sp, struct dfunc *f,
 		  const uint32_t *blocks, size_t n);
@@ -351,6 +354,7 @@ struct path_emit {
 	const uint32_t *v;	/* an open path's blocks or lines */
 	size_t n;
 	piece_printer piece;	/* a long path's, from its form */
+	const struct pap_rseq *form;	/* that form, when built already */
 };
 /* The emitter of a struct path_emit: the sequence with its loops
  * compressed, from @v or, for a long path, from its form. */

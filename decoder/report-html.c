@@ -183,10 +183,12 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 {
 	struct html_seq hs = { f, df->fn };
 	struct seq_printer sp = { hs_item, hs_open, hs_close, &hs };
-	struct path_emit e = { df, NULL, NULL, 0, piece_lines };
+	struct path_emit e = { df, NULL, NULL, 0, piece_lines, NULL };
+	struct pap_rseq form;
 	size_t i, limit = o->top ? o->top : HTML_PATHS;
 	uint32_t *lines = NULL;
 
+	pap_rseq_init(&form);
 	fprintf(f, "<section id=\"paths\"><h2>Hottest paths</h2><table>"
 		"<tr><th>#</th><th>count</th><th>share</th><th>blocks</th>"
 		"<th>source lines (loops as (&hellip;)<sup>n</sup>)</th></tr>\n");
@@ -206,9 +208,12 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 			p->n, p->complete ? "" : " (cut)");
 		e.p = p;
 		e.piece = piece_lines;
+		e.form = NULL;
 		if (!path_long(p)) {
 			e.n = path_lines(df->fn, p, &lines);
 			e.v = lines;
+		} else if (path_form(df, p, &form) == PAP_OK) {
+			e.form = &form;	/* built once, printed twice */
 		}
 		print_bounded(&sp, hs_gap, emit_seq, &e);
 		if (!path_long(p)) {
@@ -217,6 +222,7 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		}
 		fputs("</td></tr>\n", f);
 	}
+	pap_rseq_free(&form);
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?
 		"<p class=\"muted\">colder paths are left out</p>" : "");
 }

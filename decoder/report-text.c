@@ -114,10 +114,15 @@ static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 {
 	struct text_ctx c = { out, f->fn, 0, 0 };
 	struct seq_printer sp = { block_item, inline_open, inline_close, &c };
-	struct path_emit e = { f, p, NULL, 0, piece_blocks };
+	struct path_emit e = { f, p, NULL, 0, piece_blocks, NULL };
+	struct pap_rseq form;
 	uint32_t *lines = NULL;
 	int open = !path_long(p);
 
+	/* a long path's form is built once for its four printings */
+	pap_rseq_init(&form);
+	if (!open && path_form(f, p, &form) == PAP_OK)
+		e.form = &form;
 	if (open && path_open(f, p))
 		return;
 	fprintf(out, "  %10llu %5.1f%% %6zu blocks%s%s:",
@@ -144,6 +149,7 @@ static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
 	}
 	if (open)
 		path_close(p);
+	pap_rseq_free(&form);
 }
 
 /* One line saying what a function did: activations, distinct paths,

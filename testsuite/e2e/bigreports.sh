@@ -179,4 +179,5 @@ else
 		head -3 big.text big.cov | sed 's/^/# /'
 	fi
 fi
+echo "1..$n"
 tap_done

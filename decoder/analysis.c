@@ -128,8 +128,7 @@ static int path_bl_form(struct dfunc *f, struct dpath *p,
 	return err;
 }
 
-/* Does @p gain from its form: a record with repeats? */
-static int path_repeats(const struct dpath *p)
+int path_repeats(const struct dpath *p)
 {
 	return !p->bl_only && pap_bpack_has_repeat(p->rec->bps, p->rec->nbps);
 }
@@ -596,16 +595,28 @@ static void unit_print(struct form_print *fp, const struct units *us,
 int print_form(const struct seq_printer *sp, struct dfunc *f,
 	       const struct dpath *p, piece_printer piece)
 {
-	struct form_print fp = { sp, f, piece, NULL, 0 };
-	struct units us;
 	struct pap_rseq form;
-	size_t k, j;
-	uint64_t t;
 	int err;
 
-	memset(&us, 0, sizeof(us));
 	pap_rseq_init(&form);
 	err = path_form(f, p, &form);
+	if (!err)
+		err = print_form_of(sp, f, &form, piece);
+	pap_rseq_free(&form);
+	return err ? -1 : 0;
+}
+
+int print_form_of(const struct seq_printer *sp, struct dfunc *f,
+		  const struct pap_rseq *fm, piece_printer piece)
+{
+	struct form_print fp = { sp, f, piece, NULL, 0 };
+	const struct pap_rseq form = *fm;
+	struct units us;
+	size_t k, j;
+	uint64_t t;
+	int err = 0;
+
+	memset(&us, 0, sizeof(us));
 	for (k = 0; !err && k < form.n; k++) {
 		const struct pap_rseq_item *it = &form.it[k];
 		uint64_t d = it->dist, L = it->len, from = it->pos - d;
@@ -641,7 +652,6 @@ int print_form(const struct seq_printer *sp, struct dfunc *f,
 	free(us.u);
 	free(us.top);
 	free(us.kids);
-	pap_rseq_free(&form);
 	return err ? -1 : 0;
 }
 
@@ -699,6 +709,14 @@ void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
 
 	if (print_form(&sp, f, p, piece_blocks))
 		fputs(" ...", out);
+}
+
+void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
+{
+	struct num_ctx c = { out, f->fn };
+	struct seq_printer sp = { num_item, num_open, num_close, &c };
+
+	print_compressed(&sp, p->blocks, p->n);
 }
 
 void json_string(FILE *out, const char *s)

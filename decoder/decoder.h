@@ -88,6 +88,9 @@ struct dfunc {
 	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
 	int keep_pieces;	/* a form in use: path_form() may not empty them */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
+	size_t *recs;		/* profile records not yet decoded */
+	size_t nrecs, caprecs;
+	int decoded;		/* paths and total are the decoded ones */
 };
 
 struct seq_printer;
@@ -135,6 +138,9 @@ typedef void (*piece_printer)(const struct seq_printer *sp, struct dfunc *f,
 			      const uint32_t *blocks, size_t n);
 int print_form(const struct seq_printer *sp, struct dfunc *f,
 	       const struct dpath *p, piece_printer piece);
+/* print_form() of a form already built (its pieces still in f->pieces). */
+int print_form_of(const struct seq_printer *sp, struct dfunc *f,
+		  const struct pap_rseq *form, piece_printer piece);
 /* Prints each block of a piece; loops inside it compressed. */
 void piece_blocks(const struct seq_printer *sp, struct dfunc *f,
 		  const uint32_t *blocks, size_t n);
@@ -143,6 +149,13 @@ void piece_lines(const struct seq_printer *sp, struct dfunc *f,
 		 const uint32_t *blocks, size_t n);
 /* Writes long path @p's blocks as " N" and its loops as " ( ... )^N". */
 void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
+/* The same of open path @p, from its blocks. */
+void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
+
+/* The JSON report's format version (doc/formats.md). */
+#define JSON_FORMAT_VERSION 2
+/* Paths of at most this many blocks get a "blocks" array in JSON. */
+#define JSON_BLOCKS_MAX 1000
 
 struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
@@ -150,7 +163,21 @@ struct dprofile {
 	uint64_t total;
 	/* a count or total reached 2^64-1 and was held there (said once) */
 	int saturated;
+	struct decoder *d;	/* what decodes a function later */
+	const struct pap_profile *prof;
+	const char *file;
 };
+
+/*
+ * Decodes @f's records (once; the next calls return at once) into its
+ * paths, hottest first, and its total, correcting dp->total; records that
+ * cannot be decoded are reported and counted in the decoder's errors.
+ * 0, or -1 when memory ran out.
+ */
+int func_decode(struct dprofile *dp, struct dfunc *f);
+
+/* Paths per function in the text and JSON reports without --top. */
+#define REPORT_TOP 10
 
 /* What to show. */
 struct ropts {
@@ -161,7 +188,13 @@ struct ropts {
 	uint32_t k;		/* k-IPF depth; 0: none */
 	double min_share;	/* k-IPF pruning, fraction of the root */
 	int source;		/* show source text */
+	int lazy;		/* decode_profile() leaves decoding to
+				 * func_decode() */
+	int sort;		/* text: order of functions (enum fn_order) */
+	int all_blocks;		/* json: "blocks" for every path */
 };
+
+enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
 
 void decoder_init(struct decoder *d);
 void decoder_free(struct decoder *d);
@@ -174,9 +207,12 @@ void decoder_add_dir(struct decoder *d, const char *dir);
 int load_profile(const char *path, struct pap_profile *prof);
 
 /*
- * Decodes every record of @prof (read from @file) whose function passes
- * @o's filter; records that cannot be resolved or decoded are reported
- * once per function and counted in d->errors.
+ * Sorts the records of @prof (read from @file) whose function passes
+ * @o's filter by function, and decodes them unless o->lazy (then
+ * func_decode() does, one function at a time); records that cannot be
+ * resolved or decoded are reported once per function and counted in
+ * d->errors.  Until a function is decoded, its total is what its records
+ * say.
  */
 int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		   const char *file, const struct ropts *o,
@@ -212,6 +248,8 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
  */
 int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids);
+/* Does @p gain from its form: a record with repeats? */
+int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form
  * (any length), into *ids (caller frees; some may repeat). */
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
@@ -266,6 +304,10 @@ void put_bl_lines(const struct kipf_out *ko, uint64_t id, const char *sep);
  * walked. */
 int kipf_report(struct dfunc *df, uint32_t k, double min_share,
 		const struct kipf_visit *kv);
+
+/* The indices of dp->fs in the order @sort (enum fn_order), hottest
+ * first by default (caller frees); NULL when memory is short. */
+size_t *function_order(const struct dprofile *dp, int sort);
 
 /* Reports (report-*.c). */
 void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
@@ -360,6 +402,57 @@ struct seq_printer {
 };
 void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 		      size_t n);
+
+/*
+ * A path shown in bounded space (bounded.c, doc/reports.md): a sequence
+ * of at most PRINT_MAX_MARKS marks (items, "(" and ")^N") is printed
+ * whole; a longer one as its first PRINT_HEAD_PARTS top-level parts (an
+ * item or a group), the group covering the most elements, and its last
+ * PRINT_TAIL_PARTS parts, each cut after PRINT_PART_MARKS marks, @gap
+ * printing "..." once for each run left out.
+ */
+#define PRINT_MAX_MARKS 100
+#define PRINT_HEAD_PARTS 8
+#define PRINT_TAIL_PARTS 4
+#define PRINT_PART_MARKS 24
+/* Prints the whole sequence through @sp; nonzero if it cannot. */
+typedef int (*seq_emitter)(const struct seq_printer *sp, void *arg);
+/*
+ * Calls @emit twice, to measure the sequence and to print it bounded
+ * through @sp; 0 when printed whole, 1 when parts were left out, -1 when
+ * @emit failed.
+ */
+int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
+		  seq_emitter emit, void *arg);
+/* What emit_seq() prints: a path's blocks or its source lines. */
+struct path_emit {
+	struct dfunc *f;
+	const struct dpath *p;
+	const uint32_t *v;	/* an open path's blocks or lines */
+	size_t n;
+	piece_printer piece;	/* a long path's, from its form */
+	const struct pap_rseq *form;	/* that form, when built already */
+};
+/* The emitter of a struct path_emit: the sequence with its loops
+ * compressed, from @v or, for a long path, from its form. */
+int emit_seq(const struct seq_printer *sp, void *arg);
+
+/* Coverage (coverage.c). */
+/* Distinct Ball-Larus ids over @f's paths; -1 if they cannot be had. */
+int64_t func_bl_taken(struct dfunc *f);
+/* A function's acyclic paths: taken, and feasible (its graph's count). */
+struct bl_coverage {
+	uint64_t taken, feasible;
+};
+/* @f's coverage of its acyclic paths; -1 when it has no numbering. */
+int func_coverage(struct dfunc *f, struct bl_coverage *c);
+/* Counts at least this are written in scientific notation. */
+#define COUNT_EXACT 10000000ull
+/* @v exactly below COUNT_EXACT, else as 1.23e+13. */
+void fmt_count(char *buf, size_t len, uint64_t v);
+/* @part of @whole in percent: one decimal, two significant digits under
+ * 0.1% (so 3 of 10^13 is not 0.0%), "-" for an empty whole. */
+void fmt_share(char *buf, size_t len, double part, double whole);
 
 /* Tools (tools.c): the subcommands. */
 int cmd_merge(int argc, char **argv);

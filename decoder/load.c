@@ -547,7 +547,10 @@ void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
 
 int path_shown(const struct ropts *o, const struct dfunc *f, size_t i)
 {
-	return (!o->top || i < o->top) && f->paths[i].count >= o->min_count;
+	const struct dpath *p = &f->paths[i];
+
+	return (!o->top || i < o->top) && p->count >= o->min_count &&
+	       (double)p->count >= o->min_share * (double)f->total;
 }
 
 /* Hottest first, then by blocks, then the shorter: needs both open. */
@@ -692,23 +695,84 @@ static struct dfunc *func_of(struct dprofile *dp, size_t *cap,
 	return &dp->fs[dp->nfs++];
 }
 
+/* Adds record @i to @f's list, to be decoded by func_decode(). */
+static int func_add_rec(struct dfunc *f, size_t i)
+{
+	if (f->nrecs == f->caprecs &&
+	    pap_grow(&f->recs, &f->caprecs, sizeof(*f->recs), 16))
+		return -1;
+	f->recs[f->nrecs++] = i;
+	return 0;
+}
+
+int func_decode(struct dprofile *dp, struct dfunc *f)
+{
+	struct pap_path scratch;
+	size_t i;
+	int rc = 0;
+
+	if (f->decoded)
+		return 0;
+	f->decoded = 1;
+	dp->total -= f->total;
+	f->total = 0;
+	pap_path_init(&scratch);
+	for (i = 0; i < f->nrecs; i++) {
+		const struct pap_prof_rec *r = &dp->prof->recs[f->recs[i]];
+		struct dpath p;
+		int e;
+
+		progress("decoding", i, f->nrecs);
+		e = decode_rec(f, r, &p, &scratch);
+		if (e) {
+			fprintf(stderr, "%s: error: %s: function %s: a record "
+				"cannot be decoded: %s\n", pap_prog, dp->file,
+				f->fn->name, pap_strerror(e));
+			dp->d->errors++;
+			continue;
+		}
+		if (f->npaths == f->cap &&
+		    pap_grow(&f->paths, &f->cap, sizeof(*f->paths), 16)) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			rc = -1;
+			break;
+		}
+		f->paths[f->npaths++] = p;
+		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
+			dp->saturated = 1;
+		f->total = pap_sat_add(f->total, p.count);
+	}
+	progress_done();
+	pap_path_free(&scratch);
+	if (dp->total > UINT64_MAX - f->total)
+		dp->saturated = 1;
+	dp->total = pap_sat_add(dp->total, f->total);
+	free(f->recs);
+	f->recs = NULL;
+	f->nrecs = f->caprecs = 0;
+	if (!rc && f->npaths && sort_paths(f))
+		rc = -1;
+	if (rc)
+		dp->d->errors++;
+	return rc;
+}
+
 int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		   const char *file, const struct ropts *o,
 		   struct dprofile *out)
 {
 	struct dfunc *df = NULL;
-	struct pap_path scratch;
 	size_t i, cap = 0;
 
 	memset(out, 0, sizeof(*out));
-	pap_path_init(&scratch);
+	out->d = d;
+	out->prof = prof;
+	out->file = file;
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];
 		struct pap_meta_fn *fn;
-		struct dpath p;
-		int e;
 
-		progress("decoding", i, prof->nrecs);
+		progress("reading the metadata", i, prof->nrecs);
 		fn = resolve_fn(d, r->fn);
 		if (!fn) {
 			if (key_is_stale(d, r->fn))
@@ -722,40 +786,27 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 			continue;
 		if (!df || df->fn != fn)
 			df = func_of(out, &cap, fn);
-		if (!df)
+		if (!df || func_add_rec(df, i))
 			goto oom;
-		e = decode_rec(df, r, &p, &scratch);
-		if (e) {
-			fprintf(stderr, "%s: error: %s: function %s: a record "
-				"cannot be decoded: %s\n", pap_prog, file,
-				fn->name, pap_strerror(e));
-			d->errors++;
-			continue;
-		}
-		if (df->npaths == df->cap &&
-		    pap_grow(&df->paths, &df->cap, sizeof(*df->paths), 16))
-			goto oom;
-		df->paths[df->npaths++] = p;
-		if (p.count == UINT64_MAX ||
-		    df->total > UINT64_MAX - p.count ||
-		    out->total > UINT64_MAX - p.count)
+		/* until decoded: what was recorded */
+		if (r->count == UINT64_MAX ||
+		    df->total > UINT64_MAX - r->count ||
+		    out->total > UINT64_MAX - r->count)
 			out->saturated = 1;
-		df->total = pap_sat_add(df->total, p.count);
-		out->total = pap_sat_add(out->total, p.count);
+		df->total = pap_sat_add(df->total, r->count);
+		out->total = pap_sat_add(out->total, r->count);
 	}
 	progress_done();
-	pap_path_free(&scratch);
 	if (out->nfs)
 		qsort(out->fs, out->nfs, sizeof(*out->fs), by_name);
+	if (o && o->lazy)
+		return 0;
 	for (i = 0; i < out->nfs; i++)
-		if (out->fs[i].npaths && sort_paths(&out->fs[i])) {
-			d->errors++;
+		if (func_decode(out, &out->fs[i]))
 			return -1;
-		}
 	return 0;
 oom:
 	progress_done();
-	pap_path_free(&scratch);
 	fprintf(stderr, "%s: error: out of memory\n", pap_prog);
 	d->errors++;
 	return -1;
@@ -771,6 +822,7 @@ void dprofile_free(struct dprofile *dp)
 			free(dp->fs[i].paths[j].edges);
 		}
 		free(dp->fs[i].paths);
+		free(dp->fs[i].recs);
 		pap_plan_free(dp->fs[i].bl);
 		pap_memo_free(dp->fs[i].memo);
 		pap_bpack_buf_free(&dp->fs[i].unpacked);

@@ -51,14 +51,17 @@ static void usage(FILE *f)
 "                       JSON intermediate format); gcov (gcov's text,\n"
 "                       FILE.gcov).  A path\n"
 "                       of more than 10^7 blocks is printed with its\n"
-"                       loops as ( ... )^N in every format (json:\n"
-"                       \"blocks_packed\"; doc/reports.md)\n"
+"                       loops as ( ... )^N in every format (json gives\n"
+"                       every path so as \"blocks_packed\"; doc/reports.md)\n"
 "      --k=N            add each function's N-iteration path forest\n"
 "                       (k-IPF) to the text and json reports\n"
-"      --min-share=PCT  in the k-IPF, drop nodes under PCT%% of their\n"
-"                       root (the k-BLPP paper prunes at 10)\n"
-"      --top=N          show the N hottest paths per function (text: 10\n"
-"                       overall)\n"
+"      --min-share=PCT  only paths of at least PCT%% of their function's\n"
+"                       activations and, in the k-IPF, nodes of at least\n"
+"                       PCT%% of their root (the k-BLPP paper prunes at 10)\n"
+"      --top=N          show the N hottest paths per function (text and\n"
+"                       json: 10 by default; 0: all)\n"
+"      --sort=ORDER     text: functions by activations (default), paths\n"
+"                       (distinct paths) or name\n"
 "      --function=REGEX only functions whose name matches REGEX (POSIX\n"
 "                       extended)\n"
 "      --min-count=N    only paths taken at least N times\n"
@@ -66,6 +69,8 @@ static void usage(FILE *f)
 "      --source-prefix=OLD=NEW  read sources under OLD from NEW (a tree\n"
 "                       moved since the build); may be repeated.  Relative\n"
 "                       source paths are under the compile directory\n"
+"      --json-blocks    json: the \"blocks\" array of every path, not only\n"
+"                       of those of at most 1000 blocks\n"
 "      --html=DIR       write a self-contained HTML report into DIR\n"
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
 "                       (pap-spec 1, doc/reports.md) for selective\n"
@@ -95,8 +100,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
-       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT,
-       OPT_SOURCE_PREFIX, OPT_DROP_STALE };
+       OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT, OPT_SORT,
+       OPT_JSON_BLOCKS, OPT_SOURCE_PREFIX, OPT_DROP_STALE };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
@@ -106,6 +111,10 @@ static const char *const format_names[] = {
 	"text", "json", "paths", "blocks", "bl", "dot", "annotate", "svg",
 	"png", "lcov", "gcov-json", "gcov", NULL
 };
+
+/* --sort, in enum fn_order's order. */
+static const char *const sort_names[] = { "activations", "paths", "name",
+					  NULL };
 
 /* One function's CFG drawn by graphviz's dot into standard output. */
 static int draw_cfg(struct dprofile *dp, const struct ropts *o,
@@ -160,7 +169,7 @@ struct cli {
 	struct ropts o;
 	enum format format;
 	const char *html, *spec;
-	int coverage, diff;
+	int coverage, diff, top_given;
 	struct decoder d;
 };
 
@@ -175,6 +184,8 @@ static const struct option longopts[] = {
 	{ "min-count", required_argument, NULL, OPT_MIN_COUNT },
 	{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
 	{ "source-prefix", required_argument, NULL, OPT_SOURCE_PREFIX },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "json-blocks", no_argument, NULL, OPT_JSON_BLOCKS },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
 	{ "help", no_argument, NULL, 'h' },
@@ -233,6 +244,19 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			if (parse_count("top", optarg, SIZE_MAX, &v))
 				return -1;
 			c->o.top = (size_t)v;
+			c->top_given = 1;
+			break;
+		case OPT_SORT:
+			for (i = 0; sort_names[i]; i++)
+				if (!strcmp(optarg, sort_names[i]))
+					break;
+			if (!sort_names[i]) {
+				fprintf(stderr, "%s: error: --sort: unknown "
+					"order '%s' (use activations, paths "
+					"or name)\n", pap_prog, optarg);
+				return -1;
+			}
+			c->o.sort = i;
 			break;
 		case OPT_MIN_COUNT:
 			if (parse_count("min-count", optarg, UINT64_MAX, &v))
@@ -254,6 +278,9 @@ static int parse_options(struct cli *c, int argc, char **argv)
 				return -1;
 			}
 			c->o.have_regex = 1;
+			break;
+		case OPT_JSON_BLOCKS:
+			c->o.all_blocks = 1;
 			break;
 		case OPT_NO_SOURCE:
 			c->o.source = 0;
@@ -304,6 +331,13 @@ static int run_report(struct cli *c, const char *path)
 	size_t i;
 	int failed = 0;
 
+	/* the reports people read are bounded unless --top says */
+	if (!c->top_given && !c->coverage && !c->html &&
+	    (c->format == FMT_TEXT || c->format == FMT_JSON))
+		c->o.top = REPORT_TOP;
+	/* text and json decode a function when they print it */
+	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
+		    !c->coverage && !c->html;
 	if (decode_file(&c->d, &c->o, path, dir, sizeof(dir), &prof, &dp)) {
 		pap_profile_free(&prof);
 		return 1;

@@ -17,6 +17,8 @@
 
 #define HTML_PATHS 25		/* paths per function page without --top */
 #define HTML_K 3		/* k-IPF depth without --k */
+#define HTML_CFG_BLOCKS 300	/* larger graphs are not drawn */
+#define HTML_KIPF_NODES 300	/* k-IPF nodes per page */
 
 static const char html_css[] =
 "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -100,8 +102,8 @@ struct page {
  * is not a regular file of ours). */
 static FILE *page_open(struct page *pg, const char *dir, const char *name)
 {
-	int off;
 	FILE *f;
+	int off;
 
 	snprintf(pg->path, sizeof(pg->path), "%s/%s", dir, name);
 	f = pap_target_begin(pg->path, pap_prog, pg->tmp, sizeof(pg->tmp),
@@ -123,9 +125,19 @@ static void html_cfg(FILE *f, struct dfunc *df, const struct ropts *o)
 {
 	char dotfile[] = "/tmp/pap-dot-XXXXXX", cmd[128], buf[8192];
 	FILE *d, *svg;
-	int fd = mkstemp(dotfile), in_svg = 0;
+	int fd, in_svg = 0;
 	size_t n;
 
+	/* graphviz's layout grows faster than the graph: a large one would
+	 * take minutes and megabytes of SVG */
+	if (df->fn->graph.nblocks > HTML_CFG_BLOCKS) {
+		fprintf(f, "<p class=\"muted\">no picture: the graph has %u "
+			"blocks, more than the %u drawn here; <code>pap-decode "
+			"--format=dot --function</code> gives it</p>",
+			df->fn->graph.nblocks, HTML_CFG_BLOCKS);
+		return;
+	}
+	fd = mkstemp(dotfile);
 	if (fd < 0 || !(d = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
@@ -177,13 +189,22 @@ static void hs_close(void *ctx, size_t reps)
 		"<span class=\"rep\">)<sup>%zu</sup></span> ", reps);
 }
 
+static void hs_gap(void *ctx)
+{
+	fputs("<span class=\"rep\">&hellip;</span> ",
+	      ((struct html_seq *)ctx)->f);
+}
+
 static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 {
 	struct html_seq hs = { f, df->fn };
 	struct seq_printer sp = { hs_item, hs_open, hs_close, &hs };
-	size_t i, limit = o->top ? o->top : HTML_PATHS, n;
-	uint32_t *lines;
+	struct path_emit e = { df, NULL, NULL, 0, piece_lines, NULL };
+	struct pap_rseq form;
+	size_t i, limit = o->top ? o->top : HTML_PATHS;
+	uint32_t *lines = NULL;
 
+	pap_rseq_init(&form);
 	fprintf(f, "<section id=\"paths\"><h2>Hottest paths</h2><table>"
 		"<tr><th>#</th><th>count</th><th>share</th><th>blocks</th>"
 		"<th>source lines (loops as (&hellip;)<sup>n</sup>)</th></tr>\n");
@@ -192,6 +213,7 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		double share = df->total ? 100.0 * p->count / df->total : 0;
 
 		if (p->count < o->min_count ||
+		    (double)p->count < o->min_share * (double)df->total ||
 		    (!path_long(p) && path_open(df, p)))
 			continue;
 		fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"n\">%llu"
@@ -200,63 +222,110 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 			"%s</td><td class=\"path\">", i + 1,
 			(unsigned long long)p->count, share * 0.6 + 1, share,
 			p->n, p->complete ? "" : " (cut)");
-		if (path_long(p)) {
-			print_form(&sp, df, p, piece_lines);
-		} else {
-			n = path_lines(df->fn, p, &lines);
-			print_compressed(&sp, lines, n);
+		e.p = p;
+		e.piece = piece_lines;
+		e.form = NULL;
+		if (!path_long(p)) {
+			e.n = path_lines(df->fn, p, &lines);
+			e.v = lines;
+		} else if (path_form(df, p, &form) == PAP_OK) {
+			e.form = &form;	/* built once, printed twice */
+		}
+		print_bounded(&sp, hs_gap, emit_seq, &e);
+		if (!path_long(p)) {
 			free(lines);
 			path_close(p);
 		}
 		fputs("</td></tr>\n", f);
 	}
+	pap_rseq_free(&form);
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?
 		"<p class=\"muted\">colder paths are left out</p>" : "");
 }
 
+/*
+ * The k-IPF as nested lists, at most HTML_KIPF_NODES nodes: once that
+ * many are written the rest are left out, and the lists opened are
+ * closed as the walk leaves them.
+ */
+struct html_kipf {
+	struct kipf_out ko;
+	size_t nodes, left;
+	uint32_t depth;			/* of the node being visited */
+	unsigned char shown[65];	/* per depth: the node written */
+	unsigned char open[66];		/* per depth: its list opened */
+};
+
 static void hi_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 		     uint64_t parent, uint64_t root, int first)
 {
-	struct kipf_out *h = ctx;
+	struct html_kipf *h = ctx;
 	const struct pap_fnode *nd = &ipf->nodes[v];
+	uint32_t d = nd->depth > 64 ? 64 : nd->depth;
 
-	fprintf(h->f, "%s<li><span class=\"id\">BL %llu</span> &times; %llu ",
-		first ? (nd->depth == 1 ? "<ul class=\"ipf top\">" :
-			 "<ul class=\"ipf\">") : "",
+	h->depth = d;
+	h->shown[d] = h->nodes < HTML_KIPF_NODES;
+	if (!h->shown[d]) {
+		h->left++;
+		return;
+	}
+	h->nodes++;
+	if (first)
+		h->open[d] = 1;
+	fprintf(h->ko.f, "%s<li><span class=\"id\">BL %llu</span> &times; "
+		"%llu ", first ? (d == 1 ? "<ul class=\"ipf top\">" :
+				  "<ul class=\"ipf\">") : "",
 		(unsigned long long)nd->label, (unsigned long long)nd->count);
-	if (nd->depth > 1)
-		fprintf(h->f, "<span class=\"sh\">%.1f%% of parent (%.1f%% of "
-			"root)</span> ", parent ? 100.0 * nd->count / parent : 0,
-			root ? 100.0 * nd->count / root : 0);
-	fputs("<span class=\"ln\">lines ", h->f);
-	put_bl_lines(h, nd->label, " ");
-	fputs("</span>", h->f);
+	if (d > 1)
+		fprintf(h->ko.f, "<span class=\"sh\">%.1f%% of parent (%.1f%% "
+			"of root)</span> ", parent ? 100.0 * nd->count / parent :
+			0, root ? 100.0 * nd->count / root : 0);
+	fputs("<span class=\"ln\">lines ", h->ko.f);
+	put_bl_lines(&h->ko, nd->label, " ");
+	fputs("</span>", h->ko.f);
 }
 
 static void hi_leave(void *ctx, int last)
 {
+	struct html_kipf *h = ctx;
+
 	(void)last;
-	fputs("</li>", ((struct kipf_out *)ctx)->f);
+	if (h->shown[h->depth])
+		fputs("</li>", h->ko.f);
+	if (h->depth)
+		h->depth--;
 }
 
+/* After the children of the node at h->depth (or the roots). */
 static void hi_end(void *ctx)
 {
-	fputs("</ul>", ((struct kipf_out *)ctx)->f);
+	struct html_kipf *h = ctx;
+	uint32_t d = h->depth + 1 > 64 ? 64 : h->depth + 1;
+
+	if (h->open[d])
+		fputs("</ul>", h->ko.f);
+	h->open[d] = 0;
 }
 
 static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 {
-	struct kipf_out h = { f, df };
+	struct html_kipf h;
 	struct kipf_visit kv = { hi_enter, hi_leave, hi_end, &h };
 	uint32_t k = o->k ? o->k : HTML_K;
 	double min_share = o->min_share ? o->min_share : 0.1;
 
+	memset(&h, 0, sizeof(h));
+	h.ko = (struct kipf_out){ f, df };
 	fprintf(f, "<section id=\"kipf\"><h2>%u-iteration path forest</h2>"
 		"<p class=\"muted\">Runs of up to %u consecutive Ball-Larus "
 		"paths (loop iterations); nodes under %.0f%% of their root "
 		"left out.</p>\n", k, k, 100 * min_share);
 	if (kipf_report(df, k, min_share, &kv))
 		fputs("<p class=\"muted\">not available</p>", f);
+	else if (h.left)
+		fprintf(f, "<p class=\"muted\">%zu colder nodes left out "
+			"(<code>pap-decode --k %u</code> lists them all)</p>",
+			h.left, k);
 	fputs("</section>\n", f);
 }
 
@@ -318,16 +387,6 @@ static void html_source(FILE *f, struct dfunc *df)
 	free(paths);
 }
 
-static int by_activity(const void *a, const void *b)
-{
-	const struct dfunc *x = *(struct dfunc *const *)a;
-	const struct dfunc *y = *(struct dfunc *const *)b;
-
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(x->fn->name, y->fn->name);
-}
-
 static int html_function(const char *dir, struct dfunc *df, size_t idx,
 			 const struct ropts *o)
 {
@@ -360,15 +419,96 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	return page_close(&pg, f);
 }
 
+/* The index's orders: each a page, its columns' headers linking to the
+ * others, so that the index sorts without a script. */
+enum { BY_ACTIVATIONS, BY_PATHS, BY_NAME, BY_COVERAGE, NORDERS };
+static const char *const index_page[NORDERS] = {
+	"index.html", "index-paths.html", "index-name.html",
+	"index-coverage.html"
+};
+
+struct index_row {
+	struct dfunc *f;
+	size_t idx;
+	double coverage;	/* share of acyclic paths taken; -1: none */
+	char cov[96];
+};
+
+static int row_cmp_coverage(const void *a, const void *b)
+{
+	const struct index_row *x = a, *y = b;
+
+	if (x->coverage != y->coverage)
+		return x->coverage < y->coverage ? -1 : 1;
+	return strcmp(x->f->fn->name, y->f->fn->name);
+}
+
+static const struct index_row *sort_rows;
+
+static int row_cmp_order(const void *a, const void *b)
+{
+	return row_cmp_coverage(&sort_rows[*(const size_t *)a],
+				&sort_rows[*(const size_t *)b]);
+}
+
+/* Writes index page @by: the functions in that order. */
+static int write_index(const char *dir, struct dprofile *dp,
+		       const struct index_row *rows, const size_t *ord,
+		       int by)
+{
+	static const char *const head[NORDERS] = {
+		"activations", "distinct paths", "function",
+		"acyclic paths covered"
+	};
+	char sub[256];
+	struct page pg;
+	size_t i;
+	int c;
+	FILE *f = page_open(&pg, dir, index_page[by]);
+
+	if (!f)
+		return -1;
+	snprintf(sub, sizeof(sub), "%zu %s, %llu recorded %s", dp->nfs,
+		 pap_plural(dp->nfs, "function", "functions"),
+		 (unsigned long long)dp->total,
+		 pap_plural(dp->total, "path", "paths"));
+	page_head(f, "pap path profile", sub);
+	fprintf(f, "<section><h2>Functions by %s</h2><p class=\"muted\">"
+		"Sort by", by == BY_ACTIVATIONS ? "activity" : head[by]);
+	for (c = 0; c < NORDERS; c++)
+		fprintf(f, "%s<a href=\"%s\">%s</a>", c ? ", " : " ",
+			index_page[c], head[c]);
+	fputs(".</p><table><tr><th>function</th><th>file</th>"
+	      "<th>activations</th><th>distinct paths</th>"
+	      "<th>hottest path</th><th>acyclic paths covered</th></tr>\n", f);
+	for (i = 0; i < dp->nfs; i++) {
+		const struct index_row *r = &rows[ord[i]];
+		struct dfunc *df = r->f;
+		double share = df->npaths && df->total ?
+			100.0 * df->paths[0].count / df->total : 0;
+
+		fprintf(f, "<tr><td><a href=\"f%zu.html\">", r->idx);
+		html_text(f, df->fn->name);
+		fputs("</a></td><td class=\"muted\">", f);
+		html_text(f, strrchr(df->fn->file, '/') ?
+			  strrchr(df->fn->file, '/') + 1 : df->fn->file);
+		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu"
+			"</td><td class=\"n\"><span class=\"bar\" style=\""
+			"width:%.0fpx\"></span>%.1f%%</td><td class=\"n\">%s"
+			"</td></tr>\n", (unsigned long long)df->total,
+			df->npaths, share * 0.6 + 1, share, r->cov);
+	}
+	fputs("</table></section>\n", f);
+	page_tail(f);
+	return page_close(&pg, f);
+}
+
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 {
-	struct dfunc **order;
-	struct page pg;
+	struct index_row *rows;
+	size_t *ord = NULL, i;
 	struct stat st;
-	char sub[256];
-	size_t i;
-	FILE *f;
-	int rc = 0;
+	int rc = 0, by;
 
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, dir,
@@ -383,48 +523,49 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 			pap_prog, dir);
 		return -1;
 	}
-	order = calloc(dp->nfs + 1, sizeof(*order));
-	if (!order)
+	rows = calloc(dp->nfs + 1, sizeof(*rows));
+	if (!rows)
 		return -1;
-	for (i = 0; i < dp->nfs; i++)
-		order[i] = &dp->fs[i];
-	qsort(order, dp->nfs, sizeof(*order), by_activity);
-	f = page_open(&pg, dir, "index.html");
-	if (!f) {
-		free(order);
-		return -1;
-	}
-	snprintf(sub, sizeof(sub), "%zu %s, %llu recorded %s", dp->nfs,
-		 pap_plural(dp->nfs, "function", "functions"),
-		 (unsigned long long)dp->total,
-		 pap_plural(dp->total, "path", "paths"));
-	page_head(f, "pap path profile", sub);
-	fputs("<section><h2>Functions by activity</h2><table><tr><th>function"
-	      "</th><th>file</th><th>activations</th><th>distinct paths</th>"
-	      "<th>hottest path</th></tr>\n", f);
 	for (i = 0; i < dp->nfs; i++) {
-		struct dfunc *df = order[i];
-		size_t idx = (size_t)(df - dp->fs);
-		double share = df->npaths && df->total ?
-			100.0 * df->paths[0].count / df->total : 0;
+		struct index_row *r = &rows[i];
+		struct bl_coverage c;
+		char of[32], share[32];
 
-		fprintf(f, "<tr><td><a href=\"f%zu.html\">", idx);
-		html_text(f, df->fn->name);
-		fputs("</a></td><td class=\"muted\">", f);
-		html_text(f, strrchr(df->fn->file, '/') ?
-			  strrchr(df->fn->file, '/') + 1 : df->fn->file);
-		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu"
-			"</td><td class=\"n\"><span class=\"bar\" style=\""
-			"width:%.0fpx\"></span>%.1f%%</td></tr>\n",
-			(unsigned long long)df->total, df->npaths,
-			share * 0.6 + 1, share);
-		if (html_function(dir, df, idx, o))
+		r->f = &dp->fs[i];
+		r->idx = i;
+		r->coverage = -1;
+		snprintf(r->cov, sizeof(r->cov), "-");
+		if (!func_coverage(r->f, &c) && c.feasible) {
+			r->coverage = (double)c.taken / (double)c.feasible;
+			fmt_count(of, sizeof(of), c.feasible);
+			fmt_share(share, sizeof(share), (double)c.taken,
+				  (double)c.feasible);
+			snprintf(r->cov, sizeof(r->cov), "%s (%llu of %s)",
+				 share, (unsigned long long)c.taken, of);
+		}
+		if (html_function(dir, r->f, i, o))
 			rc = -1;
 	}
-	fputs("</table></section>\n", f);
-	page_tail(f);
-	if (page_close(&pg, f))
-		rc = -1;
-	free(order);
+	for (by = 0; by < NORDERS && rc == 0; by++) {
+		if (by == BY_COVERAGE) {
+			free(ord);
+			ord = malloc((dp->nfs + 1) * sizeof(*ord));
+			for (i = 0; ord && i < dp->nfs; i++)
+				ord[i] = i;
+			sort_rows = rows;
+			if (ord)
+				qsort(ord, dp->nfs, sizeof(*ord),
+				      row_cmp_order);
+		} else {
+			free(ord);
+			ord = function_order(dp, by == BY_ACTIVATIONS ?
+					     ORDER_ACTIVATIONS : by == BY_PATHS ?
+					     ORDER_PATHS : ORDER_NAME);
+		}
+		if (!ord || write_index(dir, dp, rows, ord, by))
+			rc = -1;
+	}
+	free(ord);
+	free(rows);
 	return rc;
 }

@@ -89,61 +89,132 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 	return n;
 }
 
-/* Paths per function shown with their source text unless --top says. */
+/* Paths per function shown with their source text. */
 #define TEXT_SOURCE_PATHS 3
 
-/* print_path() of a long path: from its form, loops read off its
- * repeats. */
-static void print_long_path(FILE *out, struct dfunc *f, struct dpath *p,
-			    uint64_t total, const struct ropts *o,
-			    const char *tag)
+static void inline_gap(void *ctx)
 {
-	struct text_ctx c = { out, f->fn, 0, 0 };
-	struct seq_printer sp = { block_item, inline_open, inline_close, &c };
-
-	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
-		(unsigned long long)p->count,
-		total ? 100.0 * p->count / total : 0.0, p->n,
-		p->resumed ? " (resumed by a nonlocal jump)" : "",
-		p->complete ? "" : " (cut short)");
-	print_form(&sp, f, p, piece_blocks);
-	fputc('\n', out);
-	if (o->source && (o->top || p - f->paths < TEXT_SOURCE_PATHS)) {
-		sp = (struct seq_printer){ line_item, line_open, line_close,
-					   &c };
-		print_form(&sp, f, p, piece_lines);
-	}
+	fputs(" ...", ((struct text_ctx *)ctx)->out);
 }
 
+static void line_gap(void *ctx)
+{
+	struct text_ctx *c = ctx;
+
+	fprintf(c->out, "%*s...\n", 8 + 2 * c->depth, "");
+}
+
+/*
+ * Prints path @p of @f: its count, share of @total and length, then its
+ * blocks with loops as ( ... )^N, and with @source its source lines,
+ * both bounded (print_bounded()).
+ */
 static void print_path(FILE *out, struct dfunc *f, struct dpath *p,
-		       uint64_t total, const struct ropts *o, const char *tag)
+		       uint64_t total, int source)
 {
 	struct text_ctx c = { out, f->fn, 0, 0 };
 	struct seq_printer sp = { block_item, inline_open, inline_close, &c };
-	uint32_t *lines;
-	size_t n;
+	struct path_emit e = { f, p, NULL, 0, piece_blocks, NULL };
+	struct pap_rseq form;
+	uint32_t *lines = NULL;
+	int open = !path_long(p);
 
-	if (path_long(p)) {
-		print_long_path(out, f, p, total, o, tag);
+	/* a long path's form is built once for its four printings */
+	pap_rseq_init(&form);
+	if (!open && path_form(f, p, &form) == PAP_OK)
+		e.form = &form;
+	if (open && path_open(f, p))
 		return;
-	}
-	if (path_open(f, p))
-		return;
-	fprintf(out, "  %s%10llu %5.1f%% %6zu blocks%s%s:", tag,
+	fprintf(out, "  %10llu %5.1f%% %6zu blocks%s%s:",
 		(unsigned long long)p->count,
 		total ? 100.0 * p->count / total : 0.0, p->n,
 		p->resumed ? " (resumed by a nonlocal jump)" : "",
 		p->complete ? "" : " (cut short)");
-	print_compressed(&sp, p->blocks, p->n);
+	if (open) {
+		e.v = p->blocks;
+		e.n = p->n;
+	}
+	print_bounded(&sp, inline_gap, emit_seq, &e);
 	fputc('\n', out);
-	if (o->source && (o->top || p - f->paths < TEXT_SOURCE_PATHS)) {
-		n = path_lines(f->fn, p, &lines);
+	if (source) {
+		e.piece = piece_lines;
+		if (open) {
+			e.n = path_lines(f->fn, p, &lines);
+			e.v = lines;
+		}
 		sp = (struct seq_printer){ line_item, line_open, line_close,
 					   &c };
-		print_compressed(&sp, lines, n);
+		print_bounded(&sp, line_gap, emit_seq, &e);
 		free(lines);
 	}
-	path_close(p);
+	if (open)
+		path_close(p);
+	pap_rseq_free(&form);
+}
+
+/* One line saying what a function did: activations, distinct paths,
+ * the hottest path's share, the acyclic paths covered. */
+static void print_summary(FILE *out, struct dfunc *df)
+{
+	struct bl_coverage c;
+	char of[32], share[32];
+
+	fprintf(out, "%s (%s): %llu %s, %zu distinct paths", df->fn->name,
+		df->fn->file, (unsigned long long)df->total,
+		df->fn->mode == PAP_MODE_EPP ? "acyclic paths" : "activations",
+		df->npaths);
+	if (df->npaths)
+		fprintf(out, ", hottest %.1f%%", df->total ?
+			100.0 * df->paths[0].count / df->total : 0.0);
+	if (!func_coverage(df, &c)) {
+		fmt_count(of, sizeof(of), c.feasible);
+		fmt_share(share, sizeof(share), (double)c.taken,
+			  (double)c.feasible);
+		fprintf(out, ", acyclic paths %llu of %s (%s)",
+			(unsigned long long)c.taken, of, share);
+	}
+	fputc('\n', out);
+}
+
+static const struct dfunc *order_fs;
+
+/* Functions by the --sort order, ties by name. */
+static int fn_cmp_act(const void *a, const void *b)
+{
+	const struct dfunc *x = &order_fs[*(const size_t *)a];
+	const struct dfunc *y = &order_fs[*(const size_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->fn->name, y->fn->name);
+}
+
+static int fn_cmp_paths(const void *a, const void *b)
+{
+	const struct dfunc *x = &order_fs[*(const size_t *)a];
+	const struct dfunc *y = &order_fs[*(const size_t *)b];
+	size_t nx = x->decoded ? x->npaths : x->nrecs;
+	size_t ny = y->decoded ? y->npaths : y->nrecs;
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return fn_cmp_act(a, b);
+}
+
+size_t *function_order(const struct dprofile *dp, int sort)
+{
+	size_t *ord = malloc((dp->nfs + 1) * sizeof(*ord)), i;
+
+	if (!ord)
+		return NULL;
+	for (i = 0; i < dp->nfs; i++)
+		ord[i] = i;
+	order_fs = dp->fs;
+	if (sort == ORDER_ACTIVATIONS)
+		qsort(ord, dp->nfs, sizeof(*ord), fn_cmp_act);
+	else if (sort == ORDER_PATHS)
+		qsort(ord, dp->nfs, sizeof(*ord), fn_cmp_paths);
+	return ord;
 }
 
 struct hot {
@@ -161,53 +232,79 @@ static int hot_cmp(const void *a, const void *b)
 	return strcmp(x->f->fn->name, y->f->fn->name);
 }
 
+/* One function of the text report: summary, top paths, what is left. */
+static void print_function(FILE *out, struct dfunc *df, const struct ropts *o,
+			   struct hot *hot, size_t *nhot, size_t top)
+{
+	uint64_t left = 0;
+	size_t i, nleft = 0, shown = 0;
+
+	print_summary(out, df);
+	for (i = 0; i < df->npaths; i++) {
+		if (!path_shown(o, df, i)) {
+			left += df->paths[i].count;
+			nleft++;
+			continue;
+		}
+		print_path(out, df, &df->paths[i], df->total,
+			   o->source && shown < TEXT_SOURCE_PATHS);
+		shown++;
+		if (hot && i < top)
+			hot[(*nhot)++] = (struct hot){ df, i };
+	}
+	if (nleft)
+		fprintf(out, "  ... %zu more paths, %.1f%% of the %s (--top=0 "
+			"shows all)\n", nleft,
+			df->total ? 100.0 * left / df->total : 0.0,
+			df->fn->mode == PAP_MODE_EPP ? "acyclic paths" :
+						       "activations");
+	if (o->k) {
+		fputc('\n', out);
+		print_kipf_text(out, df, o);
+	}
+}
+
 void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
-	size_t f, i, nhot = 0, top = o->top ? o->top : 10;
+	size_t f, i, nhot = 0, top = o->top ? o->top : REPORT_TOP;
+	size_t *ord = function_order(dp, o->sort);
 	struct hot *hot;
 
+	if (!ord) {
+		fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+		return;
+	}
 	for (f = 0; f < dp->nfs; f++)
-		nhot += dp->fs[f].npaths < top ? dp->fs[f].npaths : top;
+		nhot += dp->fs[f].nrecs + dp->fs[f].npaths < top ?
+			dp->fs[f].nrecs + dp->fs[f].npaths : top;
 	hot = calloc(nhot + 1, sizeof(*hot));
 	nhot = 0;
 	for (f = 0; f < dp->nfs; f++) {
-		struct dfunc *df = &dp->fs[f];
+		struct dfunc *df = &dp->fs[ord[f]];
 
-		fprintf(out, "%s%s (%s): %llu %s, %zu distinct paths\n",
-			f ? "\n" : "", df->fn->name, df->fn->file,
-			(unsigned long long)df->total,
-			df->fn->mode == PAP_MODE_EPP ? "acyclic paths" :
-						       "activations",
-			df->npaths);
-		for (i = 0; i < df->npaths; i++) {
-			if (!path_shown(o, df, i))
-				continue;
-			print_path(out, df, &df->paths[i], df->total, o, "");
-			if (hot && i < top)
-				hot[nhot++] = (struct hot){ df, i };
-		}
-		if (o->k) {
+		/* decoded only now: the first function prints before the
+		 * others are decoded */
+		func_decode(dp, df);
+		if (f)
 			fputc('\n', out);
-			print_kipf_text(out, df, o);
-		}
+		print_function(out, df, o, hot, &nhot, top);
+		fflush(out);
 	}
 	if (hot && dp->nfs > 1) {
 		qsort(hot, nhot, sizeof(*hot), hot_cmp);
 		fprintf(out, "\nhottest paths overall (share of all %llu "
 			"recorded paths):\n", (unsigned long long)dp->total);
 		for (i = 0; i < nhot && i < top; i++) {
-			struct ropts brief = *o;
-
-			brief.source = 0;
 			fprintf(out, "  %s\n", hot[i].f->fn->name);
 			print_path(out, hot[i].f, &hot[i].f->paths[hot[i].i],
-				   dp->total, &brief, "");
+				   dp->total, 0);
 		}
 	}
 	free(hot);
+	free(ord);
 	fprintf(out, "%scolumns: count, share of the function's activations, "
-		"length; blocks as ID[source lines]; (...)^N repeats N times\n",
-		dp->nfs ? "\n" : "");
+		"length; blocks as ID[source lines]; (...)^N repeats N times; "
+		"... parts left out\n", dp->nfs ? "\n" : "");
 }
 
 void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)
@@ -442,102 +539,4 @@ void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o)
 		"of their root pruned):\n", o->k, f->fn->name,
 		100.0 * o->min_share);
 	kipf_report(f, o->k, o->min_share, &kv);
-}
-
-/* ---- JSON ---- */
-
-static void kj_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
-		     uint64_t parent, uint64_t root, int first)
-{
-	struct kipf_out *t = ctx;
-	const struct pap_fnode *nd = &ipf->nodes[v];
-
-	(void)parent;
-	(void)root;
-	fprintf(t->f, "%s{\"bl_path\": %llu, \"count\": %llu, \"lines\": [",
-		first ? "" : ", ", (unsigned long long)nd->label,
-		(unsigned long long)nd->count);
-	put_bl_lines(t, nd->label, ", ");
-	fputs("], \"children\": [", t->f);
-}
-
-static void kj_leave(void *ctx, int last)
-{
-	(void)last;
-	fputs("]}", ((struct kipf_out *)ctx)->f);
-}
-
-void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o)
-{
-	struct kipf_out t = { out, f };
-	struct kipf_visit kv = { kj_enter, kj_leave, NULL, &t };
-
-	fprintf(out, ", \"k\": %u, \"forest\": [", o->k);
-	kipf_report(f, o->k, o->min_share, &kv);
-	fputs("]", out);
-}
-
-void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
-{
-	size_t f, i, k;
-	uint32_t l;
-
-	fputs("{\"functions\": [", out);
-	for (f = 0; f < dp->nfs; f++) {
-		struct dfunc *df = &dp->fs[f];
-		int first = 1;
-
-		fprintf(out, "%s\n  {\"name\": ", f ? "," : "");
-		json_string(out, df->fn->name);
-		fputs(", \"file\": ", out);
-		json_string(out, df->fn->file);
-		fprintf(out, ", \"activations\": %llu, \"paths\": [",
-			(unsigned long long)df->total);
-		for (i = 0; i < df->npaths; i++) {
-			struct dpath *p = &df->paths[i];
-
-			if (!path_shown(o, df, i))
-				continue;
-			if (path_long(p)) {
-				fprintf(out, "%s\n    {\"count\": %llu, "
-					"\"complete\": %s, \"resumed\": %s, "
-					"\"length\": %zu, \"blocks_packed\": "
-					"\"", first ? "" : ",",
-					(unsigned long long)p->count,
-					p->complete ? "true" : "false",
-					p->resumed ? "true" : "false", p->n);
-				put_form_numbers(out, df, p);
-				fputs("\"}", out);
-				first = 0;
-				continue;
-			}
-			if (path_open(df, p))
-				continue;
-			fprintf(out, "%s\n    {\"count\": %llu, \"complete\": "
-				"%s, \"resumed\": %s, \"blocks\": [",
-				first ? "" : ",", (unsigned long long)p->count,
-				p->complete ? "true" : "false",
-				p->resumed ? "true" : "false");
-			first = 0;
-			for (k = 0; k < p->n; k++) {
-				const uint32_t *lines =
-					blines(df->fn, p->blocks[k]);
-
-				fprintf(out, "%s{\"id\": %u, \"lines\": [",
-					k ? ", " : "",
-					block_number(df->fn, p->blocks[k]));
-				for (l = 0; l < lines[0]; l++)
-					fprintf(out, "%s%u", l ? ", " : "",
-						lines[l + 1]);
-				fputs("]}", out);
-			}
-			fputs("]}", out);
-			path_close(p);
-		}
-		fputs("]", out);
-		if (o->k)
-			print_kipf_json(out, df, o);
-		fputs("}", out);
-	}
-	fputs("\n]}\n", out);
 }

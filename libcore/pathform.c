@@ -847,7 +847,11 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 	c.src = malloc((form->n + 1) * sizeof(uint64_t));
 	err = c.nids && c.acc && c.src ? PAP_OK : PAP_ENOMEM;
 	if (!err) {
-		memset(c.nids, 0xff, (pc->n + 1) * sizeof(uint64_t));
+		/* only the pieces the form names: the table may hold many
+		 * more, and this runs once per path */
+		for (k = 0; k < form->n; k++)
+			if (!form->it[k].dist)
+				c.nids[form->it[k].sym] = UINT64_MAX;
 		err = pap_rseq_sums(form, piece_nids, &c, c.acc, c.src);
 	}
 	if (!err)

@@ -10,7 +10,8 @@ gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 packages="gcc g++ make autoconf automake libtool pkg-config \
 gcc-${gcc_major}-plugin-dev libcmocka-dev csmith libcsmith-dev \
 gnuplot-nox valgrind graphviz chromium clang libclang-rt-14-dev time \
-binutils-source xz-utils cmake libreadline-dev lcov gcovr python3"
+binutils-source xz-utils cmake libreadline-dev lcov gcovr python3 \
+python3-jsonschema"
 
 missing=""
 for p in $packages; do

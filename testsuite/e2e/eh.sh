@@ -123,7 +123,7 @@ done
 # of search (incomplete) and resumes one (at a nonlocal label)
 n=$((n + 1))
 jumps=$(sed -n 's/^jumps //p' plain-nlgoto.out)
-"$decode" --format=json nlgoto-O2-pap-epp/pap.prof | awk -v jumps="$jumps" '
+"$decode" --format=json --top=0 nlgoto-O2-pap-epp/pap.prof | awk -v jumps="$jumps" '
 	/"name": / { f = /"name": "search"/; next }
 	!f || !/"count": / { next }
 	{ count = $0; sub(/.*"count": /, "", count); count += 0 }

@@ -57,7 +57,7 @@ ret=$(grep -n 'return r \* 10;' "$src" | cut -d: -f1)
 call=$(grep -n '^	thrower(x);' "$src" | cut -d: -f1)
 rm -f pap.prof
 "$papgcc" -O2 -w "$src" -o sj && ./sj 400 >/dev/null &&
-"$decode" --format=json pap.prof | awk -v jumps="$jumps" -v ret="$ret" \
+"$decode" --format=json --top=0 pap.prof | awk -v jumps="$jumps" -v ret="$ret" \
 	-v call="$call" -v calls=400 '
 	/"name": / { f = /"name": "catcher"/; next }
 	!f { next }

@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..32"
+echo "1..35"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -75,6 +75,15 @@ check "--min-share 10 prunes nodes under 10% of their root, and only them" \
 	      END { for (x in r) print x }" all3 | wc -l | grep -q . &&
 	 grep -q "% of parent (" pruned'
 "$decode" --format=json --k 2 a.prof >k.json
+if python3 "$top_srcdir/testsuite/tools/json-valid.py" \
+	"$top_srcdir/doc/pap-report.schema.json" k.json >valid.log 2>&1; then
+	ok "json: valid against doc/pap-report.schema.json"
+elif [ $? -eq 77 ] || ! command -v python3 >/dev/null; then
+	skip "json: schema validation needs python3-jsonschema"
+else
+	not_ok "json: not valid against doc/pap-report.schema.json"
+	sed 's/^/# /' valid.log
+fi
 check "json: each function has a forest of bl_path/count/lines/children" \
 	'grep -q "\"forest\": \[{\"bl_path\": [0-9]*, \"count\": [0-9]*, \"lines\": \[[0-9]" k.json &&
 	 [ $(grep -o "\"bl_path\"" k.json | wc -l) -eq $(grep -c . want.2) ]'
@@ -86,6 +95,18 @@ check "text: functions with activations, shares, lengths and source text" \
 	 grep -q "^ *[0-9]* *[0-9.]*% *[0-9]* blocks:" report.txt &&
 	 grep -q "| .*s += i;" report.txt && grep -q ")^[0-9]" report.txt &&
 	 grep -q "^hottest paths overall" report.txt'
+check "text: functions hottest first, as --format=paths adds them up; --sort=name" \
+	'"$decode" --format=paths a.prof | awk "{ s[\$1] += \$2 } END { for (f in s) print s[f], f }" |
+	 LC_ALL=C sort -k1,1nr -k2,2 | awk "{ print \$2 }" >want.order &&
+	 grep -E "^[A-Za-z_][A-Za-z0-9_.]* \(" report.txt | cut -d" " -f1 >got.order &&
+	 [ $(wc -l <want.order) -ge 3 ] && cmp -s got.order want.order &&
+	 "$decode" --sort=name a.prof | grep -E "^[A-Za-z_][A-Za-z0-9_.]* \(" |
+	 cut -d" " -f1 | LC_ALL=C sort -c'
+check "text: each summary line's acyclic paths are coverage's" \
+	'"$decode" coverage a.prof | awk "NR > 1 && !/^total/ { print \$1, \$3, \$4 }" |
+	 sort >want.cov &&
+	 sed -n "s/^\([^ ]*\) (.*acyclic paths \([0-9]*\) of \([0-9.e+]*\) .*/\1 \2 \3/p" report.txt |
+	 sort >got.cov && [ -s got.cov ] && cmp -s got.cov want.cov'
 check "text: shares of a function add up to 100%" \
 	'awk "/^walk /{f=1;next} /^\$/{f=0} f && /blocks:/ { s += \$2 }
 	      END { exit !(s > 99.5 && s < 100.5) }" report.txt'

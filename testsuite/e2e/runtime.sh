@@ -27,7 +27,7 @@ int main(int argc, char **argv) { (void)argv; die(argc + 2); die(argc + 3); retu
 C
 "$papgcc" -O2 -o noret noret.c && ./noret
 check "exit() inside a function: path recorded, marked incomplete" \
-	'"$decode" --format=json pap.prof | grep -q "\"complete\": false"'
+	'"$decode" --format=json --top=0 pap.prof | grep -q "\"complete\": false"'
 
 cat >loop.c <<'C'
 #include <stdio.h>
@@ -251,7 +251,7 @@ jumps=$(awk '/^jumps/ { print $2 }' sigjmp.err)
 lost=$(awk "/could not be recorded/ { print \$2 }" sigjmp.err)
 # each jump ends one path (cut at the call, or lost) and starts one at the
 # receiver (which ends cut, lost, or, the last one, by returning)
-"$decode" --format=json pap.prof | awk '
+"$decode" --format=json --top=0 pap.prof | awk '
 	/"name": / { f = /"name": "work"/; next }
 	!f { next }
 	{ c = $0; sub(/.*"count": /, "", c); c += 0 }

@@ -8,14 +8,7 @@
 # the pap that wrote it (format version 5); version 4 files are still
 # read and appended to.  TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # the ABI version of this pap, from its header: the oracle
 abi=$(sed -n 's/^#define PAP_ABI_VERSION \([0-9]*\)$/\1/p' \

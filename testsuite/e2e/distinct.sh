@@ -11,15 +11,8 @@
 # modes pap-epp and pap; (4) a PAP_SPILL that is not a size is said once,
 # and the run is unharmed.  TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 . "$top_srcdir/testsuite/e2e/tracelib.sh"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
 unset PAP_COLLECTOR PAP_PROFILE PAP_SPILL
 src=$top_srcdir/testsuite/e2e/distinct.c
 nact=100000

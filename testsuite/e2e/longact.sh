@@ -13,15 +13,8 @@
 # unpacked needs 1.1 GB), and at 1/400 of the work decodes as traced.
 # TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 . "$top_srcdir/testsuite/e2e/tracelib.sh"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
 unset PAP_COLLECTOR PAP_PROFILE
 src=$top_srcdir/testsuite/e2e/longact.c
 interp=$top_srcdir/bench/suite/interp.c

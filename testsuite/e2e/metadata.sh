@@ -6,14 +6,7 @@
 # --source-prefix for moved trees, a missing source named once).
 # TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 
 echo "1..6"
 

@@ -5,14 +5,7 @@
 # bring the runtime (the program writes a profile that decodes).
 # TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 # activations of FUNCTION in PROFILE
 acts() { "$decode" --format=paths "$2" 2>/dev/null | awk -v f="$1" \
 	'$1 == f { s += $2 } END { print s + 0 }'; }

@@ -5,14 +5,7 @@
 # pap_dump/pap_reset API, and an Autotools project built with CC=pap-gcc.
 # TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # activations of FUNCTION in PROFILE
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }

@@ -5,14 +5,7 @@
 # --drop-stale for files that already mix builds.  The oracle is how
 # many times each build ran.  TAP output.
 set -u
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
-papgcc=$top_builddir/plugin/pap-gcc
-decode=$top_builddir/decoder/pap-decode
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-. "$top_srcdir/testsuite/tap.sh"
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # activations of FUNCTION in PROFILE [OPTION]
 acts() { "$decode" --format=paths ${3:-} "$2" 2>/dev/null |

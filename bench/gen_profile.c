@@ -156,5 +156,13 @@ int main(int argc, char **argv)
 		return 1;
 	fprintf(stderr, "gen_profile: %llu activations, %zu distinct paths, "
 		"%llu breakpoints\n", act, prof.nrecs, total_bps);
+	/* everything let go, so that a leak checker finds nothing */
+	pap_profile_free(&prof);
+	free(c.bps);
+	free(arm_in);
+	free(arm_out);
+	pap_plan_free(plan);
+	pap_cfgtext_free(&g);
+	free(graph);
 	return 0;
 }

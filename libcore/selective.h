@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selective.h - exact selective path profiling: paths of interest,
+ * acyclic (SPP, seed 002) or cyclic (PSP, seed 001 §1.2).
+ *
+ * Given a finished CFG and paths of interest (each a whole activation:
+ * CFG edge ids from an edge out of ENTRY to an edge into EXIT, loops
+ * allowed), pap_sel_build() plans the probes of one strategy and keeps
+ * what the decoder needs to say which path of interest a record is.
+ *
+ * The numbering is a full-mode plan (plan.h) over one of two graphs:
+ *   - the interesting subgraph: the union of the edges of the paths of
+ *     interest, as a graph of its own; every CFG edge leaving it is a
+ *     boundary edge that terminates the activation (T3), so a path that
+ *     reaches a RECORD or COUNT never left it, and its value decodes to
+ *     it exactly;
+ *   - the whole CFG, where T1 or T2 checks terminate early instead.
+ * Either way the value recorded at EXIT decodes to the executed path, so
+ * deciding "path of interest #k or not" is a lookup, never a guess.
+ *
+ * Strategies:
+ *   PAP_SEL_SPP   acyclic paths of interest: Ball-Larus on the subgraph,
+ *                 increments on its spanning-tree chords, T3;
+ *   PAP_SEL_PSP0  whole CFG, T1: at each back edge, r is checked against
+ *                 the values r has there on the paths of interest;
+ *   PAP_SEL_PSP1  whole CFG (pap-epp), T2: at each fold edge, the digit
+ *                 (the acyclic piece's local code) is checked against the
+ *                 pieces of the paths of interest ending there;
+ *   PAP_SEL_PSP2  subgraph, T3;
+ *   PAP_SEL_PSP3  subgraph (pap-epp), T2 + T3.
+ * Checks and termination only ever stop paths not of interest: a prefix
+ * of a path of interest has exactly the values its path has there.
+ */
+#ifndef PAP_CORE_SELECTIVE_H
+#define PAP_CORE_SELECTIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pap_sel_strategy {
+	PAP_SEL_SPP = 0,
+	PAP_SEL_PSP0,
+	PAP_SEL_PSP1,
+	PAP_SEL_PSP2,
+	PAP_SEL_PSP3,
+};
+#define PAP_SEL_NSTRATEGIES 5
+
+const char *pap_sel_strategy_name(enum pap_sel_strategy s);
+/* Parses "spp", "psp0".."psp3"; 0 or PAP_EINVAL. */
+int pap_sel_strategy_parse(const char *s, enum pap_sel_strategy *out);
+
+/* What the runtime checks on an edge (per CFG edge). */
+enum pap_sel_check {
+	PAP_SEL_CHECK_NONE = 0,
+	PAP_SEL_CHECK_T1,	/* after the edge's ops: r in the table */
+	PAP_SEL_CHECK_T2,	/* before them: the digit a + k of the
+				 * edge's first FOLD in the table */
+};
+
+/* One path of interest: CFG edge ids in execution order. */
+struct pap_sel_path {
+	const uint32_t *edges;
+	size_t len;
+};
+
+struct pap_sel_opts {
+	/* PSP0, PSP2: number with plain pap instead of pap-epp (T2 needs
+	 * pap-epp's digits).  SPP always numbers with epp. */
+	int plain_pap;
+	uint64_t max_paths;	/* as pap_plan_opts; 0: default */
+};
+
+#define PAP_SEL_OTHER UINT32_MAX	/* decoded: not a path of interest */
+
+struct pap_sel_plan {
+	enum pap_sel_strategy strategy;
+	const struct pap_cfg *cfg;	/* borrowed: must outlive the plan */
+	struct pap_cfg *sub;		/* the interesting subgraph, or NULL */
+	struct pap_plan *plan;		/* over sub, or over cfg */
+
+	/* per CFG edge */
+	uint32_t *to_plan;	/* the plan's edge, or PAP_NONE */
+	uint8_t *interesting;	/* on some path of interest */
+	uint8_t *term;		/* boundary edge: terminate (T3) */
+	uint8_t *check;		/* enum pap_sel_check */
+	uint32_t *check_off;	/* sorted distinct values of edge e's
+				 * check: check_val[check_off[e]..[e+1]) */
+	uint64_t *check_val;
+	/* per edge of plan->cfg: the CFG edge, or PAP_NONE (an edge the
+	 * subgraph's finish added, which never runs) */
+	uint32_t *to_cfg;
+
+	/* the paths of interest, by number */
+	uint32_t npaths;
+	uint32_t *path_off;	/* edges of path k: path_edges[off[k]..] */
+	uint32_t *path_edges;
+	uint32_t *hslot;	/* open addressing: path number + 1, or 0 */
+	uint32_t hmask;
+
+	/* what the instrumented code costs (CFG edges that can run) */
+	uint32_t nprobe_sites;	/* edges carrying operations */
+	uint32_t nterm_edges;	/* boundary edges that terminate */
+	uint32_t ncheck_sites;	/* edges with a T1 or T2 check */
+	uint32_t ncheck_values;	/* table entries over all checks */
+	char note[256];
+};
+
+/*
+ * Plans strategy @s for @paths over the finished, weighted @cfg.
+ * Guarantees (the executor below is their reference): an activation
+ * that follows a path of interest is never terminated and decodes to
+ * its number; any other activation is terminated or decodes to
+ * PAP_SEL_OTHER.  A path that is not a walk from ENTRY to EXIT, or, for
+ * SPP, one holding a back edge, is refused: PAP_EINVAL with a message
+ * in @err naming the path and edge.  Equal paths share the lower number.
+ */
+int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
+		  const struct pap_sel_path *paths, size_t npaths,
+		  const struct pap_sel_opts *opts, struct pap_sel_plan **out,
+		  char *err, size_t errlen);
+void pap_sel_free(struct pap_sel_plan *sp);
+
+/*
+ * The edges of a path given as GCC's blocks (user block ids, from the
+ * entry block or a resume block to a block leaving the function): one
+ * edge per pair, the return edge at the end before a cut.  @edges has
+ * room for @n + 1.  PAP_EINVAL with a message when two blocks are not
+ * joined, or joined by several edges (then blocks cannot say which).
+ */
+int pap_sel_path_from_blocks(const struct pap_cfg *cfg,
+			     const uint32_t *blocks, size_t n,
+			     uint32_t *edges, char *err, size_t errlen);
+
+/* The number of the path of interest with these CFG edges, or
+ * PAP_SEL_OTHER. */
+uint32_t pap_sel_lookup(const struct pap_sel_plan *sp, const uint32_t *edges,
+			size_t len);
+
+/*
+ * Decodes what a completed activation emitted (an activation that was
+ * not terminated) into *@path: a path of interest's number or
+ * PAP_SEL_OTHER.  PAP_ECORRUPT when no execution emits it.
+ */
+int pap_sel_decode(const struct pap_sel_plan *sp,
+		   const struct pap_activation *act, uint32_t *path);
+
+/*
+ * The value a T2 check on plan edge @pe tests when the registers hold
+ * @st before the edge: the digit its first FOLD adds, a + k after the
+ * operations before it.  The FOLD computes the same value.
+ */
+uint64_t pap_sel_digit(const struct pap_plan *plan,
+		       const struct pap_exec_state *st, uint32_t pe);
+
+/* ---- reference execution (selexec.c) ---- */
+
+enum pap_sel_verdict_kind {
+	PAP_SEL_INTEREST = 0,	/* path of interest number @path */
+	PAP_SEL_TERM_T1,
+	PAP_SEL_TERM_T2,
+	PAP_SEL_TERM_T3,
+	PAP_SEL_OTHERPATH,	/* ran to EXIT, not of interest */
+};
+
+struct pap_sel_verdict {
+	uint8_t kind;		/* enum pap_sel_verdict_kind */
+	uint32_t path;		/* INTEREST: its number */
+	size_t at;		/* TERM_*: index of the edge that stopped it */
+};
+
+/*
+ * Runs the walk @edges (CFG edge ids from ENTRY to EXIT) through the
+ * selective plan exactly as instrumented code does: a boundary edge
+ * terminates, a failed check terminates, otherwise the plan's
+ * operations run (pap_exec_edge) and, at EXIT, what they emitted is
+ * decoded.  If @act is given it receives what was emitted.  PAP_EINVAL
+ * if the walk leaves the instrumented code without a boundary edge (not
+ * a walk of the graph), PAP_ECORRUPT if decoding fails.
+ */
+int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
+		 size_t len, struct pap_activation *act,
+		 struct pap_sel_verdict *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAP_CORE_SELECTIVE_H */

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selexec.c - reference semantics of a selective plan: what instrumented
+ * code does along a walk (boundary edges, checks, probes), and what the
+ * decoder makes of what it recorded.
+ */
+#include "selective.h"
+
+/* Is @v in the sorted check table of CFG edge @e? */
+static int sel_in_table(const struct pap_sel_plan *sp, uint32_t e, uint64_t v)
+{
+	uint32_t lo = sp->check_off[e], hi = sp->check_off[e + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->check_val[mid] == v)
+			return 1;
+		if (sp->check_val[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
+		 size_t len, struct pap_activation *act,
+		 struct pap_sel_verdict *v)
+{
+	struct pap_activation own;
+	struct pap_activation *a = act ? act : &own;
+	struct pap_exec_sink sink;
+	/* INIT sets both registers: start them with garbage */
+	struct pap_exec_state st = { 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5ull };
+	size_t i;
+	int err = PAP_OK;
+
+	v->kind = PAP_SEL_OTHERPATH;
+	v->path = PAP_SEL_OTHER;
+	v->at = 0;
+	if (act)
+		pap_activation_reset(act);
+	else
+		pap_activation_init(&own);
+	sink = pap_activation_sink(a);
+	for (i = 0; i < len; i++) {
+		uint32_t e = edges[i], pe;
+
+		if (e >= sp->cfg->nedges) {
+			err = PAP_EINVAL;
+			goto out;
+		}
+		pe = sp->to_plan[e];
+		if (sp->term[e]) {
+			v->kind = PAP_SEL_TERM_T3;
+			v->at = i;
+			goto out;
+		}
+		if (pe == PAP_NONE) {
+			/* off the subgraph with no boundary edge on the
+			 * way: not a walk of the graph */
+			err = PAP_EINVAL;
+			goto out;
+		}
+		if (sp->check[e] == PAP_SEL_CHECK_T2 &&
+		    !sel_in_table(sp, e, pap_sel_digit(sp->plan, &st, pe))) {
+			v->kind = PAP_SEL_TERM_T2;
+			v->at = i;
+			goto out;
+		}
+		pap_exec_edge(sp->plan, &st, pe, &sink);
+		if (sp->check[e] == PAP_SEL_CHECK_T1 &&
+		    !sel_in_table(sp, e, st.r)) {
+			v->kind = PAP_SEL_TERM_T1;
+			v->at = i;
+			goto out;
+		}
+	}
+	if (a->oom) {
+		err = PAP_ENOMEM;
+		goto out;
+	}
+	err = pap_sel_decode(sp, a, &v->path);
+	if (!err && v->path != PAP_SEL_OTHER)
+		v->kind = PAP_SEL_INTEREST;
+out:
+	if (!act)
+		pap_activation_free(&own);
+	return err;
+}

@@ -394,6 +394,277 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 	pap_cfg_free(cfg);
 }
 
+/* A graph from pairs (src, dst) of user blocks, block 0 the entry,
+ * @ret and @ret2 (unless PAP_NONE) the blocks that return. */
+static struct pap_cfg *make_cfg(uint32_t nblocks, const uint32_t (*e)[2],
+				size_t ne, uint32_t ret, uint32_t ret2)
+{
+	struct pap_cfg *cfg = pap_cfg_new(nblocks);
+	size_t i;
+
+	assert_non_null(cfg);
+	for (i = 0; i < ne; i++)
+		assert_true(pap_cfg_add_edge(cfg, e[i][0], e[i][1],
+					     PAP_EDGE_NORMAL) >= 0);
+	assert_int_equal(pap_cfg_mark_return(cfg, ret), 0);
+	if (ret2 != PAP_NONE)
+		assert_int_equal(pap_cfg_mark_return(cfg, ret2), 0);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	return cfg;
+}
+
+/* The edges of a block sequence (no parallel edges in these graphs). */
+static size_t blocks_to_edges(const struct pap_cfg *cfg, const uint32_t *b,
+			      size_t n, uint32_t *out)
+{
+	char err[128];
+
+	if (pap_sel_path_from_blocks(cfg, b, n, out, err, sizeof(err)))
+		fail_msg("%s", err);
+	return n + 1;
+}
+
+static struct pap_sel_plan *build_blocks(const struct pap_cfg *cfg,
+					 enum pap_sel_strategy s,
+					 const uint32_t *const *pb,
+					 const size_t *pn, size_t np,
+					 uint32_t (*store)[16])
+{
+	struct pap_sel_path paths[4];
+	struct pap_sel_plan *sp;
+	char err[256];
+	size_t k;
+
+	for (k = 0; k < np; k++) {
+		paths[k].edges = store[k];
+		paths[k].len = blocks_to_edges(cfg, pb[k], pn[k], store[k]);
+	}
+	if (pap_sel_build(cfg, s, paths, np, NULL, &sp, err, sizeof(err)))
+		fail_msg("build %s: %s", pap_sel_strategy_name(s), err);
+	return sp;
+}
+
+static struct pap_sel_verdict run_blocks(const struct pap_sel_plan *sp,
+					 const uint32_t *b, size_t n)
+{
+	uint32_t e[16];
+	struct pap_sel_verdict v;
+
+	n = blocks_to_edges(sp->cfg, b, n, e);
+	assert_int_equal(pap_sel_exec(sp, e, n, NULL, &v), 0);
+	return v;
+}
+
+/*
+ * test_selective_spp_example: seed 002's Figures 1 and 2 with the back
+ * edge taken out (block k there is block k - 1 here, node 8 is EXIT and
+ * the dummy edge 1->4 a real one): 9 paths, of interest 1,2,4,5,7 and
+ * 1,4,5,7.  Plain SPP gives 1,3,4,8 and 1,3,4,5,6,7,8 sums that other
+ * paths share; here every one of the 9 paths gets the right verdict in
+ * every strategy, and SPP terminates on exactly the edges 1->3, 5->6 and
+ * 4->EXIT, which leave the subgraph.
+ */
+static void test_selective_spp_example(void **state)
+{
+	static const uint32_t edges[][2] = {
+		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 1, 3 }, { 2, 3 }, { 3, 4 },
+		{ 4, 5 }, { 4, 6 }, { 5, 6 },
+	};
+	/* the 9 paths: from 1 by 2, 3 or directly to 4; then 4 leaves,
+	 * or 4,5,6,7 or 4,5,7 */
+	static const uint32_t heads[3][3] = { { 0, 1, 3 }, { 0, 2, 3 },
+					      { 0, 3 } };
+	static const size_t head_len[3] = { 3, 3, 2 };
+	static const uint32_t tails[3][4] = { { 0 }, { 4, 5, 6 }, { 4, 6 } };
+	static const size_t tail_len[3] = { 0, 3, 2 };
+	static const uint32_t p0[] = { 0, 1, 3, 4, 6 }, p1[] = { 0, 3, 4, 6 };
+	const uint32_t *pb[2] = { p0, p1 };
+	const size_t pn[2] = { 5, 4 };
+	uint32_t store[2][16];
+	struct pap_cfg *cfg;
+	struct pap_plan *full;
+	int s;
+
+	(void)state;
+	/* 4 returns too (path 1,2,4,8) */
+	cfg = make_cfg(7, edges, sizeof(edges) / sizeof(*edges), 6, 3);
+	for (s = 0; s < PAP_SEL_NSTRATEGIES; s++) {
+		struct pap_sel_plan *sp = build_blocks(cfg, s, pb, pn, 2,
+						       store);
+		unsigned h, t, interest = 0;
+
+		for (h = 0; h < 3; h++) {
+			for (t = 0; t < 3; t++) {
+				uint32_t b[8];
+				size_t n = head_len[h];
+				struct pap_sel_verdict v;
+				long want = -1;
+
+				memcpy(b, heads[h], n * sizeof(*b));
+				memcpy(b + n, tails[t],
+				       tail_len[t] * sizeof(*b));
+				n += tail_len[t];
+				if (h == 0 && t == 2)
+					want = 0;
+				if (h == 2 && t == 2)
+					want = 1;
+				v = run_blocks(sp, b, n);
+				if (want >= 0) {
+					assert_int_equal(v.kind,
+							 PAP_SEL_INTEREST);
+					assert_int_equal(v.path, want);
+					interest++;
+				} else {
+					assert_int_not_equal(v.kind,
+							     PAP_SEL_INTEREST);
+					/* off the subgraph at once */
+					if (s == PAP_SEL_SPP && h == 1)
+						assert_true(v.kind ==
+							    PAP_SEL_TERM_T3 &&
+							    v.at == 1);
+				}
+			}
+		}
+		assert_int_equal(interest, 2);
+		if (s == PAP_SEL_SPP) {
+			assert_int_equal(sp->nterm_edges, 3);
+			assert_true(sp->term[tl_edge(cfg, 0, 2)]);
+			assert_true(sp->term[tl_edge(cfg, 4, 5)]);
+			assert_true(sp->term[tl_edge(cfg, 3, cfg->exit)]);
+			/* two paths in the subgraph: one increment tells
+			 * them apart, beside INIT and COUNT */
+			assert_true(sp->nprobe_sites <= 3);
+			assert_int_equal(pap_plan_build(cfg, PAP_MODE_EPP,
+							NULL, &full), 0);
+			assert_true(full->nprobe_sites > sp->nprobe_sites);
+			pap_plan_free(full);
+		}
+		pap_sel_free(sp);
+	}
+	pap_cfg_free(cfg);
+}
+
+/*
+ * test_selective_loop_checks: a loop 1 -> {2 | 3} -> 4 -> 1, left from
+ * 1 to 5; of interest: twice around by 2.  Going around by 3 once stops
+ * at the back edge under T1 (r there is not that of one or two turns by
+ * 2) and T2 (the piece 1,3,4 is no piece of interest), and at the edge
+ * 1->3 under T3.  Once around by 2 is a prefix of interest all the way
+ * and ends as "other"; three times stops at the third back edge under
+ * T1 only, since each piece is one of interest.
+ */
+static void test_selective_loop_checks(void **state)
+{
+	static const uint32_t edges[][2] = {
+		{ 0, 1 }, { 1, 2 }, { 1, 3 }, { 2, 4 }, { 3, 4 }, { 4, 1 },
+		{ 1, 5 },
+	};
+	static const uint32_t poi[] = { 0, 1, 2, 4, 1, 2, 4, 1, 5 };
+	static const uint32_t by3[] = { 0, 1, 3, 4, 1, 5 };
+	static const uint32_t once[] = { 0, 1, 2, 4, 1, 5 };
+	static const uint32_t thrice[] = { 0, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1,
+					   5 };
+	/* per strategy: verdict and edge for by3, once, thrice */
+	static const int want[PAP_SEL_NSTRATEGIES][3][2] = {
+		[PAP_SEL_PSP0] = { { PAP_SEL_TERM_T1, 4 },
+				   { PAP_SEL_OTHERPATH, 0 },
+				   { PAP_SEL_TERM_T1, 10 } },
+		[PAP_SEL_PSP1] = { { PAP_SEL_TERM_T2, 4 },
+				   { PAP_SEL_OTHERPATH, 0 },
+				   { PAP_SEL_OTHERPATH, 0 } },
+		[PAP_SEL_PSP2] = { { PAP_SEL_TERM_T3, 2 },
+				   { PAP_SEL_OTHERPATH, 0 },
+				   { PAP_SEL_OTHERPATH, 0 } },
+		[PAP_SEL_PSP3] = { { PAP_SEL_TERM_T3, 2 },
+				   { PAP_SEL_OTHERPATH, 0 },
+				   { PAP_SEL_OTHERPATH, 0 } },
+	};
+	const uint32_t *walks[3] = { by3, once, thrice };
+	const size_t wn[3] = { 6, 6, 12 };
+	const uint32_t *pb[1] = { poi };
+	const size_t pn[1] = { 9 };
+	uint32_t store[1][16];
+	struct pap_cfg *cfg;
+	struct pap_sel_path bad;
+	struct pap_sel_plan *sp;
+	char err[256];
+	int s, w;
+
+	(void)state;
+	cfg = make_cfg(6, edges, sizeof(edges) / sizeof(*edges), 5,
+		       PAP_NONE);
+	for (s = PAP_SEL_PSP0; s < PAP_SEL_NSTRATEGIES; s++) {
+		struct pap_sel_verdict v;
+
+		sp = build_blocks(cfg, s, pb, pn, 1, store);
+		v = run_blocks(sp, poi, 9);
+		assert_int_equal(v.kind, PAP_SEL_INTEREST);
+		assert_int_equal(v.path, 0);
+		for (w = 0; w < 3; w++) {
+			v = run_blocks(sp, walks[w], wn[w]);
+			if (v.kind != want[s][w][0] ||
+			    (v.kind != PAP_SEL_OTHERPATH &&
+			     v.at != (size_t)want[s][w][1]))
+				fail_msg("%s walk %d: verdict %d at %zu, "
+					 "want %d at %d",
+					 pap_sel_strategy_name(s), w, v.kind,
+					 v.at, want[s][w][0], want[s][w][1]);
+		}
+		pap_sel_free(sp);
+	}
+	/* spp refuses the cyclic path, naming its back edge */
+	bad.edges = store[0];
+	bad.len = 10;
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_SPP, &bad, 1, NULL, &sp,
+				       err, sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "path 0: edge 4"));
+	assert_non_null(strstr(err, "back edge"));
+	pap_cfg_free(cfg);
+}
+
+/* test_selective_bad_paths: paths that are no walks, and block sequences
+ * that name no edge or several, are refused with the place named. */
+static void test_selective_bad_paths(void **state)
+{
+	static const uint32_t edges[][2] = { { 0, 1 }, { 0, 1 }, { 1, 2 } };
+	static const uint32_t b_par[] = { 0, 1, 2 }, b_gap[] = { 0, 2 };
+	static const uint32_t b_noret[] = { 0 }, b_start[] = { 1, 2 };
+	struct pap_cfg *cfg = make_cfg(3, edges, 3, 2, PAP_NONE);
+	struct pap_sel_plan *sp;
+	struct pap_sel_path p;
+	uint32_t e[8];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(pap_sel_path_from_blocks(cfg, b_par, 3, e, err,
+						  sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "blocks 0 and 1 are joined by 2 edges"));
+	assert_int_equal(pap_sel_path_from_blocks(cfg, b_gap, 2, e, err,
+						  sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "block 1: no edge from block 0 to "
+				    "block 2"));
+	assert_int_equal(pap_sel_path_from_blocks(cfg, b_noret, 1, e, err,
+						  sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "block 0 (0) does not leave"));
+	assert_int_equal(pap_sel_path_from_blocks(cfg, b_start, 2, e, err,
+						  sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "neither the entry block"));
+	/* a path that skips a block, and one stopping short of EXIT */
+	e[0] = cfg->entry_edge;
+	e[1] = tl_edge(cfg, 1, 2);
+	p.edges = e;
+	p.len = 2;
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_PSP2, &p, 1, NULL, &sp,
+				       err, sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "path 0: edge 1"));
+	e[1] = tl_edge(cfg, 0, 1);
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_PSP2, &p, 1, NULL, &sp,
+				       err, sizeof(err)), PAP_EINVAL);
+	assert_non_null(strstr(err, "does not end at EXIT"));
+	pap_cfg_free(cfg);
+}
+
 /* test_selective_random: every strategy on random graphs (see the top
  * of the file); each kind of verdict must occur, so none goes untested. */
 static void test_selective_random(void **state)
@@ -421,6 +692,9 @@ static void test_selective_random(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selective_spp_example),
+		cmocka_unit_test(test_selective_loop_checks),
+		cmocka_unit_test(test_selective_bad_paths),
 		cmocka_unit_test(test_selective_random),
 	};
 

@@ -131,11 +131,58 @@ static uint32_t sel_match_virtual(const struct pap_cfg *cfg,
 }
 
 /*
- * The interesting subgraph as a graph of its own: the same blocks, the
- * interesting user edges, and ENTRY, return, cut edges only where a path
- * of interest takes them.  Fills to_plan for the interesting edges.
+ * The edges the subgraph numbers (@in): the interesting ones, and the
+ * abnormal edges leaving it, closed under the same rule.  No code can go
+ * on an abnormal edge, so it cannot terminate: the path goes on in the
+ * subgraph, to terminate or decode as not of interest further on.
  */
-static int sel_subgraph(struct pap_sel_plan *sp)
+static int sel_closure(const struct pap_cfg *cfg, const uint8_t *interesting,
+		       uint8_t *in)
+{
+	uint8_t *seen = calloc(cfg->nnodes, 1);
+	uint32_t *stack = malloc((size_t)cfg->nnodes * sizeof(uint32_t));
+	uint32_t n = 0, e, k;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return PAP_ENOMEM;
+	}
+	memcpy(in, interesting, cfg->nedges);
+	for (e = 0; e < cfg->nedges; e++) {
+		uint32_t v = cfg->edges[e].dst;
+
+		if (in[e] && !seen[v]) {
+			seen[v] = 1;
+			stack[n++] = v;
+		}
+	}
+	while (n) {
+		uint32_t v = stack[--n];
+
+		for (k = cfg->out_off[v]; k < cfg->out_off[v + 1]; k++) {
+			uint32_t c = cfg->out_edge[k], w = cfg->edges[c].dst;
+
+			if (in[c] || cfg->edges[c].kind != PAP_EDGE_ABNORMAL)
+				continue;
+			in[c] = 1;
+			if (!seen[w]) {
+				seen[w] = 1;
+				stack[n++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return PAP_OK;
+}
+
+/*
+ * The interesting subgraph as a graph of its own: the same blocks, the
+ * edges @in (sel_closure()), and ENTRY, return, cut edges only where a
+ * path of interest takes them.  Fills to_plan for those edges.
+ */
+static int sel_subgraph(struct pap_sel_plan *sp, const uint8_t *in)
 {
 	const struct pap_cfg *cfg = sp->cfg;
 	struct pap_cfg *sub = pap_cfg_new(cfg->nblocks);
@@ -149,7 +196,7 @@ static int sel_subgraph(struct pap_sel_plan *sp)
 		const struct pap_edge *pe = &cfg->edges[e];
 		int64_t id;
 
-		if (!sp->interesting[e])
+		if (!in[e])
 			continue;
 		err = PAP_OK;
 		if (!(pe->flags & PAP_EF_VIRTUAL)) {
@@ -176,7 +223,7 @@ static int sel_subgraph(struct pap_sel_plan *sp)
 		return err;
 	pap_cfg_estimate_weights(sub);
 	for (e = 0; e < cfg->nedges; e++) {
-		if (!sp->interesting[e])
+		if (!in[e])
 			continue;
 		if (cfg->edges[e].flags & PAP_EF_VIRTUAL)
 			sp->to_plan[e] = sel_match_virtual(cfg, sub, e);
@@ -470,7 +517,12 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		ninteresting += sp->interesting[e];
 	}
 	if (sel_on_subgraph(s)) {
-		rc = sel_subgraph(sp);
+		uint8_t *in = malloc((size_t)cfg->nedges + 1);
+
+		rc = in ? sel_closure(cfg, sp->interesting, in) : PAP_ENOMEM;
+		if (!rc)
+			rc = sel_subgraph(sp, in);
+		free(in);
 		if (rc)
 			goto fail;
 	}

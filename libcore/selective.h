@@ -10,7 +10,8 @@
  *
  * The numbering is a full-mode plan (plan.h) over one of two graphs:
  *   - the interesting subgraph: the union of the edges of the paths of
- *     interest, as a graph of its own; every CFG edge leaving it is a
+ *     interest (and the abnormal edges leaving it, which cannot carry
+ *     code), as a graph of its own; every other CFG edge leaving it is a
  *     boundary edge that terminates the activation (T3), so a path that
  *     reaches a RECORD or COUNT never left it, and its value decodes to
  *     it exactly;
@@ -127,6 +128,21 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		  const struct pap_sel_opts *opts, struct pap_sel_plan **out,
 		  char *err, size_t errlen);
 void pap_sel_free(struct pap_sel_plan *sp);
+
+/*
+ * The operations CFG edge @e performs (plan.h), *@n of them; none on an
+ * edge off the numbered graph.  Before them the runtime terminates if
+ * sp->term[e], checks a T2 table if sp->check[e] says so; after them it
+ * checks a T1 table.
+ */
+static inline const struct pap_op *pap_sel_ops(const struct pap_sel_plan *sp,
+					       uint32_t e, uint32_t *n)
+{
+	uint32_t pe = sp->to_plan[e];
+
+	*n = pe == PAP_NONE ? 0 : pap_plan_nops(sp->plan, pe);
+	return pe == PAP_NONE ? NULL : sp->plan->ops + sp->plan->op_off[pe];
+}
 
 /*
  * The edges of a path given as GCC's blocks (user block ids, from the

@@ -360,6 +360,20 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 		if (rc)
 			fail_msg("%s: build: %s (%s)", ctx, pap_strerror(rc),
 				 err);
+		/* probes only on interesting edges (SPP's phase 3), none
+		 * past a termination */
+		for (i = 0; i < cfg->nedges; i++) {
+			uint32_t nops;
+
+			pap_sel_ops(sp, (uint32_t)i, &nops);
+			if (nops && s != PAP_SEL_PSP0 && s != PAP_SEL_PSP1 &&
+			    !sp->interesting[i])
+				fail_msg("%s: edge %zu: probes off the "
+					 "subgraph", ctx, i);
+			if (nops && sp->term[i])
+				fail_msg("%s: edge %zu: probes on a "
+					 "termination edge", ctx, i);
+		}
 		n = ws.n;
 		mult = malloc(n * sizeof(*mult));
 		cnt_sel = calloc(pi->n, sizeof(*cnt_sel));
@@ -623,6 +637,59 @@ static void test_selective_loop_checks(void **state)
 	pap_cfg_free(cfg);
 }
 
+/*
+ * test_selective_abnormal: an abnormal edge (no code can go on it)
+ * leaving the subgraph cannot terminate; it is numbered with the
+ * subgraph instead, and the path through it ends as "other" (0,3), or
+ * stops at the next edge that can terminate (0,2,4,3 at 2->4).
+ */
+static void test_selective_abnormal(void **state)
+{
+	struct pap_cfg *cfg = pap_cfg_new(5);
+	static const uint32_t poi[] = { 0, 1, 3 }, off[] = { 0, 3 };
+	static const uint32_t off2[] = { 0, 2, 4, 3 };
+	const uint32_t *pb[1] = { poi };
+	const size_t pn[1] = { 3 };
+	uint32_t store[1][16];
+	int s;
+
+	(void)state;
+	assert_non_null(cfg);
+	pap_cfg_add_edge(cfg, 0, 1, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 0, 3, PAP_EDGE_ABNORMAL);
+	pap_cfg_add_edge(cfg, 0, 2, PAP_EDGE_ABNORMAL);
+	pap_cfg_add_edge(cfg, 1, 3, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 2, 4, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 4, 3, PAP_EDGE_NORMAL);
+	pap_cfg_mark_return(cfg, 3);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	for (s = 0; s < PAP_SEL_NSTRATEGIES; s++) {
+		struct pap_sel_plan *sp = build_blocks(cfg, s, pb, pn, 1,
+						       store);
+		struct pap_sel_verdict v;
+
+		assert_false(sp->term[tl_edge(cfg, 0, 2)]);
+		assert_false(sp->term[tl_edge(cfg, 0, 3)]);
+		v = run_blocks(sp, poi, 3);
+		assert_int_equal(v.kind, PAP_SEL_INTEREST);
+		v = run_blocks(sp, off, 2);
+		assert_int_equal(v.kind, PAP_SEL_OTHERPATH);
+		v = run_blocks(sp, off2, 4);
+		if (s == PAP_SEL_SPP || s == PAP_SEL_PSP2 ||
+		    s == PAP_SEL_PSP3) {
+			/* 2->4 leaves: T3 there */
+			assert_true(sp->term[tl_edge(cfg, 2, 4)]);
+			assert_int_equal(v.kind, PAP_SEL_TERM_T3);
+			assert_int_equal(v.at, 2);
+		} else {
+			assert_int_equal(v.kind, PAP_SEL_OTHERPATH);
+		}
+		pap_sel_free(sp);
+	}
+	pap_cfg_free(cfg);
+}
+
 /* test_selective_bad_paths: paths that are no walks, and block sequences
  * that name no edge or several, are refused with the place named. */
 static void test_selective_bad_paths(void **state)
@@ -694,6 +761,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selective_spp_example),
 		cmocka_unit_test(test_selective_loop_checks),
+		cmocka_unit_test(test_selective_abnormal),
 		cmocka_unit_test(test_selective_bad_paths),
 		cmocka_unit_test(test_selective_random),
 	};

@@ -5,16 +5,17 @@
  *
  * On random graphs (DAGs, reducible and irreducible loops, setjmp-like
  * resumes and cuts), 1 to 20 paths of interest are drawn from random
- * walks, some of them never walked afterwards.  The walks run through
- * every strategy's plan with the selective executor are: the paths of
- * interest themselves, splices of two of them where they meet (made of
- * interesting edges only, and mostly not of interest: the combinations
- * SPP's numbering alone would confuse), and fresh random walks.  For
- * each, the verdict must be the oracle's: "path of interest #k" exactly
- * when the walk equals path k; otherwise terminated (by a technique the
- * strategy has, and only where the walk has already left every path of
- * interest) or "other".  Over a multiset of walks, the counts per path
- * of interest must equal those the full pap-epp plan decodes.
+ * walks or spliced from two of them, some never walked afterwards.  The
+ * walks run through every strategy's plan with the selective executor
+ * are: the paths of interest themselves, splices of two of them where
+ * they meet (made of interesting edges only, and mostly not of interest:
+ * the combinations SPP's numbering alone would confuse), and fresh
+ * random walks.  For each, the verdict must be the oracle's: "path of
+ * interest #k" exactly when the walk equals path k; otherwise terminated
+ * (by a technique the strategy has, and only where the walk has already
+ * left every path of interest) or "other".  Over a multiset of walks,
+ * the counts per path of interest must equal those a full plan (pap-epp,
+ * pap) decodes.
  * PAP_TEST_SEED and PAP_TEST_CFGS change the run; a failure names the
  * seed and graph.
  */
@@ -147,7 +148,8 @@ static int splice(struct tl_rng *g, const struct pap_cfg *cfg,
 {
 	const struct walk *a = &poi->w[tl_below(g, poi->n)];
 	const struct walk *b = &poi->w[tl_below(g, poi->n)];
-	size_t i = (size_t)tl_below(g, a->len), j, start = (size_t)tl_below(g, b->len);
+	size_t i = (size_t)tl_below(g, a->len), j;
+	size_t start = (size_t)tl_below(g, b->len);
 	uint32_t v = cfg->edges[a->e[i]].dst, *e;
 
 	for (j = 0; j < b->len; j++) {
@@ -244,10 +246,12 @@ static void check_walks(const struct pap_sel_plan *sp,
 	pap_activation_free(&act);
 }
 
-/* Counts per path of interest as the full pap-epp plan decodes them. */
-static void full_counts(const struct pap_cfg *cfg, const struct walkset *poi,
-			const struct walkset *ws, const unsigned *mult,
-			unsigned long *counts, const char *ctx)
+/* Counts per path of interest as a full plan (pap or pap-epp) decodes
+ * them. */
+static void full_counts(const struct pap_cfg *cfg, enum pap_mode mode,
+			const struct walkset *poi, const struct walkset *ws,
+			const unsigned *mult, unsigned long *counts,
+			const char *ctx)
 {
 	struct pap_plan *plan;
 	struct pap_activation act;
@@ -255,8 +259,7 @@ static void full_counts(const struct pap_cfg *cfg, const struct walkset *poi,
 	struct pap_path p;
 	size_t i, j;
 
-	assert_int_equal(pap_plan_build(cfg, PAP_MODE_PAP_EPP, NULL, &plan),
-			 0);
+	assert_int_equal(pap_plan_build(cfg, mode, NULL, &plan), 0);
 	pap_activation_init(&act);
 	pap_path_init(&p);
 	sink = pap_activation_sink(&act);
@@ -301,9 +304,17 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 	cfg = tl_random_cfg(&g, &prm);
 	assert_non_null(cfg);
 	memset(poi, 0, sizeof(poi));
-	/* poi[0]: any paths (PSP); poi[1]: acyclic ones (SPP) */
+	/* poi[0]: any paths (PSP); poi[1]: acyclic ones (SPP); a few
+	 * splices of them, paths no walk took */
 	draw_paths(&g, cfg, 0, &poi[0]);
 	draw_paths(&g, cfg, 1, &poi[1]);
+	for (i = 0; i < 2; i++) {
+		size_t want = poi[i].n + tl_below(&g, 4);
+
+		while (poi[i].n && poi[i].n < want && poi[i].n < 20 &&
+		       splice(&g, cfg, &poi[i], i, &poi[i]))
+			;
+	}
 	t->graphs++;
 	for (s = 0; s < PAP_SEL_NSTRATEGIES; s++) {
 		const struct walkset *pi = &poi[s == PAP_SEL_SPP];
@@ -382,11 +393,12 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 		for (i = 0; i < n; i++)
 			mult[i] = 1 + (unsigned)tl_below(&g, 5);
 		check_walks(sp, pi, &ws, nsplices, mult, cnt_sel, t, ctx);
-		full_counts(cfg, pi, &ws, mult, cnt_full, ctx);
+		full_counts(cfg, gi % 2 ? PAP_MODE_PAP : PAP_MODE_PAP_EPP, pi,
+			    &ws, mult, cnt_full, ctx);
 		for (i = 0; i < pi->n; i++)
 			if (cnt_sel[i] != cnt_full[i])
 				fail_msg("%s: path %zu counted %lu times, "
-					 "full pap-epp %lu", ctx, i,
+					 "full plan %lu", ctx, i,
 					 cnt_sel[i], cnt_full[i]);
 		if (s == PAP_SEL_SPP) {
 			struct pap_plan *full;

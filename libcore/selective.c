@@ -406,6 +406,108 @@ uint32_t pap_sel_lookup(const struct pap_sel_plan *sp, const uint32_t *edges,
 	return PAP_SEL_OTHER;
 }
 
+/* The key of what an activation emitted (the decode table's order);
+ * @out NULL: just its length. */
+static size_t sel_record_key(const struct pap_activation *act, uint64_t *out)
+{
+	size_t n = 0, i;
+
+#define PUT(x) do { if (out) out[n] = (x); n++; } while (0)
+	PUT(act->nrecords);
+	PUT(act->nids);
+	for (i = 0; i < act->nids; i++)
+		PUT(act->ids[i]);
+	PUT(act->nbps);
+	for (i = 0; i < act->nbps; i++) {
+		PUT(act->bps[i].site);
+		PUT(act->bps[i].r);
+	}
+	PUT(act->final);
+#undef PUT
+	return n;
+}
+
+/* The path number whose record is @key, or PAP_SEL_OTHER. */
+static uint32_t sel_record_find(const struct pap_sel_plan *sp,
+				const uint64_t *key, size_t n)
+{
+	uint32_t h = (uint32_t)pap_fnv1a(key, n * sizeof(*key)) & sp->hmask;
+
+	for (; sp->rslot[h]; h = (h + 1) & sp->hmask) {
+		uint32_t k = sp->rslot[h] - 1;
+		uint32_t off = sp->rec_off[k];
+
+		if (sp->rec_off[k + 1] - off == n &&
+		    !memcmp(sp->rec_val + off, key, n * sizeof(*key)))
+			return k;
+	}
+	return PAP_SEL_OTHER;
+}
+
+/* The decode table: each path of interest runs through the plan and
+ * what it emits is indexed. */
+static int sel_records(struct pap_sel_plan *sp)
+{
+	struct pap_activation act;
+	struct pap_exec_sink sink = pap_activation_sink(&act);
+	size_t cap = 0, n = 0, len;
+	uint32_t k, i;
+	int err = PAP_OK;
+
+	pap_activation_init(&act);
+	sp->rec_off = malloc(((size_t)sp->npaths + 1) * sizeof(uint32_t));
+	sp->rslot = calloc((size_t)sp->hmask + 1, sizeof(uint32_t));
+	if (!sp->rec_off || !sp->rslot)
+		err = PAP_ENOMEM;
+	for (k = 0; k < sp->npaths && !err; k++) {
+		struct pap_exec_state st = { 0, 0 };
+		uint32_t h;
+
+		pap_activation_reset(&act);
+		for (i = sp->path_off[k]; i < sp->path_off[k + 1]; i++)
+			pap_exec_edge(sp->plan, &st,
+				      sp->to_plan[sp->path_edges[i]], &sink);
+		len = sel_record_key(&act, NULL);
+		while (!act.oom && n + len > cap)
+			if (pap_grow(&sp->rec_val, &cap, sizeof(uint64_t), 256))
+				break;
+		if (act.oom || n + len > cap || n + len > UINT32_MAX) {
+			err = PAP_ENOMEM;
+			break;
+		}
+		sp->rec_off[k] = (uint32_t)n;
+		sel_record_key(&act, sp->rec_val + n);
+		if (sel_record_find(sp, sp->rec_val + n, len) ==
+		    PAP_SEL_OTHER) {
+			h = (uint32_t)pap_fnv1a(sp->rec_val + n,
+						len * sizeof(uint64_t)) &
+			    sp->hmask;
+			while (sp->rslot[h])
+				h = (h + 1) & sp->hmask;
+			sp->rslot[h] = k + 1;
+		}
+		n += len;
+		sp->rec_off[k + 1] = (uint32_t)n;
+	}
+	pap_activation_free(&act);
+	return err;
+}
+
+int pap_sel_match(const struct pap_sel_plan *sp,
+		  const struct pap_activation *act, uint32_t *path)
+{
+	size_t n = sel_record_key(act, NULL);
+	uint64_t *key = malloc(n * sizeof(*key));
+
+	*path = PAP_SEL_OTHER;
+	if (!key)
+		return PAP_ENOMEM;
+	sel_record_key(act, key);
+	*path = sel_record_find(sp, key, n);
+	free(key);
+	return PAP_OK;
+}
+
 /* Which edges terminate, which check, and what it all costs. */
 static void sel_mark(struct pap_sel_plan *sp)
 {
@@ -459,6 +561,9 @@ void pap_sel_free(struct pap_sel_plan *sp)
 	free(sp->path_off);
 	free(sp->path_edges);
 	free(sp->hslot);
+	free(sp->rec_off);
+	free(sp->rec_val);
+	free(sp->rslot);
 	free(sp);
 }
 
@@ -554,6 +659,8 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 	rc = sel_tables(sp, paths, npaths);
 	if (!rc)
 		rc = sel_store_paths(sp, paths, npaths);
+	if (!rc)
+		rc = sel_records(sp);
 	if (rc)
 		goto fail;
 	snprintf(sp->note, sizeof(sp->note),

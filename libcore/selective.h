@@ -105,6 +105,12 @@ struct pap_sel_plan {
 	uint32_t *path_edges;
 	uint32_t *hslot;	/* open addressing: path number + 1, or 0 */
 	uint32_t hmask;
+	/* the decode table: what each path of interest records (records,
+	 * ids and each id, breakpoints and each site and r, final value)
+	 * at rec_val[rec_off[k]..[k+1]), indexed by rslot like hslot */
+	uint32_t *rec_off;
+	uint64_t *rec_val;
+	uint32_t *rslot;
 
 	/* what the instrumented code costs (CFG edges that can run) */
 	uint32_t nprobe_sites;	/* edges carrying operations */
@@ -175,6 +181,17 @@ int pap_sel_decode(const struct pap_sel_plan *sp,
  */
 uint64_t pap_sel_digit(const struct pap_plan *plan,
 		       const struct pap_exec_state *st, uint32_t pe);
+
+/*
+ * The path of interest whose run emits exactly what @act holds, from
+ * the decode table, without decoding: *@path gets its number or
+ * PAP_SEL_OTHER.  A path's emissions are a function of the path and
+ * decode back to it, so this agrees with pap_sel_decode() on every
+ * record an execution emits (it just cannot tell "other" from corrupt).
+ * PAP_ENOMEM or 0.
+ */
+int pap_sel_match(const struct pap_sel_plan *sp,
+		  const struct pap_activation *act, uint32_t *path);
 
 /* ---- reference execution (selexec.c) ---- */
 

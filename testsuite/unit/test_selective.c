@@ -215,6 +215,15 @@ static void check_walks(const struct pap_sel_plan *sp,
 		if (err)
 			fail_msg("%s: walk %zu: exec: %s", ctx, i,
 				 pap_strerror(err));
+		if (v.kind == PAP_SEL_INTEREST || v.kind == PAP_SEL_OTHERPATH) {
+			/* the decode table agrees with decoding */
+			uint32_t k;
+
+			assert_int_equal(pap_sel_match(sp, &act, &k), 0);
+			if (k != v.path)
+				fail_msg("%s: walk %zu: decoded %u, table %u",
+					 ctx, i, v.path, k);
+		}
 		if (want >= 0) {
 			if (v.kind != PAP_SEL_INTEREST ||
 			    v.path != (uint32_t)want)

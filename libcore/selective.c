@@ -508,6 +508,34 @@ int pap_sel_match(const struct pap_sel_plan *sp,
 	return PAP_OK;
 }
 
+/* FNV-1a steps over the 4 bytes of @v, least significant first. */
+static uint64_t sel_fnv_u32(uint64_t h, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t pap_sel_stamp(const struct pap_sel_plan *sp)
+{
+	char head[128];
+	int n = snprintf(head, sizeof(head), "sel %d %s %s %llu %u\n",
+			 PAP_SEL_FORMAT, pap_sel_strategy_name(sp->strategy),
+			 pap_mode_name(sp->plan->mode),
+			 (unsigned long long)sp->max_paths, sp->npaths);
+	uint64_t h = pap_fnv1a(head, (size_t)n);
+	uint32_t k, i;
+
+	for (k = 0; k < sp->npaths; k++) {
+		h = sel_fnv_u32(h, sp->path_off[k + 1] - sp->path_off[k]);
+		for (i = sp->path_off[k]; i < sp->path_off[k + 1]; i++)
+			h = sel_fnv_u32(h, sp->path_edges[i]);
+	}
+	return h;
+}
+
 /* Which edges terminate, which check, and what it all costs. */
 static void sel_mark(struct pap_sel_plan *sp)
 {
@@ -605,6 +633,7 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		return PAP_ENOMEM;
 	sp->strategy = s;
 	sp->cfg = cfg;
+	sp->max_paths = po.max_paths;
 	sp->to_plan = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
 	sp->interesting = calloc((size_t)cfg->nedges + 1, 1);
 	sp->term = calloc((size_t)cfg->nedges + 1, 1);

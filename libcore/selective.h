@@ -45,6 +45,10 @@
 extern "C" {
 #endif
 
+/* Raise whenever a selective plan's probes, checks or numbering of
+ * paths of interest change for the same input (pap_sel_stamp()). */
+#define PAP_SEL_FORMAT 1
+
 enum pap_sel_strategy {
 	PAP_SEL_SPP = 0,
 	PAP_SEL_PSP0,
@@ -86,6 +90,7 @@ struct pap_sel_plan {
 	const struct pap_cfg *cfg;	/* borrowed: must outlive the plan */
 	struct pap_cfg *sub;		/* the interesting subgraph, or NULL */
 	struct pap_plan *plan;		/* over sub, or over cfg */
+	uint64_t max_paths;		/* as asked (0: default) */
 
 	/* per CFG edge */
 	uint32_t *to_plan;	/* the plan's edge, or PAP_NONE */
@@ -181,6 +186,14 @@ int pap_sel_decode(const struct pap_sel_plan *sp,
  */
 uint64_t pap_sel_digit(const struct pap_plan *plan,
 		       const struct pap_exec_state *st, uint32_t pe);
+
+/*
+ * What the decoder needs to re-plan besides the graph: FNV-1a 64 of
+ * "sel FORMAT STRATEGY MODE MAX_PATHS NPATHS\n", then of each path in
+ * order its length and edges (4 bytes each, least significant first).  For the metadata checksum, so that records are
+ * never decoded under another selection (invariant 8).
+ */
+uint64_t pap_sel_stamp(const struct pap_sel_plan *sp);
 
 /*
  * The path of interest whose run emits exactly what @act holds, from

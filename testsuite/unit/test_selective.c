@@ -173,7 +173,7 @@ static int splice(struct tl_rng *g, const struct pap_cfg *cfg,
 
 struct tally {
 	unsigned long interest, interest_bps, other, term[4], splices_other;
-	unsigned long graphs, skipped;
+	unsigned long graphs, skipped, loops, irreducible;
 	unsigned long long probes_sel, probes_full;
 };
 
@@ -325,6 +325,14 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 			;
 	}
 	t->graphs++;
+	{
+		struct pap_loop_nest nest;
+
+		assert_int_equal(pap_loops_find(cfg, &nest), 0);
+		t->loops += nest.nloops > 0;
+		t->irreducible += !nest.reducible;
+		pap_loops_free(&nest);
+	}
 	for (s = 0; s < PAP_SEL_NSTRATEGIES; s++) {
 		const struct walkset *pi = &poi[s == PAP_SEL_SPP];
 		struct pap_sel_opts opts = { 0, 0 };
@@ -587,7 +595,8 @@ static void test_selective_spp_example(void **state)
  * 2) and T2 (the piece 1,3,4 is no piece of interest), and at the edge
  * 1->3 under T3.  Once around by 2 is a prefix of interest all the way
  * and ends as "other"; three times stops at the third back edge under
- * T1 only, since each piece is one of interest.
+ * T1 only, since each piece is one of interest.  The stamp changes with
+ * the strategy and the paths and their order.
  */
 static void test_selective_loop_checks(void **state)
 {
@@ -647,6 +656,30 @@ static void test_selective_loop_checks(void **state)
 					 v.at, want[s][w][0], want[s][w][1]);
 		}
 		pap_sel_free(sp);
+	}
+	/* the stamp follows the strategy and the paths, nothing else */
+	{
+		struct pap_sel_plan *a, *b, *c;
+		uint32_t st2[2][16];
+		const uint32_t *two[2] = { poi, by3 };
+		const size_t twon[2] = { 9, 6 };
+		const uint32_t *owt[2] = { by3, poi };
+		const size_t owtn[2] = { 6, 9 };
+
+		a = build_blocks(cfg, PAP_SEL_PSP2, pb, pn, 1, store);
+		b = build_blocks(cfg, PAP_SEL_PSP2, pb, pn, 1, st2);
+		c = build_blocks(cfg, PAP_SEL_PSP3, pb, pn, 1, st2);
+		assert_true(pap_sel_stamp(a) == pap_sel_stamp(b));
+		assert_true(pap_sel_stamp(a) != pap_sel_stamp(c));
+		pap_sel_free(b);
+		pap_sel_free(c);
+		b = build_blocks(cfg, PAP_SEL_PSP2, two, twon, 2, st2);
+		c = build_blocks(cfg, PAP_SEL_PSP2, owt, owtn, 2, st2);
+		assert_true(pap_sel_stamp(a) != pap_sel_stamp(b));
+		assert_true(pap_sel_stamp(b) != pap_sel_stamp(c));
+		pap_sel_free(a);
+		pap_sel_free(b);
+		pap_sel_free(c);
 	}
 	/* spp refuses the cyclic path, naming its back edge */
 	bad.edges = store[0];
@@ -766,12 +799,14 @@ static void test_selective_random(void **state)
 	memset(&t, 0, sizeof(t));
 	for (gi = 0; gi < ncfgs; gi++)
 		one_graph(seed, gi, &t);
-	print_message("selective: %lu graphs, %lu of interest (%lu with "
-		      "breakpoints), %lu other (%lu splices), terminated "
-		      "T1 %lu T2 %lu T3 %lu; spp probe sites %llu, full epp "
-		      "%llu\n", t.graphs, t.interest, t.interest_bps, t.other,
-		      t.splices_other, t.term[0], t.term[1], t.term[2],
-		      t.probes_sel, t.probes_full);
+	print_message("selective: %lu graphs (%lu with loops, %lu "
+		      "irreducible), %lu of interest (%lu with breakpoints), "
+		      "%lu other (%lu splices), terminated T1 %lu T2 %lu T3 "
+		      "%lu; spp probe sites %llu, full epp %llu\n", t.graphs,
+		      t.loops, t.irreducible, t.interest, t.interest_bps,
+		      t.other, t.splices_other, t.term[0], t.term[1],
+		      t.term[2], t.probes_sel, t.probes_full);
+	assert_true(t.loops > 0 && t.irreducible > 0);
 	assert_true(t.interest > 0 && t.interest_bps > 0);
 	assert_true(t.other > 0 && t.splices_other > 0);
 	assert_true(t.term[0] > 0 && t.term[1] > 0 && t.term[2] > 0);

@@ -34,6 +34,10 @@ int pap_sel_strategy_parse(const char *s, enum pap_sel_strategy *out)
 	return PAP_EINVAL;
 }
 
+static int sel_error(char *err, size_t errlen, int code, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
+
+/* Writes the message to @err and returns @code. */
 static int sel_error(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	va_list ap;

@@ -28,8 +28,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "meta.h"
 #include "selective.h"
 #include "testlib.h"
+#include "textfile.h"
 
 static unsigned long long env_ull(const char *name, unsigned long long def)
 {
@@ -292,26 +294,20 @@ static void full_counts(const struct pap_cfg *cfg, enum pap_mode mode,
 	pap_plan_free(plan);
 }
 
-static void one_graph(unsigned long long seed, unsigned long gi,
-		      struct tally *t)
+/* Every strategy on @cfg with paths of interest and walks drawn by @g;
+ * @label names the graph in failures, @gi picks the full mode. */
+static void check_cfg(struct tl_rng *gp, const struct pap_cfg *cfg,
+		      const char *label, unsigned long gi, struct tally *t)
 {
-	struct tl_rng g = { seed * 1000003 + gi };
-	struct tl_cfg_params prm;
-	struct pap_cfg *cfg;
+	struct tl_rng g = *gp;
 	struct walkset poi[2], ws = { 0 };
 	struct pap_sel_path *paths;
 	unsigned long *cnt_sel, *cnt_full;
 	unsigned *mult;
 	size_t nsplices = 0, i, n;
-	char ctx[128];
+	char ctx[256];
 	int s;
 
-	tl_random_params(&g, &prm);
-	if (prm.nblocks > 80)
-		prm.nblocks = 80;
-	prm.fan_in %= 40;
-	cfg = tl_random_cfg(&g, &prm);
-	assert_non_null(cfg);
 	memset(poi, 0, sizeof(poi));
 	/* poi[0]: any paths (PSP); poi[1]: acyclic ones (SPP); a few
 	 * splices of them, paths no walk took */
@@ -340,8 +336,8 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 		char err[256];
 		int rc;
 
-		snprintf(ctx, sizeof(ctx), "PAP_TEST_SEED=%llu graph %lu %s",
-			 seed, gi, pap_sel_strategy_name(s));
+		snprintf(ctx, sizeof(ctx), "%s %s", label,
+			 pap_sel_strategy_name(s));
 		if (!pi->n) {
 			t->skipped++;
 			continue;
@@ -388,14 +384,15 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 		if (rc)
 			fail_msg("%s: build: %s (%s)", ctx, pap_strerror(rc),
 				 err);
-		/* probes only on interesting edges (SPP's phase 3), none
-		 * past a termination */
+		/* probes only on interesting edges (SPP's phase 3) and the
+		 * abnormal ones that join them, none past a termination */
 		for (i = 0; i < cfg->nedges; i++) {
 			uint32_t nops;
 
 			pap_sel_ops(sp, (uint32_t)i, &nops);
 			if (nops && s != PAP_SEL_PSP0 && s != PAP_SEL_PSP1 &&
-			    !sp->interesting[i])
+			    !sp->interesting[i] &&
+			    cfg->edges[i].kind != PAP_EDGE_ABNORMAL)
 				fail_msg("%s: edge %zu: probes off the "
 					 "subgraph", ctx, i);
 			if (nops && sp->term[i])
@@ -434,6 +431,25 @@ static void one_graph(unsigned long long seed, unsigned long gi,
 	ws_free(&ws);
 	ws_free(&poi[0]);
 	ws_free(&poi[1]);
+}
+
+static void one_graph(unsigned long long seed, unsigned long gi,
+		      struct tally *t)
+{
+	struct tl_rng g = { seed * 1000003 + gi };
+	struct tl_cfg_params prm;
+	struct pap_cfg *cfg;
+	char label[64];
+
+	tl_random_params(&g, &prm);
+	if (prm.nblocks > 80)
+		prm.nblocks = 80;
+	prm.fan_in %= 40;
+	cfg = tl_random_cfg(&g, &prm);
+	assert_non_null(cfg);
+	snprintf(label, sizeof(label), "PAP_TEST_SEED=%llu graph %lu", seed,
+		 gi);
+	check_cfg(&g, cfg, label, gi, t);
 	pap_cfg_free(cfg);
 }
 
@@ -812,6 +828,60 @@ static void test_selective_random(void **state)
 	assert_true(t.term[0] > 0 && t.term[1] > 0 && t.term[2] > 0);
 }
 
+/*
+ * test_selective_meta: with PAP_SEL_META=FILE (a metadata file the
+ * plugin wrote), the same property on every function graph in it, 8
+ * draws of paths and walks each; skipped without it.  Real graphs bring
+ * abnormal edges, setjmp receivers and long switches.
+ */
+static void test_selective_meta(void **state)
+{
+	const char *file = getenv("PAP_SEL_META");
+	struct pap_meta m;
+	struct tally t;
+	char err[512], label[512];
+	char *text;
+	size_t f;
+	unsigned long r, skipped = 0;
+
+	(void)state;
+	if (!file || !*file)
+		skip();
+	text = pap_read_text_file(file, (size_t)1 << 30, err, sizeof(err));
+	if (!text)
+		fail_msg("%s", err);
+	pap_meta_init(&m);
+	if (pap_meta_parse(&m, text, file, err, sizeof(err)))
+		fail_msg("%s", err);
+	memset(&t, 0, sizeof(t));
+	for (f = 0; f < m.nfns; f++) {
+		struct pap_cfg *cfg = m.fns[f]->graph.cfg;
+		struct tl_rng g = { f + 1 };
+		uint32_t *w;
+		size_t len;
+
+		if (tl_random_walk(&g, cfg, 0, &w, &len)) {
+			skipped++;	/* no way out: nothing to walk */
+			continue;
+		}
+		free(w);
+		pap_cfg_estimate_weights(cfg);
+		for (r = 0; r < 8; r++) {
+			g.s = f * 8 + r;
+			snprintf(label, sizeof(label), "%s: %s draw %lu", file,
+				 m.fns[f]->name, r);
+			check_cfg(&g, cfg, label, r, &t);
+		}
+	}
+	print_message("selective on %s: %zu functions (%lu without a way "
+		      "out), %lu of interest (%lu with breakpoints), %lu "
+		      "other, terminated T1 %lu T2 %lu T3 %lu\n", file,
+		      m.nfns, skipped, t.interest, t.interest_bps, t.other,
+		      t.term[0], t.term[1], t.term[2]);
+	pap_meta_free(&m);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -820,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_selective_abnormal),
 		cmocka_unit_test(test_selective_bad_paths),
 		cmocka_unit_test(test_selective_random),
+		cmocka_unit_test(test_selective_meta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -525,8 +525,9 @@ static uint64_t sel_fnv_u32(uint64_t h, uint32_t v)
 uint64_t pap_sel_stamp(const struct pap_sel_plan *sp)
 {
 	char head[128];
-	int n = snprintf(head, sizeof(head), "sel %d %s %s %llu %u\n",
-			 PAP_SEL_FORMAT, pap_sel_strategy_name(sp->strategy),
+	int n = snprintf(head, sizeof(head), "sel %d plan %d %s %s %llu %u\n",
+			 PAP_SEL_FORMAT, PAP_PLAN_FORMAT,
+			 pap_sel_strategy_name(sp->strategy),
 			 pap_mode_name(sp->plan->mode),
 			 (unsigned long long)sp->max_paths, sp->npaths);
 	uint64_t h = pap_fnv1a(head, (size_t)n);

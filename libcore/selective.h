@@ -189,10 +189,10 @@ uint64_t pap_sel_digit(const struct pap_plan *plan,
 
 /*
  * What the decoder needs to re-plan besides the graph: FNV-1a 64 of
- * "sel FORMAT STRATEGY MODE MAX_PATHS NPATHS\n", then of each path in
- * order its length and edges (4 bytes each, least significant first).
- * For the metadata checksum, so that records are never decoded under
- * another selection (invariant 8).
+ * "sel FORMAT plan PLAN_FORMAT STRATEGY MODE MAX_PATHS NPATHS\n", then
+ * of each path in order its length and edges (4 bytes each, least
+ * significant first).  For the metadata checksum, so that records are
+ * never decoded under another selection (invariant 8).
  */
 uint64_t pap_sel_stamp(const struct pap_sel_plan *sp);
 

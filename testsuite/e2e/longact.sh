@@ -77,21 +77,22 @@ elif ! "$decode" --format=paths "$d/pap.prof" >"$d/decoded" 2>"$d/decode.err"; t
 	not_ok "timer: pap-decode failed"
 	diag "$d/decode.err"
 else
-	set -- $(awk -v h="$h" '
+	set -- $(awk -v h="$h" -v badf="$d/bad" '
 	     NR == FNR { k = $1; c = $2; $1 = $2 = ""; ref[k $0] += c
 		 total += c; next }
 	     { k = $1; c = $2; fn = $1; $1 = $2 = ""; got += c
 	       # main takes another path with the timer on
 	       if (fn == "main") next
 	       if (k $0 in ref && (fn != "work" || c <= ref[k $0]))
-		   { if (c > ref[k $0]) bad++ }
+		   { if (c > ref[k $0]) { bad++; print k, c, $0 > badf } }
 	       else if (fn == "on_prof" || fn == "work") handler += c
-	       else bad++ }
+	       else { bad++; print k, c, $0 > badf } }
 	     END { print bad + 0, got + 0, total + 2 * h, handler + 0 }' \
 	     "$tmp/pap-epp/traced" "$d/decoded")
 	lost=$(lost "$d/pap.prof")
 	if [ "$1" != 0 ]; then
 		not_ok "timer: $1 decoded paths that test 1 did not trace (or not as often)"
+		cut -c1-300 "$d/bad" | head -3 | sed 's/^/# /'
 	elif [ "$4" -gt $((2 * h)) ]; then
 		not_ok "timer: $4 handler activations decoded, $h handlers ran"
 	elif [ $(($2 + lost)) -ne "$3" ]; then

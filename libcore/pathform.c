@@ -85,6 +85,205 @@ size_t pap_rseq_at(const struct pap_rseq *s, uint64_t pos)
 	}
 }
 
+/* ---- reading position after position ---- */
+
+/*
+ * A link of a cursor's chain: the position it had at step @st in item
+ * @item, valid (still in the item, its copy not wrapped) up to step @ex.
+ */
+struct pap_rseq_link {
+	size_t item;
+	uint64_t pos0, st, ex;
+};
+
+void pap_rseq_cursor_init(struct pap_rseq_cursor *c,
+			  const struct pap_rseq *s)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->dir = -1;
+}
+
+void pap_rseq_cursor_free(struct pap_rseq_cursor *c)
+{
+	free(c->l);
+	free(c->hint);
+	free(c->seen);
+	pap_rseq_cursor_init(c, c->s);
+}
+
+static uint64_t link_pos(const struct pap_rseq_cursor *c,
+			 const struct pap_rseq_link *l)
+{
+	uint64_t k = c->step - l->st;
+
+	return c->dir > 0 ? l->pos0 + k : l->pos0 - k;
+}
+
+/* Steps item @it at offset @off can take in direction @dir unchanged. */
+static uint64_t link_room(const struct pap_rseq_item *it, uint64_t off,
+			  int dir)
+{
+	uint64_t in_item, in_copy;
+
+	if (!it->dist)
+		return 0;
+	if (dir < 0)
+		return off % it->dist;
+	in_item = it->len - 1 - off;
+	in_copy = it->dist - 1 - off % it->dist;
+	return in_item < in_copy ? in_item : in_copy;
+}
+
+/* The item holding @pos, tried first at the one last seen at @depth. */
+static size_t cursor_find(struct pap_rseq_cursor *c, size_t depth,
+			  uint64_t pos)
+{
+	const struct pap_rseq *s = c->s;
+	size_t h;
+
+	if (depth < c->caphint) {
+		h = c->hint[depth];
+		if (h < s->n && s->it[h].pos <= pos &&
+		    pos - s->it[h].pos < s->it[h].len)
+			return h;
+		if (h > 0 && h - 1 < s->n && s->it[h - 1].pos <= pos &&
+		    pos - s->it[h - 1].pos < s->it[h - 1].len)
+			return h - 1;
+		if (h + 1 < s->n && s->it[h + 1].pos <= pos &&
+		    pos - s->it[h + 1].pos < s->it[h + 1].len)
+			return h + 1;
+	}
+	return rseq_find(s, pos);
+}
+
+/* Positions lately followed to their symbol: a stretch read through a
+ * short repeat comes back to the same few positions of its source. */
+#define CURSOR_CACHE 4096
+
+struct pap_rseq_seen {
+	uint64_t pos1;		/* position + 1; 0: empty */
+	size_t item;
+};
+
+static void link_push(struct pap_rseq_cursor *c, size_t k, uint64_t pos,
+		      uint64_t room)
+{
+	struct pap_rseq_link *l = &c->l[c->depth];
+
+	l->item = k;
+	l->pos0 = pos;
+	l->st = c->step;
+	l->ex = c->step + room;
+	if (c->depth && l->ex > l[-1].ex)
+		l->ex = l[-1].ex;
+	c->depth++;
+}
+
+/* Links from @pos down to its symbol, below the chain's current end. */
+static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
+{
+	size_t top = c->depth, i, k;
+	struct pap_rseq_seen *seen;
+
+	if (!c->seen) {
+		c->seen = calloc(CURSOR_CACHE, sizeof(*c->seen));
+		if (!c->seen)
+			return PAP_ENOMEM;
+	}
+	for (;;) {
+		const struct pap_rseq_item *it;
+		uint64_t off;
+
+		if (c->depth == c->cap &&
+		    pap_grow(&c->l, &c->cap, sizeof(*c->l), 16))
+			return PAP_ENOMEM;
+		seen = &c->seen[pos % CURSOR_CACHE];
+		if (seen->pos1 == pos + 1) {
+			/* a symbol link: its position is never read */
+			link_push(c, seen->item, pos, 0);
+			break;
+		}
+		if (c->depth >= c->caphint) {
+			size_t old = c->caphint;
+
+			if (pap_grow(&c->hint, &c->caphint, sizeof(*c->hint),
+				     16))
+				return PAP_ENOMEM;
+			while (old < c->caphint)
+				c->hint[old++] = SIZE_MAX;
+		}
+		k = cursor_find(c, c->depth, pos);
+		c->hint[c->depth] = k;
+		it = &c->s->it[k];
+		off = pos - it->pos;
+		link_push(c, k, pos, link_room(it, off, c->dir));
+		if (!it->dist)
+			break;
+		pos = it->pos - it->dist + off % it->dist;
+	}
+	k = c->l[c->depth - 1].item;
+	for (i = top; i < c->depth; i++) {
+		uint64_t p = link_pos(c, &c->l[i]);
+
+		c->seen[p % CURSOR_CACHE] = (struct pap_rseq_seen){ p + 1, k };
+	}
+	return PAP_OK;
+}
+
+/* The chain's links anew for stepping in direction @dir. */
+static void cursor_turn(struct pap_rseq_cursor *c, int dir)
+{
+	size_t i;
+
+	for (i = 0; i < c->depth; i++) {
+		struct pap_rseq_link *l = &c->l[i];
+		const struct pap_rseq_item *it = &c->s->it[l->item];
+
+		l->pos0 = link_pos(c, l);
+		l->st = c->step;
+		l->ex = c->step + link_room(it, l->pos0 - it->pos, dir);
+		if (i && l->ex > l[-1].ex)
+			l->ex = l[-1].ex;
+	}
+	c->dir = dir;
+}
+
+size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos)
+{
+	const struct pap_rseq_link *l;
+	const struct pap_rseq_item *it;
+	uint64_t p;
+
+	if (c->valid && pos == c->pos)
+		return c->l[c->depth - 1].item;
+	if (c->valid && (pos == c->pos + 1 || pos + 1 == c->pos)) {
+		int dir = pos > c->pos ? 1 : -1;
+
+		if (dir != c->dir)
+			cursor_turn(c, dir);
+		c->step++;
+		while (c->depth && c->l[c->depth - 1].ex < c->step)
+			c->depth--;
+	} else {
+		c->depth = 0;
+	}
+	c->valid = 0;
+	if (!c->depth) {
+		p = pos;
+	} else {
+		l = &c->l[c->depth - 1];
+		it = &c->s->it[l->item];
+		p = link_pos(c, l);
+		p = it->pos - it->dist + (p - it->pos) % it->dist;
+	}
+	if (cursor_descend(c, p))
+		return SIZE_MAX;
+	c->pos = pos;
+	c->valid = 1;
+	return c->l[c->depth - 1].item;
+}
+
 /* Weight events: every element before t gets delta more (mod 2^64). */
 struct wevent {
 	uint64_t t, delta;
@@ -360,12 +559,19 @@ struct builder {
 	struct pap_pieces *pc;
 	const struct pap_breakpoint *bps;
 	struct pap_rseq bq;	/* breakpoint positions -> packed index */
+	struct pap_rseq_cursor at;	/* reading bq */
 	struct pap_path scratch;
 };
 
+/* The breakpoint at position @pos; read through the cursor, which falls
+ * back on pap_rseq_at() only when it has no memory for its chain. */
 static const struct pap_breakpoint *bp_at(struct builder *b, uint64_t pos)
 {
-	return &b->bps[pap_rseq_get(&b->bq, pos)];
+	size_t k = pap_rseq_cursor_at(&b->at, pos);
+
+	if (k == SIZE_MAX)
+		k = pap_rseq_at(&b->bq, pos);
+	return &b->bps[b->bq.it[k].sym];
 }
 
 /* The PAP segment (node, stop, r), decoded once. */
@@ -504,6 +710,19 @@ struct frag {
 	size_t first, n;	/* in the ops */
 };
 
+/*
+ * A repeat written as a copy of the pieces d before it before the pieces
+ * it copies are known: it holds when the fold edge the copied range is
+ * entered at from its right, met once decoding gets there, is the one
+ * the repeat was entered at.
+ */
+struct copy_check {
+	uint64_t src_end;	/* the copied range ends here */
+	uint64_t p, len;	/* the repeat's positions */
+	uint32_t end;		/* the fold edge it was entered at */
+	size_t frag;		/* its fragment: one copy */
+};
+
 struct epp_out {
 	struct pap_rseq_item *ops;	/* pos unused */
 	size_t nops, capops;
@@ -513,6 +732,10 @@ struct epp_out {
 	size_t captmp;
 	uint32_t *states;	/* fold edge before each period */
 	size_t capstates;
+	struct copy_check *checks;	/* a max-heap on src_end */
+	size_t nchecks, capchecks;
+	struct copy_check *failed;	/* copies to write out piece by piece */
+	size_t nfailed, capfailed;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -567,6 +790,135 @@ static int tmp_put(struct epp_out *o, size_t at, uint64_t idx)
 	return err;
 }
 
+/* epp_copy(): the repeat is no copy; decode it period by period */
+#define EPP_NO_COPY 1
+
+static int check_push(struct copy_check **h, size_t *n, size_t *cap,
+		      struct copy_check c)
+{
+	size_t i;
+
+	if (*n == *cap && pap_grow(h, cap, sizeof(**h), 16))
+		return PAP_ENOMEM;
+	i = (*n)++;
+	while (i && (*h)[(i - 1) / 2].src_end < c.src_end) {
+		(*h)[i] = (*h)[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	(*h)[i] = c;
+	return PAP_OK;
+}
+
+static struct copy_check check_pop(struct epp_out *o)
+{
+	struct copy_check top = o->checks[0], last = o->checks[--o->nchecks];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= o->nchecks)
+			break;
+		if (c + 1 < o->nchecks &&
+		    o->checks[c + 1].src_end > o->checks[c].src_end)
+			c++;
+		if (o->checks[c].src_end <= last.src_end)
+			break;
+		o->checks[i] = o->checks[c];
+		i = c;
+	}
+	if (o->nchecks)
+		o->checks[i] = last;
+	return top;
+}
+
+static int check_fail(struct epp_out *o, struct copy_check c)
+{
+	return check_push(&o->failed, &o->nfailed, &o->capfailed, c);
+}
+
+/*
+ * epp_piece_at() for position @j entered at *@end, settling first the
+ * copies whose copied range ends right after j (they hold when *@end is
+ * what they were entered at) or ended before (decoding passed them by
+ * without reading them: they are written out piece by piece instead).
+ */
+static int epp_at(struct builder *b, struct epp_out *o, uint64_t j,
+		  uint32_t *end, uint64_t *idx)
+{
+	int err;
+
+	while (o->nchecks && o->checks[0].src_end > j) {
+		struct copy_check c = check_pop(o);
+
+		if ((c.src_end != j + 1 || c.end != *end) &&
+		    (err = check_fail(o, c)))
+			return err;
+	}
+	return epp_piece_at(b, j, 0, 0, end, idx);
+}
+
+/*
+ * The repeat (@d, @len) at @p: its last min(len, d) positions decoded
+ * from the right, keeping nothing but the fold edges.  When len >= d and
+ * the edge d positions in is the one it was entered at, every period is
+ * decoded as the one after it, the copied range before it included: the
+ * repeat is one copy of distance d.  When len <= d, the copy is written
+
+
+ */
+static int epp_copy(struct builder *b, struct epp_out *o, uint64_t p,
+		    uint64_t d, uint64_t len, uint32_t *end)
+{
+	uint64_t x, idx, q = len / d, stop = len > d ? p + len - d : p;
+	uint32_t in = *end, aligned = *end;
+	struct copy_check c;
+	int err;
+
+	for (x = p + len; x-- > stop;) {
+		if ((err = epp_at(b, o, x, end, &idx)))
+			return err;
+		if (x == p + q * d)
+			aligned = *end;
+	}
+	if (len >= d && *end != in) {
+		*end = in;
+		return EPP_NO_COPY;
+	}
+	if ((err = frag_start(o)) || (err = op_put(o, d, len, 0)))
+		return err;
+	frag_end(o);
+	c = (struct copy_check){ p + len - d, p, len, in, o->nfrags - 1 };
+	if (len >= d) {
+		*end = aligned;
+		return PAP_OK;
+	}
+	return check_push(&o->checks, &o->nchecks, &o->capchecks, c);
+}
+
+/* A copy that did not hold, written out piece by piece. */
+static int epp_uncopy(struct builder *b, struct epp_out *o,
+		      const struct copy_check *c)
+{
+	uint32_t end = c->end;
+	uint64_t x, k, idx;
+	int err;
+
+	if ((err = tmp_put(o, c->len - 1, 0)))
+		return err;
+	for (x = c->p + c->len, k = 0; x-- > c->p; k++)
+		if ((err = epp_piece_at(b, x, 0, 0, &end, &idx)))
+			return err;
+		else
+			o->tmp[k] = idx;
+	o->frags[c->frag].first = o->nops;
+	for (k = c->len; k-- > 0;)
+		if ((err = op_put(o, 0, 1, o->tmp[k])))
+			return err;
+	o->frags[c->frag].n = c->len;
+	return PAP_OK;
+}
+
 /*
  * The repeat of @len breakpoints at distance @d at position @p: decoded
  * from its end, a period at a time, until the fold edge carried into a
@@ -580,8 +932,11 @@ static int epp_repeat(struct builder *b, struct epp_out *o, uint64_t p,
 	uint64_t cyc = UINT64_MAX, c, cd, idx, s;
 	int err;
 
+	err = epp_copy(b, o, p, d, len, end);
+	if (err != EPP_NO_COPY)
+		return err;
 	for (x = p + len; x-- > p + q * d; nt++)
-		if ((err = epp_piece_at(b, x, 0, 0, end, &idx)) ||
+		if ((err = epp_at(b, o, x, end, &idx)) ||
 		    (err = tmp_put(o, nt, idx)))
 			return err;
 	while (m < q) {
@@ -596,7 +951,7 @@ static int epp_repeat(struct builder *b, struct epp_out *o, uint64_t p,
 			return err;
 		o->states[m] = *end;
 		for (x = p + (q - m) * d; x-- > p + (q - m - 1) * d; nt++)
-			if ((err = epp_piece_at(b, x, 0, 0, end, &idx)) ||
+			if ((err = epp_at(b, o, x, end, &idx)) ||
 			    (err = tmp_put(o, nt, idx)))
 				return err;
 		m++;
@@ -648,7 +1003,7 @@ static int build_epp(struct builder *b, const struct pap_breakpoint *bps,
 	for (i = n; i-- > 0 && !err;) {
 		if (!pap_bp_is_repeat(&bps[i])) {
 			pos--;
-			err = epp_piece_at(b, pos, 0, 0, &end, &idx);
+			err = epp_at(b, &o, pos, &end, &idx);
 			if (!err && !(err = frag_start(&o)) &&
 			    !(err = op_put(&o, 0, 1, idx)))
 				frag_end(&o);
@@ -658,6 +1013,11 @@ static int build_epp(struct builder *b, const struct pap_breakpoint *bps,
 		err = epp_repeat(b, &o, pos, bps[i].r >> 32,
 				 (uint32_t)bps[i].r, &end);
 	}
+	/* copies whose copied range was never read */
+	while (!err && o.nchecks)
+		err = check_fail(&o, check_pop(&o));
+	for (i = 0; i < o.nfailed && !err; i++)
+		err = epp_uncopy(b, &o, &o.failed[i]);
 	for (i = o.nfrags; i-- > 0 && !err;)
 		for (k = 0; k < o.frags[i].n && !err; k++) {
 			const struct pap_rseq_item *op =
@@ -670,6 +1030,8 @@ static int build_epp(struct builder *b, const struct pap_breakpoint *bps,
 	free(o.frags);
 	free(o.tmp);
 	free(o.states);
+	free(o.checks);
+	free(o.failed);
 	return err;
 }
 
@@ -677,7 +1039,7 @@ int pap_pathform_build(const struct pap_plan *plan, struct pap_memo *memo,
 		       struct pap_pieces *pc, const struct pap_breakpoint *bps,
 		       size_t n, uint64_t final, struct pap_rseq *out)
 {
-	struct builder b = { plan, memo, pc, bps, { 0 }, { 0 } };
+	struct builder b = { plan, memo, pc, bps, { 0 }, { 0 }, { 0 } };
 	uint64_t total = n ? pap_bpack_length(bps, n, UINT64_MAX) : 0;
 	size_t i;
 	int err = PAP_OK;
@@ -689,6 +1051,7 @@ int pap_pathform_build(const struct pap_plan *plan, struct pap_memo *memo,
 	if (n && !total)
 		return PAP_ECORRUPT;
 	pap_rseq_init(&b.bq);
+	pap_rseq_cursor_init(&b.at, &b.bq);
 	pap_path_init(&b.scratch);
 	for (i = 0; i < n && !err; i++)
 		err = pap_bp_is_repeat(&bps[i]) ?
@@ -700,6 +1063,7 @@ int pap_pathform_build(const struct pap_plan *plan, struct pap_memo *memo,
 			build_pap(&b, bps, n, final, out) :
 			build_epp(&b, bps, n, total, final, out);
 	pap_rseq_free(&b.bq);
+	pap_rseq_cursor_free(&b.at);
 	pap_path_free(&b.scratch);
 	if (err) {
 		out->n = 0;

@@ -62,6 +62,39 @@ static inline uint64_t pap_rseq_get(const struct pap_rseq *s, uint64_t pos)
 }
 
 /*
+ * A cursor reading a sequence with repeats one position after another,
+ * in either direction.  It keeps the chain of repeats a position is
+ * followed back through, each link with the number of steps it stays
+ * valid, so that a step re-resolves only the links that leave their item
+ * or wrap around their distance: reading a stretch costs about the item
+ * boundaries crossed at every depth, not the chain's depth per position.
+ * Any other position is found afresh as pap_rseq_at() finds it.
+ */
+struct pap_rseq_link;
+struct pap_rseq_seen;
+
+struct pap_rseq_cursor {
+	const struct pap_rseq *s;
+	struct pap_rseq_link *l;	/* the chain, outermost first */
+	size_t depth, cap;
+	size_t *hint;			/* per depth: the item last there */
+	size_t caphint;
+	struct pap_rseq_seen *seen;	/* positions lately resolved */
+	uint64_t pos, step;
+	int dir;			/* of the last step: 1 or -1 */
+	int valid;
+};
+
+void pap_rseq_cursor_init(struct pap_rseq_cursor *c,
+			  const struct pap_rseq *s);
+void pap_rseq_cursor_free(struct pap_rseq_cursor *c);
+/*
+ * The index of the symbol item that element @pos (< s->len) is a copy
+ * of, as pap_rseq_at() returns it; SIZE_MAX when memory runs out.
+ */
+size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos);
+
+/*
  * Into @w[i] for each symbol item i (repeat items get 0): how many
  * elements of the expanded sequence are copies of it, so that the
  * expanded sequence holds symbol x exactly the sum of w[i] over the items

@@ -747,10 +747,78 @@ static void test_rseq_weights(void **state)
 	}
 }
 
+/*
+ * test_rseq_cursor: reading positions one after another through a cursor,
+ * in runs back and forth with jumps between, names the item that the
+ * expansion (built forward, copy by copy) puts at each position.
+ */
+static void test_rseq_cursor(void **state)
+{
+	struct tl_rng g = { 7 };
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2000; round++) {
+		struct pap_rseq s;
+		struct pap_rseq_cursor c;
+		size_t *flat, k, cap = 0, step;
+		uint64_t i, pos, limit = 1 + tl_below(&g, round < 1000 ?
+							300 : 20000);
+
+		pap_rseq_init(&s);
+		while (s.len < limit) {
+			if (s.len && tl_below(&g, 3)) {
+				/* short and long distances, nested copies */
+				uint64_t d = 1 + (tl_below(&g, 2) ?
+					tl_below(&g, s.len < 8 ? s.len : 8) :
+					tl_below(&g, s.len));
+
+				assert_int_equal(pap_rseq_repeat(&s, d,
+					1 + tl_below(&g, 3 * d)), 0);
+			} else {
+				assert_int_equal(pap_rseq_sym(&s,
+					tl_below(&g, 5)), 0);
+			}
+		}
+		flat = calloc(s.len, sizeof(*flat));
+		assert_non_null(flat);
+		for (k = 0; k < s.n; k++)
+			for (i = 0; i < s.it[k].len; i++) {
+				uint64_t at = s.it[k].pos + i;
+
+				flat[at] = s.it[k].dist ?
+					flat[at - s.it[k].dist] : k;
+				cap++;
+			}
+		assert_int_equal(cap, s.len);
+		pap_rseq_cursor_init(&c, &s);
+		pos = tl_below(&g, s.len);
+		for (step = 0; step < 4 * s.len + 10; step++) {
+			uint64_t r = tl_below(&g, 100);
+
+			if (r < 2)
+				pos = tl_below(&g, s.len);	/* a jump */
+			else if (r < 60 && pos > 0)
+				pos--;
+			else if (r < 98 && pos + 1 < s.len)
+				pos++;
+			assert_int_equal(pap_rseq_cursor_at(&c, pos),
+					 flat[pos]);
+		}
+		/* a whole pass from the end back, as the decoder reads */
+		for (i = s.len; i-- > 0;)
+			assert_int_equal(pap_rseq_cursor_at(&c, i), flat[i]);
+		pap_rseq_cursor_free(&c);
+		free(flat);
+		pap_rseq_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rseq_weights),
+		cmocka_unit_test(test_rseq_cursor),
 		cmocka_unit_test(test_pathform_walks),
 		cmocka_unit_test(test_pathform_long_body),
 	};

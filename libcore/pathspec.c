@@ -502,7 +502,8 @@ static uint64_t hash_more(uint64_t h, const void *v, size_t n)
 }
 
 /* A path's key: resolved, its function (name, source file) and blocks;
- * else its kind, name, qualifier and blocks or lines as written. */
+ * else its kind, name, qualifier, checksum and blocks or lines as
+ * written. */
 static uint64_t spec_hash(const struct pap_spec_path *p)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -510,6 +511,8 @@ static uint64_t spec_hash(const struct pap_spec_path *p)
 	const char *f = r ? p->fn_file : p->qual ? p->qual : "";
 
 	h = hash_more(h, &r, sizeof(r));
+	if (!r && p->has_checksum)
+		h = hash_more(h, &p->checksum, sizeof(p->checksum));
 	h = hash_more(h, p->name, strlen(p->name) + 1);
 	h = hash_more(h, f, strlen(f) + 1);
 	if (r || p->kind == PAP_SPEC_BLOCKS)
@@ -533,7 +536,9 @@ static int spec_same(const struct pap_spec_path *a,
 		       a->nblocks == b->nblocks &&
 		       !memcmp(a->blocks, b->blocks,
 			       a->nblocks * sizeof(*a->blocks));
-	if (a->kind != b->kind || !str_eq(a->qual, b->qual))
+	if (a->kind != b->kind || !str_eq(a->qual, b->qual) ||
+	    a->has_checksum != b->has_checksum ||
+	    (a->has_checksum && a->checksum != b->checksum))
 		return 0;
 	if (a->kind == PAP_SPEC_LINES)
 		return a->nlines == b->nlines &&

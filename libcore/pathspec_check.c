@@ -397,6 +397,39 @@ static int say_ambiguous(struct pap_spec *s, struct pap_spec_path *p,
 }
 
 /*
+ * Of the useful states Kahn's order left (a->deg[i] > 0), keeps marked
+ * only those on a cycle and between cycles: the others lead to no state
+ * left, and are peeled off from the end.
+ */
+static void lines_cycle(const struct lsearch *ls, struct lanswer *a)
+{
+	size_t *out = a->queue, i, j, head = 0, tail = 0;
+
+	/* a->queue is free now: per state, steps to states left; the
+	 * states to peel are queued in a->count, no longer needed */
+	for (i = 0; i < ls->n; i++)
+		out[i] = 0;
+	for (j = 0; j < ls->ne; j++)
+		if (a->useful[ls->esrc[j]] && a->deg[ls->esrc[j]] &&
+		    a->useful[ls->edst[j]] && a->deg[ls->edst[j]])
+			out[ls->esrc[j]]++;
+	for (i = 0; i < ls->n; i++)
+		if (a->useful[i] && a->deg[i] && !out[i])
+			a->count[tail++] = i;
+	while (head < tail) {
+		size_t v = (size_t)a->count[head++];
+
+		a->deg[v] = 0;
+		for (j = a->in_off[v]; j < a->in_off[v + 1]; j++) {
+			size_t u = ls->esrc[a->in[j]];
+
+			if (a->useful[u] && a->deg[u] && !--out[u])
+				a->count[tail++] = u;
+		}
+	}
+}
+
+/*
  * The answer from the reachable states: the states that lead to the end,
  * then those in topological order counting the paths to each (to 2); the
  * one path into p->index and p->blocks, or an error saying why there is
@@ -477,6 +510,9 @@ static int lines_answer(struct pap_spec *s, struct pap_spec_path *p,
 		char msg[256];
 		size_t len = 0;
 
+		/* the states left are on a cycle or after one: peel those
+		 * after, which lead to no state left */
+		lines_cycle(ls, &a);
 		msg[0] = 0;
 		for (i = 2; i < n; i++)
 			if (a.useful[i] && a.deg[i])

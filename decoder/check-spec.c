@@ -136,8 +136,7 @@ static int check_one(struct pap_spec *s, size_t i, struct pap_meta *m)
 		f = other;
 	if (!f)
 		return PAP_ECORRUPT;
-	r = pap_spec_fn_init(&fn, f->name, f->file, f->checksum, &f->graph,
-			     f->lines);
+	r = pap_spec_fn_from_meta(&fn, f);
 	if (r == PAP_EINVAL)
 		return pap_spec_error(s, &s->paths[i], "%s: the metadata's "
 				      "block names are not bN", f->name);

@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "cfgtext.h"
+#include "meta.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,6 +147,16 @@ int pap_spec_fn_init(struct pap_spec_fn *fn, const char *name,
 		     const char *file, uint64_t checksum,
 		     const struct pap_cfgtext *g, uint32_t *const *lines);
 void pap_spec_fn_free(struct pap_spec_fn *fn);
+/*
+ * @fn for metadata function @m, its graph and line table: what
+ * pap-decode check-spec checks against.  The plugin, which has its
+ * function's graph and lines as metadata text before it writes them, gets
+ * the same by reading its own entry back (pap_meta_format_fn() after
+ * PAP_META_HEADER, then pap_meta_parse()), so that it resolves a path by
+ * lines exactly as check-spec does.  As pap_spec_fn_init().
+ */
+int pap_spec_fn_from_meta(struct pap_spec_fn *fn,
+			  const struct pap_meta_fn *m);
 
 /*
  * Checks path @i of @s against the function @fn it names: the checksum

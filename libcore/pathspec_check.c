@@ -44,6 +44,13 @@ bad:
 	return PAP_EINVAL;
 }
 
+int pap_spec_fn_from_meta(struct pap_spec_fn *fn,
+			  const struct pap_meta_fn *m)
+{
+	return pap_spec_fn_init(fn, m->name, m->file, m->checksum, &m->graph,
+				m->lines);
+}
+
 void pap_spec_fn_free(struct pap_spec_fn *fn)
 {
 	free(fn->number);

@@ -25,6 +25,8 @@ static void spec_path_free(struct pap_spec_path *p)
 	free(p->lines);
 	free(p->index);
 	free(p->fn_file);
+	free(p->given);
+	free(p->given_lines);
 }
 
 void pap_spec_free(struct pap_spec *s)
@@ -232,22 +234,61 @@ static int spec_path_v1(struct spec_lexer *lx, struct pap_spec_path *p)
 	return PAP_OK;
 }
 
+/* A block's "[LINE,...]" at lx->p into @p's given lines; its offset + 1
+ * there in *@id. */
+static int spec_given(struct spec_lexer *lx, struct pap_spec_path *p,
+		      uint32_t block, size_t *cap, uint32_t *id)
+{
+	const char *b = lx->p;
+	size_t at = p->ngiven_lines;
+	int r;
+
+	if ((r = push_u32(&p->given_lines, &p->ngiven_lines, cap, 0)))
+		return r;
+	do {
+		const char *d = ++lx->p;
+		uint64_t l;
+
+		while (lx->p < lx->end && is_digit(*lx->p))
+			lx->p++;
+		if (lx->p == d || lx->p == lx->end ||
+		    (*lx->p != ',' && *lx->p != ']'))
+			return spec_error(lx, "bad source lines '%.*s' after "
+					  "block %u (want [LINE,...])",
+					  SHOW((size_t)(lx->end - b)), b,
+					  block);
+		if ((r = spec_value(lx, d, (size_t)(lx->p - d), 10, 0,
+				    UINT32_MAX, "source line", &l)) ||
+		    (r = push_u32(&p->given_lines, &p->ngiven_lines, cap,
+				  (uint32_t)l)))
+			return r;
+		p->given_lines[at]++;
+	} while (*lx->p == ',');
+	lx->p++;
+	if (p->ngiven_lines > UINT32_MAX)
+		return spec_error(lx, "too many source lines in brackets");
+	*id = (uint32_t)at + 1;
+	return PAP_OK;
+}
+
 /*
  * A sequence of @what ("block" or "line") items up to the line's end,
- * each "( ... )^N" expanded, into @out/@n: numbers, with @brackets a
- * block's "[LINE,...]" after its number (read and dropped).  Every
- * malformed item is an error naming it.
+ * each "( ... )^N" expanded, into @out/@n: numbers, and with @bp (a
+ * "path") a block's "[LINE,...]" after its number, kept in bp->given and
+ * bp->given_lines.  Every malformed item is an error naming it.
  */
-static int spec_seq(struct spec_lexer *lx, const char *what, int brackets,
-		    uint32_t **out, size_t *n)
+static int spec_seq(struct spec_lexer *lx, const char *what,
+		    struct pap_spec_path *bp, uint32_t **out, size_t *n)
 {
 	size_t cap = 0, *open = NULL, nopen = 0, capopen = 0;
+	size_t ng = 0, gcap = 0, lcap = 0, nbr = 0;
 	int r = PAP_OK;
 
 	*n = 0;
 	for (;;) {
 		const char *w;
 		uint64_t v, reps, len, k;
+		uint32_t id = 0;
 		size_t start;
 
 		while (lx->p < lx->end && is_space(*lx->p))
@@ -263,27 +304,16 @@ static int spec_seq(struct spec_lexer *lx, const char *what, int brackets,
 			if (r)
 				break;
 			if (lx->p < lx->end && *lx->p == '[') {
-				const char *b = lx->p;
-
-				if (!brackets) {
+				if (!bp) {
 					r = spec_error(lx, "unexpected '[' after "
 						       "%s %llu", what,
 						       (unsigned long long)v);
 					break;
 				}
-				lx->p++;
-				while (lx->p < lx->end &&
-				       (is_digit(*lx->p) || *lx->p == ','))
-					lx->p++;
-				if (lx->p == lx->end || *lx->p != ']') {
-					r = spec_error(lx, "bad source lines "
-						       "'%.*s' after block %llu "
-						       "(want [LINE,...])",
-						       SHOW((size_t)(lx->end - b)),
-						       b, (unsigned long long)v);
+				if ((r = spec_given(lx, bp, (uint32_t)v, &lcap,
+						    &id)))
 					break;
-				}
-				lx->p++;
+				nbr++;
 			}
 			if (lx->p < lx->end && !is_space(*lx->p) &&
 			    *lx->p != ')' && *lx->p != '(') {
@@ -297,7 +327,8 @@ static int spec_seq(struct spec_lexer *lx, const char *what, int brackets,
 					       PAP_SPEC_MAX_LEN, what);
 				break;
 			}
-			if ((r = push_u32(out, n, &cap, (uint32_t)v)))
+			if ((r = push_u32(out, n, &cap, (uint32_t)v)) ||
+			    (bp && (r = push_u32(&bp->given, &ng, &gcap, id))))
 				break;
 			continue;
 		}
@@ -356,9 +387,14 @@ static int spec_seq(struct spec_lexer *lx, const char *what, int brackets,
 			for (k = 1; !r && k < reps; k++) {
 				size_t j;
 
-				for (j = 0; !r && j < len; j++)
+				for (j = 0; !r && j < len; j++) {
 					r = push_u32(out, n, &cap,
 						     (*out)[start + j]);
+					if (!r && bp)
+						r = push_u32(&bp->given, &ng,
+							     &gcap, bp->given
+							     [start + j]);
+				}
 			}
 			if (r)
 				break;
@@ -377,6 +413,10 @@ static int spec_seq(struct spec_lexer *lx, const char *what, int brackets,
 		r = spec_error(lx, "'(' not closed by ')^N'");
 	if (!r && !*n)
 		r = spec_error(lx, "a path of no %ss", what);
+	if (bp && !nbr) {
+		free(bp->given);
+		bp->given = NULL;
+	}
 	free(open);
 	return r;
 }
@@ -453,8 +493,8 @@ static int spec_path_v2(struct spec_lexer *lx, struct pap_spec_path *p)
 	if ((r = spec_name(lx, p)) || (r = spec_fields(lx, p)))
 		return r;
 	if (p->kind == PAP_SPEC_LINES)
-		return spec_seq(lx, "line", 0, &p->lines, &p->nlines);
-	return spec_seq(lx, "block", 1, &p->blocks, &p->nblocks);
+		return spec_seq(lx, "line", NULL, &p->lines, &p->nlines);
+	return spec_seq(lx, "block", p, &p->blocks, &p->nblocks);
 }
 
 /* The version line: PAP_OK with *@major and *@minor, or an error. */

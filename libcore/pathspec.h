@@ -10,7 +10,8 @@
  *   lines [FILE:]ASMNAME [checksum=HEX] LINE...
  *   # a comment, from '#' to the end of the line
  * BLOCK... is a whole path as the reports print it: block numbers, each
- * with or without its source lines ("6[10,11]"), and "( ... )^N" for N
+ * with or without its source lines ("6[10,11]", which must then be the
+ * block's), and "( ... )^N" for N
  * times what the parentheses hold (nested as deep as wanted), so a path
  * pasted from the text report is read as it stands.  LINE... names the
  * path by its source lines instead: every block path whose lines, as the
@@ -71,6 +72,11 @@ struct pap_spec_path {
 				 * repeats expanded; a LINE... path gets them
 				 * from pap_spec_check() */
 	size_t nblocks;
+	uint32_t *given;	/* per block: 0, or 1 + where given_lines
+				 * holds the lines written in its brackets;
+				 * NULL: no brackets */
+	uint32_t *given_lines;	/* each: their number, then the lines */
+	size_t ngiven_lines;
 	uint32_t *lines;	/* a LINE... path: its lines, expanded */
 	size_t nlines;
 	uint32_t *index;	/* after pap_spec_check(): the graph's block
@@ -161,7 +167,7 @@ int pap_spec_fn_from_meta(struct pap_spec_fn *fn,
 /*
  * Checks path @i of @s against the function @fn it names: the checksum
  * when the spec gives one; for a BLOCK... path, that every block is one
- * of @fn's, that it starts where a path of @fn starts (the entry block,
+ * of @fn's (with the source lines given in its brackets), that it starts where a path of @fn starts (the entry block,
  * or a block a nonlocal jump resumes at), that an edge joins each two
  * consecutive blocks, and that it ends at a block that leaves the
  * function; a LINE... path is resolved to the one block path from a

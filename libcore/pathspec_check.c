@@ -87,6 +87,38 @@ static int by_num(const void *a, const void *b)
 	return x->num < y->num ? -1 : x->num > y->num;
 }
 
+/* The lines of a list ([0] their number) into @buf as "a,b,c". */
+static void put_lines(char *buf, size_t size, const uint32_t *l)
+{
+	size_t len = 0;
+	uint32_t k;
+
+	buf[0] = 0;
+	for (k = 0; k < l[0] && len + 1 < size; k++) {
+		int n = snprintf(buf + len, size - len, "%s%u", k ? "," : "",
+				 l[k + 1]);
+
+		len += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* That block @i of @p has the lines its brackets give. */
+static int check_given(struct pap_spec *s, struct pap_spec_path *p,
+		       const struct pap_spec_fn *fn, size_t i)
+{
+	const uint32_t *g = p->given_lines + p->given[i] - 1;
+	const uint32_t *l = lines_of(fn, p->index[i]);
+	char want[128], have[128];
+
+	if (g[0] == l[0] && !memcmp(g + 1, l + 1, l[0] * sizeof(*l)))
+		return PAP_OK;
+	put_lines(want, sizeof(want), g);
+	put_lines(have, sizeof(have), l);
+	return pap_spec_error(s, p, "block %u of %s has lines [%s], not [%s] "
+			      "(a report of another build?)", p->blocks[i],
+			      p->name, have, want);
+}
+
 /* Block numbers of @p to their indices, into p->index. */
 static int map_blocks(struct pap_spec *s, struct pap_spec_path *p,
 		      const struct pap_spec_fn *fn)
@@ -94,6 +126,7 @@ static int map_blocks(struct pap_spec *s, struct pap_spec_path *p,
 	uint32_t nb = fn->cfg->nblocks, b;
 	struct num_index *t = malloc((nb + 1) * sizeof(*t)), key, *hit;
 	size_t i;
+	int r = PAP_OK;
 
 	p->index = malloc((p->nblocks + 1) * sizeof(*p->index));
 	if (!t || !p->index) {
@@ -112,9 +145,12 @@ static int map_blocks(struct pap_spec *s, struct pap_spec_path *p,
 					      "of %s", p->blocks[i], p->name);
 		}
 		p->index[i] = hit->index;
+		if (p->given && p->given[i] &&
+		    (r = check_given(s, p, fn, i)))
+			break;
 	}
 	free(t);
-	return PAP_OK;
+	return r;
 }
 
 /* That the blocks p->index[] are a whole path of @fn's graph. */

@@ -150,6 +150,7 @@ path work checksum=0123456789abcdef $wp
 path helper 1 2 4
 lines work 1 2 3
 lines pick 28 30 31
+path work $(sed 's/\[\([0-9]*\)\]/[\1,1]/' pasted)
 E
 cat >bad2.spec <<'E'
 pap-spec 2
@@ -174,7 +175,9 @@ check "errors of the path against its function, each at its FILE:LINE" \
 	 expect bad.spec:5 "starts at block ${rest%% *}, where no path of work starts" &&
 	 expect bad.spec:6 "ends at block .*, which does not leave work" &&
 	 expect bad.spec:7 "another build" &&
-	 expect bad.spec:8 "ambiguous function helper: in [ab].c and [ab].c"' || diag err 30
+	 expect bad.spec:8 "ambiguous function helper: in [ab].c and [ab].c" &&
+	 expect bad.spec:11 "block [0-9]* of work has lines \[[0-9,]*\], not \[[0-9,]*,1\]"' ||
+	diag err 30
 check "paths by lines: impossible and ambiguous ones, candidates listed" \
 	'expect bad.spec:9 "impossible lines: no path of work starts with line 1" &&
 	 expect bad.spec:10 "ambiguous lines: several block paths of pick have them: 1 2 4; 1 3 4"' ||
@@ -186,7 +189,7 @@ check "syntax errors, repeats included, each at its FILE:LINE" \
 	 expect bad2.spec:7 "unexpected .x." && expect bad2.spec:8 "unknown line .frob."' ||
 	diag err 30
 check "every error said, and only once" \
-	'[ $(grep -c ": error: " err) -eq 16 ]' || diag err 30
+	'[ $(grep -c ": error: " err) -eq 17 ]' || diag err 30
 check "a version 1 spec is still checked" \
 	'sum=$(sed -n "s/^path work checksum=\([0-9a-f]*\) .*/\1/p" s.spec | head -1) &&
 	 printf "pap-spec 1\npath work %s 8 %s\n" "$sum" "$wp" >v1.spec &&

@@ -203,6 +203,14 @@ static void test_pathspec_errors(void **state)
 		  "s:2: error: block '4294967296' is too large" },
 		{ "pap-spec 2\npath f 1[4,5 2\n",
 		  "s:2: error: bad source lines '[4,5 2' after block 1" },
+		{ "pap-spec 2\npath f 1[] 2\n",
+		  "s:2: error: bad source lines '[] 2' after block 1" },
+		{ "pap-spec 2\npath f 1[4,,5] 2\n",
+		  "s:2: error: bad source lines '[4,,5] 2' after block 1" },
+		{ "pap-spec 2\npath f 1[4x] 2\n",
+		  "s:2: error: bad source lines '[4x] 2' after block 1" },
+		{ "pap-spec 2\npath f 1[4294967296] 2\n",
+		  "s:2: error: source line '4294967296' is too large" },
 		{ "pap-spec 2\nlines f 10[3] 11\n",
 		  "s:2: error: unexpected '[' after line 10" },
 		{ "pap-spec 2\npath f 1 6 ... 7\n",
@@ -390,7 +398,13 @@ static void test_pathspec_check(void **state)
 	(void)state;
 	test_fn_make(&t, check_graph, check_lines);
 	spec_checked(&t, "pap-spec 2\npath f checksum=abc 1 3 ( 4 5 )^2 4 6 7\n"
-		     "path f 1 2 4 5 7\n", NULL, &s);
+		     "path f 1 2 4 5 7\n"
+		     "path f 1[1] 3[2] ( 4[3] 5[4,3] )^2 4[3] 6[5] 7[6]\n",
+		     NULL, &s);
+	/* the pasted one, its brackets checked, is the first one */
+	assert_int_equal(s.npaths, 3);
+	assert_int_equal(pap_spec_merge(&s), PAP_OK);
+	assert_int_equal(s.npaths, 2);
 	assert_int_equal(s.paths[0].nblocks, N(want));
 	for (i = 0; i < N(want); i++)
 		assert_int_equal(atoi(t.g.names[s.paths[0].index[i]] + 1),
@@ -402,7 +416,8 @@ static void test_pathspec_check(void **state)
 		     "path f 1 2 4 9 7\n"
 		     "path f 1 2 4 7\n"
 		     "path f 2 4 6 7\n"
-		     "path f 1 2 4 6\n",
+		     "path f 1 2 4 6\n"
+		     "path f 1[1] 2[2] ( 4[3] 5[3,4] )^2 4 6 7\n",
 		     "c.spec:2: error: f: the path is for another build of the "
 		     "function (checksum 0000000000000abd, the metadata's is "
 		     "0000000000000abc)\n"
@@ -412,7 +427,9 @@ static void test_pathspec_check(void **state)
 		     "c.spec:5: error: the path starts at block 2, where no path "
 		     "of f starts (its entry is block 1)\n"
 		     "c.spec:6: error: the path ends at block 6, which does not "
-		     "leave f (it must end where the function returns)\n", &s);
+		     "leave f (it must end where the function returns)\n"
+		     "c.spec:7: error: block 5 of f has lines [4,3], not [3,4] "
+		     "(a report of another build?)\n", &s);
 	for (i = 0; i < s.npaths; i++)
 		assert_null(s.paths[i].index);
 	pap_spec_free(&s);

@@ -40,7 +40,6 @@ void pap_spec_free(struct pap_spec *s)
 		free(s->files[i]);
 	free(s->files);
 	free(s->msgs);
-	free(s->slots);
 	pap_spec_init(s);
 }
 
@@ -305,8 +304,8 @@ static int spec_seq(struct spec_lexer *lx, const char *what,
 				break;
 			if (lx->p < lx->end && *lx->p == '[') {
 				if (!bp) {
-					r = spec_error(lx, "unexpected '[' after "
-						       "%s %llu", what,
+					r = spec_error(lx, "unexpected '[' "
+						       "after %s %llu", what,
 						       (unsigned long long)v);
 					break;
 				}
@@ -373,9 +372,9 @@ static int spec_seq(struct spec_lexer *lx, const char *what,
 			if (!reps || !len) {
 				r = spec_error(lx, "bad repeat '%.*s': %s",
 					       SHOW((size_t)(lx->p - w)), w,
-					       !len ? "nothing to repeat in its "
-					       "'( )'" : "a group is taken at "
-					       "least once");
+					       !len ? "nothing to repeat in "
+					       "its '( )'" : "a group is taken "
+					       "at least once");
 				break;
 			}
 			if (reps - 1 > (PAP_SPEC_MAX_LEN - *n) / len) {

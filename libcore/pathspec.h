@@ -66,8 +66,8 @@ struct pap_spec_path {
 	char *qual;		/* the FILE: qualifier, or NULL */
 	int has_checksum;
 	uint64_t checksum;
-	uint64_t count;		/* how often it ran where it came from; 0:
-				 * not said */
+	uint64_t count;		/* how often it ran where it came from;
+				 * 0: not said */
 	uint32_t *blocks;	/* block numbers as the reports print them,
 				 * repeats expanded; a LINE... path gets them
 				 * from pap_spec_check() */
@@ -81,8 +81,8 @@ struct pap_spec_path {
 	size_t nlines;
 	uint32_t *index;	/* after pap_spec_check(): the graph's block
 				 * index of each of blocks[] */
-	char *fn_file;		/* after pap_spec_check(): the source file of
-				 * the function it was checked against */
+	char *fn_file;		/* after pap_spec_check(): the source file
+				 * of the function it was checked against */
 	const char *file;	/* the spec file it is in (s->files) */
 	unsigned line;		/* and its line there */
 };
@@ -95,8 +95,6 @@ struct pap_spec {
 	char *msgs;			/* "FILE:LINE: error: ...\n" each */
 	size_t msglen, msgcap;
 	unsigned nerrors;		/* usable only while 0 */
-	size_t *slots;			/* merging: path index + 1 by hash */
-	size_t nslots;
 };
 
 void pap_spec_init(struct pap_spec *s);
@@ -138,9 +136,9 @@ struct pap_spec_fn {
 	uint64_t checksum;		/* metadata checksum (meta.h) */
 	const struct pap_cfg *cfg;	/* finished */
 	uint32_t *number;		/* per user block (owned) */
-	uint32_t *const *lines;		/* per user block: [0] their count,
-					 * then the lines; an entry or the
-					 * whole table may be NULL */
+	uint32_t *const *lines;		/* per user block: [0] their
+					 * count, then the lines; an entry
+					 * or the whole table may be NULL */
 };
 
 /*
@@ -167,10 +165,11 @@ int pap_spec_fn_from_meta(struct pap_spec_fn *fn,
 /*
  * Checks path @i of @s against the function @fn it names: the checksum
  * when the spec gives one; for a BLOCK... path, that every block is one
- * of @fn's (with the source lines given in its brackets), that it starts where a path of @fn starts (the entry block,
- * or a block a nonlocal jump resumes at), that an edge joins each two
- * consecutive blocks, and that it ends at a block that leaves the
- * function; a LINE... path is resolved to the one block path from a
+ * of @fn's (with the source lines given in its brackets), that it
+ * starts where a path of @fn starts (the entry block, or a block a
+ * nonlocal jump resumes at), that an edge joins each two consecutive
+ * blocks, and that it ends at a block that leaves the function; a
+ * LINE... path is resolved to the one block path from a
  * start to a leaving block whose lines are the ones given (none:
  * "impossible", several: "ambiguous", a few candidates listed), in time
  * and memory bounded by the graph's size times the number of lines.  On

@@ -2,7 +2,8 @@
 /*
  * pathspec.h - path spec files: paths of interest, named for selective
  * profiling.  pap-decode writes them (--write-spec) and checks them
- * (check-spec); the plugin reads them to instrument for those paths only.
+ * (check-spec); the plugin is to read them with the same calls, to
+ * instrument for those paths only.
  *
  * Format (text, version 2; doc/reports.md, "Path spec files"):
  *   pap-spec 2                        (2.N: a later minor version)
@@ -11,14 +12,14 @@
  *   # a comment, from '#' to the end of the line
  * BLOCK... is a whole path as the reports print it: block numbers, each
  * with or without its source lines ("6[10,11]", which must then be the
- * block's), and "( ... )^N" for N
- * times what the parentheses hold (nested as deep as wanted), so a path
- * pasted from the text report is read as it stands.  LINE... names the
- * path by its source lines instead: every block path whose lines, as the
- * report lists them (consecutive equal lines once), are these; "( ...
- * )^N" repeats them the same way.  FILE: tells apart static functions of
- * one name in different files (a suffix of the function's source path at
- * a '/').  The checksum, when given, pins the function's build.
+ * block's), and "( ... )^N" for N times what the parentheses hold
+ * (nested as deep as wanted), so a path pasted from the text report is
+ * read as it stands.  LINE... names the path by its source lines
+ * instead: the one block path whose lines, as the report lists them
+ * (consecutive equal lines once), are these; "( ... )^N" repeats them
+ * the same way.  FILE: tells apart static functions of one name in
+ * different files (a suffix of the function's source path at a '/').
+ * The checksum, when given, pins the function's build.
  *
  * Version 1 ("path ASMNAME CHECKSUM COUNT BLOCK...", plain block numbers)
  * is still read.  A reader ignores the line kinds it does not know in a
@@ -26,13 +27,15 @@
  *
  * Use: pap_spec_parse() each file into one struct pap_spec (paths of the
  * same function and blocks are merged as they come, the first place
- * kept); then, for each path, find the function it names (pap_spec_names())
- * and pap_spec_check() it against the function's graph, which resolves a
- * LINE... path to its blocks; then pap_spec_merge() merges what resolved
- * to the same path.  Every problem is kept as a "FILE:LINE: error: ..."
- * line in s->msgs and counted in s->nerrors; a spec with any error must
- * not be used at all.  Nothing here depends on the decoder: the plugin
- * fills a struct pap_spec_fn from its own graph (pap_spec_fn_init()).
+ * kept); then, for each path, find the function it names
+ * (pap_spec_names()) and pap_spec_check() it against the function's
+ * graph, which resolves a LINE... path to its blocks; then
+ * pap_spec_merge() merges what resolved to the same path.  Every
+ * problem is kept as a "FILE:LINE: error: ..." line in s->msgs and
+ * counted in s->nerrors; a spec with any error must not be used at all.
+ * Nothing here depends on the decoder: the plugin fills a struct
+ * pap_spec_fn from its own graph (pap_spec_fn_init(), or
+ * pap_spec_fn_from_meta() to resolve paths by lines too).
  */
 #ifndef PAP_CORE_PATHSPEC_H
 #define PAP_CORE_PATHSPEC_H

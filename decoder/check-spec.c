@@ -207,6 +207,7 @@ int cmd_check_spec(int argc, char **argv)
 	if (!rc && !s.nerrors && pap_spec_merge(&s))
 		rc = 1;
 	if (s.nerrors || rc) {
+		pap_spec_sort_msgs(&s);
 		if (s.msgs)
 			fputs(s.msgs, stderr);
 		rc = 1;

@@ -40,7 +40,19 @@ void pap_spec_free(struct pap_spec *s)
 		free(s->files[i]);
 	free(s->files);
 	free(s->msgs);
+	free(s->places);
 	pap_spec_init(s);
+}
+
+/* The index in s->files of @file, one of them (by address); the last
+ * one if not. */
+static size_t spec_file_index(const struct pap_spec *s, const char *file)
+{
+	size_t i = s->nfiles;
+
+	while (i > 1 && s->files[i - 1] != file)
+		i--;
+	return i ? i - 1 : 0;
 }
 
 /* Appends one "FILE:LINE: error: ..." line to s->msgs and counts it;
@@ -69,10 +81,50 @@ static int spec_vmsg(struct pap_spec *s, const char *file, unsigned line,
 		s->msgs = m;
 		s->msgcap = cap;
 	}
+	if (s->nplaces == s->capplaces &&
+	    pap_grow(&s->places, &s->capplaces, sizeof(*s->places), 16))
+		return PAP_ECORRUPT;
+	s->places[s->nplaces].file = spec_file_index(s, file);
+	s->places[s->nplaces].line = line;
+	s->places[s->nplaces].off = s->msglen;
+	s->places[s->nplaces++].len = n;
 	memcpy(s->msgs + s->msglen, buf, n);
 	s->msglen += n;
 	s->msgs[s->msglen] = 0;
 	return PAP_ECORRUPT;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct pap_spec_place *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int pap_spec_sort_msgs(struct pap_spec *s)
+{
+	char *m;
+	size_t i, at = 0;
+
+	if (!s->nplaces)
+		return PAP_OK;
+	m = malloc(s->msgcap);
+	if (!m)
+		return PAP_ENOMEM;
+	qsort(s->places, s->nplaces, sizeof(*s->places), by_place);
+	for (i = 0; i < s->nplaces; i++) {
+		memcpy(m + at, s->msgs + s->places[i].off, s->places[i].len);
+		s->places[i].off = at;
+		at += s->places[i].len;
+	}
+	m[at] = 0;
+	free(s->msgs);
+	s->msgs = m;
+	return PAP_OK;
 }
 
 int pap_spec_error(struct pap_spec *s, const struct pap_spec_path *p,

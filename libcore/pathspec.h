@@ -90,6 +90,13 @@ struct pap_spec_path {
 	unsigned line;		/* and its line there */
 };
 
+/* Where a message of s->msgs is about, and where it is there. */
+struct pap_spec_place {
+	size_t file;		/* index in s->files */
+	unsigned line;
+	size_t off, len;	/* in s->msgs */
+};
+
 struct pap_spec {
 	struct pap_spec_path *paths;	/* in the files' order */
 	size_t npaths, cap;
@@ -97,6 +104,8 @@ struct pap_spec {
 	size_t nfiles;
 	char *msgs;			/* "FILE:LINE: error: ...\n" each */
 	size_t msglen, msgcap;
+	struct pap_spec_place *places;	/* each message's, for sorting */
+	size_t nplaces, capplaces;
 	unsigned nerrors;		/* usable only while 0 */
 };
 
@@ -122,6 +131,14 @@ int pap_spec_parse(struct pap_spec *s, const char *text, const char *file);
 int pap_spec_error(struct pap_spec *s, const struct pap_spec_path *p,
 		   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Orders the messages of s->msgs by place: by file, in the order the
+ * files were read, then by line, messages of one line in the order they
+ * were said (checks come after reading, so they are said out of order).
+ * PAP_OK, or PAP_ENOMEM with the messages as they were.
+ */
+int pap_spec_sort_msgs(struct pap_spec *s);
 
 /* Does path @p name the function @name from source file @file (NULL:
  * unknown, matched by name only)? */

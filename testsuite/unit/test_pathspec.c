@@ -436,6 +436,26 @@ static void test_pathspec_check(void **state)
 	for (i = 0; i < s.npaths; i++)
 		assert_null(s.paths[i].index);
 	pap_spec_free(&s);
+	/* said as found, reading before checking; sorted by place */
+	pap_spec_init(&s);
+	assert_int_equal(pap_spec_parse(&s, "pap-spec 2\npath f 1 9 7\n"
+					"path f ( 1\n", "a"), PAP_ECORRUPT);
+	assert_int_equal(pap_spec_parse(&s, "pap-spec 2\npath f 2 7\n"
+					"path f 1 )^2\n", "b"), PAP_ECORRUPT);
+	for (i = 0; i < s.npaths; i++)
+		pap_spec_check(&s, i, &t.fn);
+	assert_string_equal(s.msgs, "a:3: error: '(' not closed by ')^N'\n"
+			    "b:3: error: ')^2' closes no '('\n"
+			    "a:2: error: block 9 is not a block of f\n"
+			    "b:2: error: the path starts at block 2, where no "
+			    "path of f starts (its entry is block 1)\n");
+	assert_int_equal(pap_spec_sort_msgs(&s), PAP_OK);
+	assert_string_equal(s.msgs, "a:2: error: block 9 is not a block of f\n"
+			    "a:3: error: '(' not closed by ')^N'\n"
+			    "b:2: error: the path starts at block 2, where no "
+			    "path of f starts (its entry is block 1)\n"
+			    "b:3: error: ')^2' closes no '('\n");
+	pap_spec_free(&s);
 	test_fn_free(&t);
 }
 

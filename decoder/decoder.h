@@ -462,6 +462,8 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 	     const char *new);
 int cmd_coverage(struct dprofile *dp, FILE *out);
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o);
+/* pap-decode check-spec (check-spec.c). */
+int cmd_check_spec(int argc, char **argv);
 
 /* Progress on stderr when it is a terminal and work takes long. */
 void progress(const char *what, size_t done, size_t total);

@@ -11,7 +11,8 @@
  *
  * The subcommands merge, print, compact, diff and coverage work on
  * whole profiles
- * (tools.c); the reports are in report-*.c.
+ * (tools.c); check-spec checks path spec files (check-spec.c); the
+ * reports are in report-*.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 "       %s compact PROFILE\n"
 "       %s diff [OPTION]... OLD NEW\n"
 "       %s coverage [OPTION]... PROFILE\n"
+"       %s check-spec [--meta=PATH]... SPEC...\n"
 "Decode a pap profile into the exact paths each function took, with their\n"
 "counts, shares and source lines; merge, compare and measure profiles.\n"
 "\n"
@@ -73,7 +75,7 @@ static void usage(FILE *f)
 "                       of those of at most 1000 blocks\n"
 "      --html=DIR       write a self-contained HTML report into DIR\n"
 "      --write-spec=FILE  write the paths shown as a path spec file\n"
-"                       (pap-spec 1, doc/reports.md) for selective\n"
+"                       (pap-spec 2, doc/reports.md) for selective\n"
 "                       profiling\n"
 "      --drop-stale     leave out, with a note, the records whose checksum\n"
 "                       is not their metadata's (an older build's)\n"
@@ -93,10 +95,13 @@ static void usage(FILE *f)
 "the paths that appear, disappear, or change their share most between OLD\n"
 "and NEW.  coverage prints, per function, its distinct whole paths and\n"
 "the distinct acyclic (Ball-Larus) paths taken against those its graph has.\n"
+"check-spec checks path spec files against the metadata and prints the\n"
+"blocks of each path (check-spec --help).\n"
 "\n"
 "Exit status: 0 if every record was decoded and the output written, 1\n"
 "otherwise, 2 on bad usage.\n",
-		pap_prog, pap_prog, pap_prog, pap_prog, pap_prog, pap_prog);
+		pap_prog, pap_prog, pap_prog, pap_prog, pap_prog, pap_prog,
+		pap_prog);
 }
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
@@ -437,6 +442,8 @@ int main(int argc, char **argv)
 		return finish(cmd_print(argc - 1, argv + 1));
 	if (argc > 1 && !strcmp(argv[1], "compact"))
 		return finish(cmd_compact(argc - 1, argv + 1));
+	if (argc > 1 && !strcmp(argv[1], "check-spec"))
+		return finish(cmd_check_spec(argc - 1, argv + 1));
 	memset(&c, 0, sizeof(c));
 	c.o.source = 1;
 	decoder_init(&c.d);

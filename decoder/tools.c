@@ -550,6 +550,19 @@ int cmd_coverage(struct dprofile *dp, FILE *out)
 
 /* ---- path spec files ---- */
 
+/* Does another function of @dp have @df's name (static functions of
+ * one name in different files)? */
+static int name_shared(const struct dprofile *dp, const struct dfunc *df)
+{
+	size_t n;
+
+	for (n = 0; n < dp->nfs; n++)
+		if (&dp->fs[n] != df &&
+		    !strcmp(dp->fs[n].fn->name, df->fn->name))
+			return 1;
+	return 0;
+}
+
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 {
 	char tmp[PATH_MAX + 32];
@@ -563,6 +576,7 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 	pap_spec_put_header(f);
 	for (n = 0; n < dp->nfs; n++) {
 		struct dfunc *df = &dp->fs[n];
+		int shared = name_shared(dp, df);
 
 		for (i = 0; i < df->npaths; i++) {
 			struct dpath *p = &df->paths[i];
@@ -579,9 +593,11 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			}
 			if (path_open(df, p))
 				continue;
-			pap_spec_put_path_head(f, df->fn->name,
-					       df->fn->checksum, p->count);
-			put_block_numbers(f, df, p, 0);
+			/* loops as the text report prints them */
+			pap_spec_put_path_head(f, shared ? df->fn->file : NULL,
+					       df->fn->name, df->fn->checksum,
+					       p->count);
+			put_packed_numbers(f, df, p);
 			fputc('\n', f);
 			path_close(p);
 		}

@@ -182,12 +182,14 @@ int func_kipf(struct dfunc *f, uint32_t k, struct pap_forest *ipf)
 
 int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p)
 {
+	struct pap_rseq_cursor at;
 	struct pap_rseq s;
 	size_t k;
 	uint64_t t;
 	int err;
 
 	pap_rseq_init(&s);
+	pap_rseq_cursor_init(&at, &s);
 	err = path_bl_form(f, p, &s);
 	for (k = 0; !err && k < s.n; k++) {
 		const struct pap_rseq_item *it = &s.it[k];
@@ -201,15 +203,16 @@ int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p)
 			fputs(" (", out);
 			for (t = 0; t < d; t++)
 				fprintf(out, " %llu", (unsigned long long)
-					pap_rseq_get(&s, from + t));
+					pap_rseq_cursor_sym(&at, from + t));
 			fprintf(out, " )^%llu", (unsigned long long)
 				(it->len / d));
 			tail = it->len % d;
 		}
 		for (t = 0; t < tail; t++)
 			fprintf(out, " %llu", (unsigned long long)
-				pap_rseq_get(&s, from + t));
+				pap_rseq_cursor_sym(&at, from + t));
 	}
+	pap_rseq_cursor_free(&at);
 	pap_rseq_free(&s);
 	return err;
 }
@@ -611,12 +614,14 @@ int print_form_of(const struct seq_printer *sp, struct dfunc *f,
 {
 	struct form_print fp = { sp, f, piece, NULL, 0 };
 	const struct pap_rseq form = *fm;
+	struct pap_rseq_cursor at;
 	struct units us;
 	size_t k, j;
 	uint64_t t;
 	int err = 0;
 
 	memset(&us, 0, sizeof(us));
+	pap_rseq_cursor_init(&at, &form);
 	for (k = 0; !err && k < form.n; k++) {
 		const struct pap_rseq_item *it = &form.it[k];
 		uint64_t d = it->dist, L = it->len, from = it->pos - d;
@@ -635,7 +640,7 @@ int print_form_of(const struct seq_printer *sp, struct dfunc *f,
 				for (t = 0; !err && t < d; t++)
 					err = unit_new(&us, (struct unit){
 						it->pos + t,
-						pap_rseq_get(&form, from + t),
+						pap_rseq_cursor_sym(&at, from + t),
 						0, 0, 0 });
 				if (!err)
 					err = unit_group(&us, j, L / d);
@@ -644,10 +649,11 @@ int print_form_of(const struct seq_printer *sp, struct dfunc *f,
 		for (t = 0; !err && t < (L >= d ? L % d : L); t++)
 			err = unit_new(&us, (struct unit){
 				it->pos + L - (L >= d ? L % d : L) + t,
-				pap_rseq_get(&form, from + t), 0, 0, 0 });
+				pap_rseq_cursor_sym(&at, from + t), 0, 0, 0 });
 	}
 	for (k = 0; !err && k < us.ntop; k++)
 		unit_print(&fp, &us, us.top[k]);
+	pap_rseq_cursor_free(&at);
 	free(fp.blocks);
 	free(us.u);
 	free(us.top);

@@ -467,6 +467,7 @@ int load_profile(const char *path, struct pap_profile *prof)
 struct cursor {
 	struct dfunc *f;
 	struct pap_rseq form;
+	struct pap_rseq_cursor at;	/* reading form; set up on first use */
 	uint64_t pos;
 	const uint32_t *e;
 	uint32_t len, i;
@@ -488,11 +489,20 @@ static int cursor_next(struct cursor *c, uint32_t *b)
 		}
 		if (c->pos >= c->form.len)
 			return 0;
+		if (c->at.s != &c->form)
+			pap_rseq_cursor_init(&c->at, &c->form);
 		c->e = pap_piece_edges(&c->f->pieces,
-				       pap_rseq_get(&c->form, c->pos++),
+				       pap_rseq_cursor_sym(&c->at, c->pos++),
 				       &c->len);
 		c->i = 0;
 	}
+}
+
+static void cursor_free(struct cursor *c)
+{
+	if (c->at.s == &c->form)
+		pap_rseq_cursor_free(&c->at);
+	pap_rseq_free(&c->form);
 }
 
 /* Room for " 4294967295" and its length. */
@@ -506,13 +516,13 @@ void put_block_numbers(FILE *f, struct dfunc *df, const struct dpath *p,
 	char buf[1 << 14];
 
 	if (path_long(p)) {
-		struct cursor c = { df, { 0 }, 0, NULL, 0, 0 };
+		struct cursor c = { df, { 0 }, { 0 }, 0, NULL, 0, 0 };
 
 		if (path_form(df, p, &c.form))
 			return;
 		for (k = 0; k < end && cursor_next(&c, &b); k++)
 			fprintf(f, " %u", block_number(df->fn, b));
-		pap_rseq_free(&c.form);
+		cursor_free(&c);
 		if (k < p->n)
 			fputs(" ...", f);
 		return;
@@ -596,7 +606,7 @@ static struct dfunc *sort_func;
 static int by_form(const void *a, const void *b)
 {
 	const struct dpath *x = a, *y = b;
-	struct cursor cx = { sort_func, { 0 }, 0, NULL, 0, 0 }, cy = cx;
+	struct cursor cx = { sort_func, { 0 }, { 0 }, 0, NULL, 0, 0 }, cy = cx;
 	uint32_t bx, by;
 	int rc = 0, nx, ny;
 
@@ -624,8 +634,8 @@ static int by_form(const void *a, const void *b)
 		}
 	}
 out:
-	pap_rseq_free(&cx.form);
-	pap_rseq_free(&cy.form);
+	cursor_free(&cx);
+	cursor_free(&cy);
 	return rc;
 }
 

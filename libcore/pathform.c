@@ -284,6 +284,13 @@ size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos)
 	return c->l[c->depth - 1].item;
 }
 
+uint64_t pap_rseq_cursor_sym(struct pap_rseq_cursor *c, uint64_t pos)
+{
+	size_t k = pap_rseq_cursor_at(c, pos);
+
+	return c->s->it[k == SIZE_MAX ? pap_rseq_at(c->s, pos) : k].sym;
+}
+
 /* Weight events: every element before t gets delta more (mod 2^64). */
 struct wevent {
 	uint64_t t, delta;
@@ -563,15 +570,10 @@ struct builder {
 	struct pap_path scratch;
 };
 
-/* The breakpoint at position @pos; read through the cursor, which falls
- * back on pap_rseq_at() only when it has no memory for its chain. */
+/* The breakpoint at position @pos, read through the cursor. */
 static const struct pap_breakpoint *bp_at(struct builder *b, uint64_t pos)
 {
-	size_t k = pap_rseq_cursor_at(&b->at, pos);
-
-	if (k == SIZE_MAX)
-		k = pap_rseq_at(&b->bq, pos);
-	return &b->bps[b->bq.it[k].sym];
+	return &b->bps[pap_rseq_cursor_sym(&b->at, pos)];
 }
 
 /* The PAP segment (node, stop, r), decoded once. */

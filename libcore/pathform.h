@@ -93,6 +93,9 @@ void pap_rseq_cursor_free(struct pap_rseq_cursor *c);
  * of, as pap_rseq_at() returns it; SIZE_MAX when memory runs out.
  */
 size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos);
+/* The symbol at @pos; never fails (without memory for its chain, the
+ * cursor finds it as pap_rseq_get() does). */
+uint64_t pap_rseq_cursor_sym(struct pap_rseq_cursor *c, uint64_t pos);
 
 /*
  * Into @w[i] for each symbol item i (repeat items get 0): how many

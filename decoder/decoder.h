@@ -390,6 +390,13 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 /* Writes @s as a JSON string. */
 void json_string(FILE *out, const char *s);
 
+/* selective.c: is @key a selective function's early-end companion
+ * ("ASMNAME%early:...")?  The report of the selective functions of
+ * @prof, text or JSON; 0 or -1 after a message. */
+int sel_early_key(const char *key);
+int print_selective(FILE *out, struct decoder *d,
+		    const struct pap_profile *prof, int json);
+
 /*
  * Prints sequence @v with repeats compressed as "( ... )^N": @item prints
  * one element; @open and @close mark a repeated group.

@@ -32,6 +32,7 @@ static void meta_fn_free(struct pap_meta_fn *f)
 	for (b = 0; b < f->nsel; b++)
 		free(f->sel_where[b]);
 	free(f->sel_where);
+	free(f->sel_num);
 	if (f->graph.cfg)
 		pap_cfgtext_free(&f->graph);
 	free(f->name);
@@ -244,6 +245,7 @@ static int meta_sel_build(struct pap_meta_fn *f, struct meta_sel *s,
 	enum pap_sel_strategy st;
 	struct pap_sel_opts o;
 	char e[256];
+	uint32_t k;
 
 	if (!s->strategy)
 		return s->npaths ? meta_error(err, errlen, file, line0,
@@ -260,6 +262,12 @@ static int meta_sel_build(struct pap_meta_fn *f, struct meta_sel *s,
 		return meta_error(err, errlen, file, line0, "function %s: "
 				  "bad selection: %s", f->name, e);
 	*sum = pap_meta_sel_checksum(*sum, pap_sel_stamp(f->sel));
+	f->sel_num = calloc(s->npaths + 1, sizeof(*f->sel_num));
+	if (!f->sel_num)
+		return PAP_ENOMEM;
+	for (k = 0; k < s->npaths; k++)
+		f->sel_num[k] = pap_sel_lookup(f->sel, s->paths[k].edges,
+					       s->paths[k].len);
 	return PAP_OK;
 }
 

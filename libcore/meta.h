@@ -84,9 +84,10 @@ struct pap_meta_fn {
 	struct pap_plan *plan;	/* made on first use */
 	/* selective profiling (a select line), else NULL and 0: the plan
 	 * of the selection, built when read, and where each path of
-	 * interest comes from ("FILE:LINE") */
+	 * interest comes from ("FILE:LINE") and its number in the plan */
 	struct pap_sel_plan *sel;
-	char **sel_where;
+	char **sel_where;	/* per spath line, in order */
+	uint32_t *sel_num;	/* per spath line: its path's number */
 	uint32_t nsel;
 };
 

@@ -17,6 +17,7 @@
 #include "decoder.h"
 #include "fnkey.h"
 #include "selective.h"
+#include "textfile.h"
 
 #define EARLY_SUFFIX "%early:"
 
@@ -206,4 +207,113 @@ int print_selective(FILE *out, struct decoder *d,
 	free(fs);
 	pap_bpack_buf_free(&buf);
 	return rc;
+}
+
+/* The metadata files read by sel_profile_selective(), by path. */
+struct sel_metas {
+	struct pap_meta meta;
+	char **loaded;
+	size_t nloaded;
+};
+
+/* Reads metadata file @path into @s once; one that cannot be read or
+ * parsed adds nothing, quietly (the merge does not need it). */
+static void sel_load_meta(struct sel_metas *s, const char *path)
+{
+	char err[256], *text, **n;
+	size_t i;
+
+	for (i = 0; i < s->nloaded; i++)
+		if (!strcmp(s->loaded[i], path))
+			return;
+	n = realloc(s->loaded, (s->nloaded + 1) * sizeof(*n));
+	if (!n)
+		return;
+	s->loaded = n;
+	s->loaded[s->nloaded] = strdup(path);
+	if (!s->loaded[s->nloaded])
+		return;
+	s->nloaded++;
+	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
+	if (text)
+		pap_meta_parse(&s->meta, text, path, err, sizeof(err));
+	free(text);
+}
+
+/*
+ * Is @p a selective build's profile: one with an early end, or with a
+ * function whose metadata (found through its key) has a selection?
+ */
+static int sel_profile_selective(const struct pap_profile *p,
+				 struct sel_metas *s)
+{
+	char name[PAP_FNKEY_MAX], meta[PAP_FNKEY_MAX];
+	struct pap_meta_fn *fn;
+	struct pap_fnkey k;
+	size_t i;
+
+	for (i = 0; i < p->nrecs; i++) {
+		const char *key = p->recs[i].fn;
+
+		if (sel_early_key(key))
+			return 1;
+		if (pap_fnkey_split(key, strlen(key), &k) || !k.meta)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)k.name_len, k.name);
+		snprintf(meta, sizeof(meta), "%.*s", (int)k.meta_len, k.meta);
+		sel_load_meta(s, meta);
+		fn = pap_meta_find(&s->meta, name, k.checksum, meta);
+		if (fn && fn->sel)
+			return 1;
+	}
+	return 0;
+}
+
+struct sel_check {
+	struct sel_metas s;
+	int kind;		/* -1 until the first profile */
+	const char *first;	/* its name */
+};
+
+struct sel_check *sel_check_new(void)
+{
+	struct sel_check *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		pap_meta_init(&c->s.meta);
+		c->kind = -1;
+	}
+	return c;
+}
+
+int sel_check_add(struct sel_check *c, const struct pap_profile *p,
+		  const char *file)
+{
+	int k = sel_profile_selective(p, &c->s);
+
+	if (c->kind < 0) {
+		c->kind = k;
+		c->first = file;
+		return 0;
+	}
+	if (k == c->kind)
+		return 0;
+	fprintf(stderr, "%s: error: merge: %s is a selective build's profile "
+		"and %s a full build's: their counts are of different paths; "
+		"not merged\n", pap_prog, k ? file : c->first,
+		k ? c->first : file);
+	return -1;
+}
+
+void sel_check_free(struct sel_check *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->s.nloaded; i++)
+		free(c->s.loaded[i]);
+	free(c->s.loaded);
+	pap_meta_free(&c->s.meta);
+	free(c);
 }

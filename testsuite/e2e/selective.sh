@@ -56,7 +56,7 @@ awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |
 
 nnever=$(expect all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..13"
+echo "1..15"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -111,6 +111,32 @@ for opt in -O0 -O2; do
 		fi
 	done
 done
+
+# merging: two selective profiles add up; a selective and a full one
+# are refused
+d=b-O02
+if "$decode" merge -o m.prof $d/pap.prof $d/pap.prof 2>m.err &&
+   "$decode" --format=selective m.prof >m.txt 2>>m.err; then
+	awk '/^ +[0-9]+  / { n = split($2, w, ":"); print w[n], $1 }' m.txt |
+		sort -n >m.got
+	awk '{ print $1, 2 * $2 }' $d/want >m.want
+	if cmp -s m.want m.got; then
+		ok "merged selective profiles: counts add up"
+	else
+		not_ok "merged selective profiles: counts add up"
+	fi
+else
+	not_ok "merging selective profiles"
+	diag m.err
+fi
+if "$decode" merge -o m2.prof full/pap.prof $d/pap.prof 2>m2.err; then
+	not_ok "merging a selective and a full profile is refused"
+elif grep -q "selective build's profile and .* a full build's" m2.err; then
+	ok "merging a selective and a full profile is refused"
+else
+	not_ok "the refusal to merge says why"
+	diag m2.err
+fi
 
 # errors name the spec's FILE:LINE
 mkdir err && cd err || exit 1

@@ -463,8 +463,9 @@ unsigned int pap_instrument_function(function *fun)
 	if (pap_fn_model(&f) && pap_fn_plan(&f) && pap_fn_locate(&f)) {
 		pap_fn_setup(&f);
 		if (f.sel)
-			pap_sel_terminate(fun, f.sel, f.asmname, f.checksum,
-					  &f.g, f.gcc_edge);
+			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,
+					  f.checksum, &f.g, f.gcc_edge,
+					  f.emit.r, f.emit.a);
 		pap_fn_place(&f);
 		pap_fn_commit(&f);
 		pap_fn_finish(&f);

@@ -507,16 +507,122 @@ static gimple_seq pap_sel_early_seq(tree key, tree slot, unsigned t)
 	return seq;
 }
 
+/* Checks with more values than this are left out (they only end paths
+ * not of interest early): a check is a chain of comparisons. */
+#define PAP_SEL_MAX_CHECK 16
+
+/*
+ * What a T2 check on core edge @id tests, the digit of its first FOLD
+ * (pap_sel_digit()), computed from @a into a new temporary by @seq.
+ */
+static tree pap_sel_digit_seq(const struct pap_plan *plan, uint32_t id,
+			      tree a, gimple_seq *seq)
+{
+	tree t = create_tmp_var(pap_rt_u64(), "pap_digit");
+	uint32_t k;
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(t, a));
+	for (k = plan->op_off[id]; k < plan->op_off[id + 1]; k++) {
+		const struct pap_op *op = &plan->ops[k];
+
+		if (op->kind == PAP_OP_ADD)
+			gimple_seq_add_stmt(seq, gimple_build_assign(t,
+				PLUS_EXPR, t, build_int_cstu(pap_rt_u64(),
+							     op->k)));
+		else if (op->kind == PAP_OP_SET || op->kind == PAP_OP_INIT)
+			gimple_seq_add_stmt(seq, gimple_build_assign(t,
+				build_int_cstu(pap_rt_u64(), op->k)));
+		else if (op->kind == PAP_OP_FOLD)
+			break;
+	}
+	gimple_seq_add_stmt(seq, gimple_build_assign(t, PLUS_EXPR, t,
+		build_int_cstu(pap_rt_u64(), k < plan->op_off[id + 1] ?
+			       plan->ops[k].k : 0)));
+	return t;
+}
+
+/* A new empty block after @after, in @after's loop until the loops
+ * are found again. */
+static basic_block pap_sel_block(basic_block after)
+{
+	basic_block bb = create_empty_bb(after);
+
+	add_bb_to_loop(bb, after->loop_father);
+	bb->count = after->count;
+	return bb;
+}
+
+/*
+ * Puts core edge @id's check (T1 after its operations, T2 before them),
+ * of one value or more, on its GCC edge @gcc_edge[@id]: a chain of comparisons of the value
+ * with the table; where none holds, an early end (@seq) and on into the
+ * copy @to of the edge's destination.  @gcc_edge[@id] becomes the edge
+ * whose code runs where the operations must: before the check (T1) or
+ * after it passed (T2).
+ */
+static void pap_sel_check(const struct pap_sel_plan *sp,
+			  const struct pap_plan *plan, uint32_t id,
+			  edge *gcc_edge, basic_block to, tree r, tree a,
+			  gimple_seq early)
+{
+	edge e = gcc_edge[id];
+	basic_block first, pass, fail, b;
+	uint32_t lo = sp->check_off[id], hi = sp->check_off[id + 1], k;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	tree v;
+	edge ne;
+
+	first = split_edge(e);		/* e now ends at first */
+	pass = split_edge(single_succ_edge(first));
+	remove_edge(single_succ_edge(first));
+	if (sp->check[id] == PAP_SEL_CHECK_T2) {
+		v = pap_sel_digit_seq(plan, id, a, &seq);
+		gcc_edge[id] = single_succ_edge(pass);
+	} else {
+		v = r;
+	}
+	gsi = gsi_start_bb(first);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	fail = pap_sel_block(first);
+	gsi = gsi_start_bb(fail);
+	gsi_insert_seq_after(&gsi, early, GSI_NEW_STMT);
+	make_single_succ_edge(fail, to, EDGE_FALLTHRU);
+	b = first;
+	for (k = lo; k < hi; k++) {
+		basic_block next = k + 1 < hi ? pap_sel_block(b) : fail;
+
+		gsi = gsi_last_bb(b);
+		gsi_insert_after(&gsi, gimple_build_cond(EQ_EXPR, v,
+			build_int_cstu(pap_rt_u64(), sp->check_val[k]),
+			NULL_TREE, NULL_TREE), GSI_NEW_STMT);
+		ne = make_edge(b, pass, EDGE_TRUE_VALUE);
+		ne->probability = profile_probability::likely();
+		ne = make_edge(b, next, EDGE_FALSE_VALUE);
+		ne->probability = profile_probability::unlikely();
+		b = next;
+	}
+}
+
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
-		       const char *asmname, uint64_t checksum,
-		       const struct pap_cfgtext *g, edge *gcc_edge)
+		       const struct pap_plan *plan, const char *asmname,
+		       uint64_t checksum, const struct pap_cfgtext *g,
+		       edge *gcc_edge, tree r, tree a)
 {
 	char name[PAP_FNKEY_MAX], key[PAP_FNKEY_MAX];
+	bool checks = false;
 	basic_block *copy;
 	tree lit, slot;
-	uint32_t id;
+	uint32_t id, n;
+	unsigned t;
 
-	if (!sp->nterm_edges)
+	for (id = 0; id < g->cfg->nedges; id++) {
+		n = sp->check_off[id + 1] - sp->check_off[id];
+		if (sp->check[id] && gcc_edge[id] && !sp->term[id] &&
+		    n <= PAP_SEL_MAX_CHECK)
+			checks = true;
+	}
+	if ((!sp->nterm_edges && !checks) || pap_sel_uncopyable(fun))
 		return;
 	snprintf(name, sizeof(name), "%s%%early", asmname);
 	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());
@@ -527,18 +633,33 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		edge e = gcc_edge[id];
 		basic_block b, to;
 
-		if (!sp->term[id] || !e ||
-		    g->cfg->edges[id].kind == PAP_EDGE_FAKE)
+		if (!e || g->cfg->edges[id].kind == PAP_EDGE_FAKE ||
+		    (!sp->term[id] && !sp->check[id]))
 			continue;
+		t = sp->check[id] == PAP_SEL_CHECK_T1 ? 1 : 2;
+		n = sp->check_off[id + 1] - sp->check_off[id];
+		if (!sp->term[id] && (n > PAP_SEL_MAX_CHECK ||
+				      e->dest == EXIT_BLOCK_PTR_FOR_FN(fun)))
+			continue;
+		if (!sp->term[id] && n) {
+			pap_sel_check(sp, plan, id, gcc_edge,
+				      copy[e->dest->index], r, a,
+				      pap_sel_early_seq(lit, slot, t));
+			continue;
+		}
+		/* a boundary edge, or a check no value passes: the edge's
+		 * operations, if any, go before the early end (on @e) */
+		if (sp->term[id])
+			t = 3;
 		if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun)) {
 			gsi_insert_seq_on_edge(e, pap_sel_early_seq(lit, slot,
-								    3));
+								    t));
 			continue;
 		}
 		to = copy[e->dest->index];
 		b = split_edge(e);
 		gimple_stmt_iterator gsi = gsi_start_bb(b);
-		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot, 3),
+		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot, t),
 				      GSI_SAME_STMT);
 		redirect_edge_and_branch(single_succ_edge(b), to);
 	}
@@ -553,9 +674,8 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	if (loops_state_satisfies_p(LOOPS_HAVE_MARKED_IRREDUCIBLE_REGIONS))
 		mark_irreducible_loops();
 	free_dominance_info(CDI_DOMINATORS);
-	/* copying statements (their virtual operands, at -O1 and up) asks
-	 * for an SSA update; the function is not in SSA form yet, and "ssa"
-	 * builds it from scratch */
+	/* new SSA names for the copies' temporaries ask for an SSA update;
+	 * the function is not in SSA form yet, and "ssa" builds it */
 	if (!gimple_in_ssa_p(fun) && fun->gimple_df) {
 		fun->gimple_df->ssa_renaming_needed = 0;
 		fun->gimple_df->rename_vops = 0;

@@ -97,8 +97,18 @@ for opt in -O0 -O2; do
 		awk '/^function / { f = $2 }
 		     /^  activations / { sub(",", "", $2); print f, $2 }' \
 			"$d/sel.txt" | sort >"$d/acts"
-		early=$(awk '/ended early/ { sub(",", "", $5); e += $5 }
-			     END { print e + 0 }' "$d/sel.txt")
+		# early ends by technique: "T1 T2 T3", summed
+		early=$(awk '/ended early/ { gsub("[,)]", "");
+				a += $7; b += $9; c += $11 }
+			     END { print a + 0, b + 0, c + 0 }' "$d/sel.txt")
+		# which a strategy may use (doc/algorithms.md), each of
+		# which this input must exercise
+		case $s in
+		spp|2) techs="0 0 1" ;;
+		0) techs="1 0 0" ;;
+		1) techs="0 1 0" ;;
+		3) techs="0 1 1" ;;
+		esac
 		if ! cmp -s "$d/want" "$d/got"; then
 			not_ok "$what: counts of the paths of interest"
 			diff "$d/want" "$d/got" | head -10 | sed 's/^/#   /'
@@ -106,8 +116,10 @@ for opt in -O0 -O2; do
 		     [ "$(wc -l <"$d/acts")" -lt 3 ]; then
 			not_ok "$what: activations"
 			join "$d/acts" a.acts | head | sed 's/^/#   /'
+		elif [ "$(echo $early | awk '{ print ($1 > 0), ($2 > 0), ($3 > 0) }')" != "$techs" ]; then
+			not_ok "$what: early ends (T1 T2 T3: $early) not of the strategy's techniques ($techs)"
 		else
-			ok "$what: $(wc -l <"$d/want") counts exact, $early ended early"
+			ok "$what: $(wc -l <"$d/want") counts exact, early ends T1 T2 T3: $early"
 		fi
 	done
 done

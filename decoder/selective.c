@@ -25,7 +25,8 @@ struct sfunc {
 	struct pap_meta_fn *fn;
 	uint64_t *count;	/* per path of interest */
 	uint64_t other;		/* completed, not of interest */
-	uint64_t cut;		/* cut short by a noreturn call */
+	uint64_t cut;		/* cut short (a noreturn call), not of
+				 * interest */
 	uint64_t early[4];	/* by technique (1..3) */
 	uint64_t activations;
 };
@@ -85,10 +86,6 @@ static int sel_count(struct sfunc *f, const struct pap_prof_rec *r,
 	int err;
 
 	f->activations = pap_sat_add(f->activations, r->count);
-	if (!r->complete) {
-		f->cut = pap_sat_add(f->cut, r->count);
-		return 0;
-	}
 	pap_activation_init(&act);
 	if (r->kind == PAP_REC_BL) {
 		id = r->value;
@@ -107,7 +104,10 @@ static int sel_count(struct sfunc *f, const struct pap_prof_rec *r,
 	err = pap_sel_match(f->fn->sel, &act, &k);
 	if (err)
 		return err;
-	if (k == PAP_SEL_OTHER)
+	/* a path of interest may end in a cut (a noreturn call) */
+	if (k == PAP_SEL_OTHER && !r->complete)
+		f->cut = pap_sat_add(f->cut, r->count);
+	else if (k == PAP_SEL_OTHER)
 		f->other = pap_sat_add(f->other, r->count);
 	else
 		f->count[k] = pap_sat_add(f->count[k], r->count);

@@ -1,6 +1,7 @@
 /* selective.c - the program of selective.sh: loops, branches, a switch,
  * recursion and threads, whose paths depend on the input N. */
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -70,6 +71,29 @@ static int pick(int a, int b)
 	return r;
 }
 
+/* setjmp: a body that cannot be copied (selective.cc falls back) */
+static jmp_buf env;
+
+static int risky(int x)
+{
+	if (x % 5 == 0)
+		longjmp(env, 1);
+	return x * 2;
+}
+
+static int guarded(int n)
+{
+	volatile int r = 0, i;
+
+	if (setjmp(env) == 0) {
+		for (i = 0; i < n; i++)
+			r += risky(i + n);
+	} else {
+		r = -r;
+	}
+	return r;
+}
+
 struct job {
 	int seed, n, out;
 };
@@ -105,6 +129,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		s += walk(i % 6, i * 5 + n);
 	s += pick(n, 3 * n) + pick(2000, n);
+	for (i = 0; i < n; i += 7)
+		s += guarded(i % 9);
 	printf("%d %d %d\n", jobs[0].out, jobs[1].out, s);
 	return (jobs[0].out + jobs[1].out + s) & 7;
 }

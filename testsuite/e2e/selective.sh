@@ -43,12 +43,15 @@ awk '$1 != "path" { print; next }
      { delete c; for (i = 5; i <= NF; i++) if (c[$i]++) next; print }' \
 	all.spec >spp.spec
 
-# expect SPEC: "LINE COUNT" of each path of SPEC, the count from a.paths
+# expect SPEC: "LINE COUNT" of each path of SPEC, the count from a.paths:
+# a path that ends where the function may return and be cut short (a
+# call that may longjmp) is the returning one
 expect() {
 	awk 'NR == FNR { k = $1; for (i = 4; i <= NF; i++) k = k " " $i
-			 if ($3 == 1) cnt[k] += $2; next }
+			 if ($3 == 1) cnt[k] += $2; else cut[k] += $2; next }
 	     $1 == "path" { k = $2; for (i = 5; i <= NF; i++) k = k " " $i
-			    print FNR, (k in cnt) ? cnt[k] : 0 }' a.paths "$1"
+			    print FNR, (k in cnt) ? cnt[k] : \
+				       (k in cut) ? cut[k] : 0 }' a.paths "$1"
 }
 # activations: "FUNCTION TOTAL" of the full run on A
 awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |

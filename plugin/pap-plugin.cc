@@ -156,6 +156,7 @@ static void pap_finish_unit(void *, void *)
 {
 	if (pap_opts.disable)
 		return;
+	pap_sel_finish_unit();
 	pap_meta_write();
 }
 

@@ -118,6 +118,9 @@ bool pap_sel_enabled(void);
 bool pap_sel_add_spec(const char *file);
 int pap_sel_set_strategy(const char *value);
 bool pap_sel_named(function *fun);
+/* Under verbose, a note for each function of the specs that the unit
+ * does not define (another unit may: no error). */
+void pap_sel_finish_unit(void);
 struct pap_cfgtext;
 struct pap_sel_plan;
 /*

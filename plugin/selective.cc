@@ -37,6 +37,7 @@
 /* The specs' paths (all files), and the strategy asked for. */
 static struct pap_spec pap_spec_paths;
 static const char **pap_spec_files;	/* per path: its file */
+static bool *pap_spec_used;		/* per path: its function was seen */
 static bool pap_sel_on;
 static enum pap_sel_strategy pap_sel_asked = PAP_SEL_PSP2;
 
@@ -87,8 +88,12 @@ bool pap_sel_add_spec(const char *file)
 	}
 	pap_spec_files = XRESIZEVEC(const char *, pap_spec_files,
 				    pap_spec_paths.npaths + 1);
-	for (k = first; k < pap_spec_paths.npaths; k++)
+	pap_spec_used = XRESIZEVEC(bool, pap_spec_used,
+				   pap_spec_paths.npaths + 1);
+	for (k = first; k < pap_spec_paths.npaths; k++) {
 		pap_spec_files[k] = file;
+		pap_spec_used[k] = false;
+	}
 	return true;
 }
 
@@ -101,6 +106,25 @@ bool pap_sel_named(function *fun)
 		if (!strcmp(pap_spec_paths.paths[k].name, name))
 			return true;
 	return false;
+}
+
+void pap_sel_finish_unit(void)
+{
+	size_t k, j;
+
+	if (!pap_sel_on || !pap_opts.verbose)
+		return;
+	for (k = 0; k < pap_spec_paths.npaths; k++) {
+		const char *name = pap_spec_paths.paths[k].name;
+
+		for (j = 0; j < k; j++)
+			if (!strcmp(pap_spec_paths.paths[j].name, name))
+				break;
+		if (j == k && !pap_spec_used[k])
+			inform(UNKNOWN_LOCATION, "pap: %s:%u: function %qs is "
+			       "not defined in this unit", pap_spec_files[k],
+			       pap_spec_paths.paths[k].line, name);
+	}
 }
 
 /*
@@ -220,6 +244,7 @@ static int pap_sel_paths(const char *asmname, const struct pap_cfgtext *g,
 
 		if (strcmp(p->name, asmname))
 			continue;
+		pap_spec_used[k] = true;
 		if (!pap_sel_same_graph(p, graph)) {
 			error("%s:%u: function %qs has changed since the spec "
 			      "was written (its checksum is not %s)", file,

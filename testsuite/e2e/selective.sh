@@ -59,7 +59,7 @@ awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |
 
 nnever=$(expect all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..15"
+echo "1..18"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -175,5 +175,36 @@ elif grep -q "all.spec:[0-9]*: .*back edge" cc2.log; then
 else
 	not_ok "spp's refusal names the spec line"
 	diag cc2.log
+fi
+# a spec of another build of the function
+sed 's/^\(path walk \)[0-9a-f]*/\10123456789abcdef/' ../all.spec >old.spec
+line=$(grep -n '^path walk' old.spec | head -1 | cut -d: -f1)
+if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/old.spec \
+	-c "$src" -o x.o >cc3.log 2>&1; then
+	not_ok "a spec of a changed function is refused"
+elif grep -q "old.spec:$line: .*walk.* has changed" cc3.log; then
+	ok "a spec of a changed function is refused naming old.spec:$line"
+else
+	not_ok "a changed function's error names old.spec:$line"
+	diag cc3.log
+fi
+# what cannot be copied falls back, and a unit without a spec's
+# function says so, under verbose
+printf 'int other(int x) { return x ? 1 : 2; }\n' >other.c
+"$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/all.spec \
+	-fplugin-arg-pap-verbose -c "$src" -o x.o >v.log 2>&1
+if grep -q "guarded.*no uninstrumented copy (setjmp" v.log; then
+	ok "a function with setjmp falls back (verbose says so)"
+else
+	not_ok "a function with setjmp falls back (verbose says so)"
+	diag v.log
+fi
+"$papgcc" -O0 -w -fplugin-arg-pap-spec=$tmp/all.spec \
+	-fplugin-arg-pap-verbose -c other.c -o o.o >o.log 2>&1
+if [ $? -eq 0 ] && grep -q "all.spec:[0-9]*: function .scan. is not defined in this unit" o.log; then
+	ok "a unit without the spec's functions builds, with a note"
+else
+	not_ok "a unit without the spec's functions builds, with a note"
+	diag o.log
 fi
 tap_done

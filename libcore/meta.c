@@ -344,16 +344,17 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 					       "bad lines record");
 		} else if (!sum && (sum = meta_value(p, len, "checksum"))) {
 		} else if (!strncmp(p, "select ", 7) && !sel.strategy) {
+			char *sp;
+
 			sel.strategy = meta_value(p, len, "select");
 			if (!sel.strategy) {
 				r = PAP_ENOMEM;
 				break;
 			}
-			gtext = strchr(sel.strategy, ' ');
-			if (gtext) {
-				*gtext = 0;
-				sel.max_paths = strtoull(gtext + 1, NULL, 10);
-				gtext = NULL;
+			sp = strchr(sel.strategy, ' ');
+			if (sp) {
+				*sp = 0;
+				sel.max_paths = strtoull(sp + 1, NULL, 10);
 			}
 		} else if (!strncmp(p, "spath ", 6)) {
 			if (!f->graph.cfg || meta_spath(f, &sel, p, len))

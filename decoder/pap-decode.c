@@ -409,6 +409,8 @@ static int run_report(struct cli *c, const char *path)
 			break;
 		default:
 			print_text(stdout, &dp, &c->o);
+			/* the functions built selectively, if any */
+			failed |= print_selective(stdout, &c->d, &prof, 0) != 0;
 		}
 	}
 	if (c->spec)

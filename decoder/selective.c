@@ -195,6 +195,9 @@ int print_selective(FILE *out, struct decoder *d,
 	}
 	if (json)
 		fprintf(out, "{\"selective\": [");
+	else if (nfs)
+		fprintf(out, "selective functions: each path of interest's "
+			"count, by its spec's FILE:LINE\n");
 	for (i = 0; i < nfs; i++) {
 		if (json)
 			sel_print_json(out, &fs[i], !i);

@@ -12,15 +12,17 @@
  * (T3) is split: the new block counts an early end (a record of the
  * function's companion key "ASMNAME%early", value 3) and jumps to the
  * copy of the edge's destination, so nothing more of the activation is
- * recorded.  A function whose body cannot be copied (exception or
- * abnormal edges, setjmp, computed goto) is numbered over the whole
- * graph instead (strategy psp1), which needs no termination to be exact.
- * T1 and T2 checks are not emitted: they only end paths not of interest
- * early, so leaving them out changes no count (doc/algorithms.md).
+ * recorded.  A T1 or T2 check of at most PAP_SEL_MAX_CHECK values is a
+ * chain of comparisons on a block split from its edge, which fails the
+ * same way (value 1 or 2).  A function whose body cannot be copied
+ * (exception or abnormal edges, setjmp, computed goto, asm goto) is
+ * numbered over the whole graph instead (strategy psp1) and gets no
+ * check: it needs no termination to be exact.  Larger checks are left
+ * out too: checks only end paths not of interest early, so leaving them
+ * out changes no count (doc/algorithms.md).
  */
 #include "gcc-common.h"
 #include "cfghooks.h"
-#include "cfgloopmanip.h"
 #include "gimple-walk.h"
 #include "tree-ssanames.h"
 #include "plugin.h"
@@ -189,8 +191,8 @@ static struct pap_plan *pap_sel_view(const struct pap_sel_plan *sp)
 	v->op_off[cfg->nedges] = k;
 	v->nops = k;
 	snprintf(v->note, sizeof(v->note), "%s, %u paths of interest, %u "
-		 "terminating edges: %.160s", pap_sel_strategy_name(sp->strategy),
-		 sp->npaths, sp->nterm_edges, sp->note[0] ? sp->note :
+		 "terminating edges: %.160s",
+		 pap_sel_strategy_name(sp->strategy), sp->npaths, sp->nterm_edges, sp->note[0] ? sp->note :
 		 sp->plan->note);
 	return v;
 }
@@ -513,7 +515,8 @@ static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges)
 		if (!bitmap_bit_p(seen, bb->index))
 			dead.safe_push(bb);
 	for (id = 0; id < nedges; id++)
-		if (gcc_edge[id] && !bitmap_bit_p(seen, gcc_edge[id]->src->index))
+		if (gcc_edge[id] &&
+		    !bitmap_bit_p(seen, gcc_edge[id]->src->index))
 			gcc_edge[id] = NULL;
 	for (i = 0; i < dead.length(); i++)
 		delete_basic_block(dead[i]);
@@ -579,11 +582,11 @@ static basic_block pap_sel_block(basic_block after)
 
 /*
  * Puts core edge @id's check (T1 after its operations, T2 before them),
- * of one value or more, on its GCC edge @gcc_edge[@id]: a chain of comparisons of the value
- * with the table; where none holds, an early end (@seq) and on into the
- * copy @to of the edge's destination.  @gcc_edge[@id] becomes the edge
- * whose code runs where the operations must: before the check (T1) or
- * after it passed (T2).
+ * of one value or more, on its GCC edge @gcc_edge[@id]: a chain of
+ * comparisons of the value with the table; where none holds, an early
+ * end (@early) and on into the copy @to of the edge's destination.
+ * @gcc_edge[@id] becomes the edge whose code runs where the operations
+ * must: before the check (T1) or after it passed (T2).
  */
 static void pap_sel_check(const struct pap_sel_plan *sp,
 			  const struct pap_plan *plan, uint32_t id,

@@ -390,6 +390,23 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 /* Writes @s as a JSON string. */
 void json_string(FILE *out, const char *s);
 
+/* selective.c: is @key a selective function's early-end companion
+ * ("ASMNAME%early:...")?  The report of the selective functions of
+ * @prof, text or JSON; 0 or -1 after a message. */
+int sel_early_key(const char *key);
+int print_selective(FILE *out, struct decoder *d,
+		    const struct pap_profile *prof, int json);
+/*
+ * What merge checks: that the profiles added (@file, whose name must
+ * outlive the check) are all of selective builds or all of full ones.
+ * sel_check_add() returns 0, or -1 after an error naming both kinds.
+ */
+struct sel_check;
+struct sel_check *sel_check_new(void);
+int sel_check_add(struct sel_check *c, const struct pap_profile *p,
+		  const char *file);
+void sel_check_free(struct sel_check *c);
+
 /*
  * Prints sequence @v with repeats compressed as "( ... )^N": @item prints
  * one element; @open and @close mark a repeated group.

@@ -783,7 +783,11 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		struct pap_meta_fn *fn;
 
 		progress("reading the metadata", i, prof->nrecs);
+		if (sel_early_key(r->fn))
+			continue;	/* print_selective()'s */
 		fn = resolve_fn(d, r->fn);
+		if (fn && fn->sel)
+			continue;
 		if (!fn) {
 			if (key_is_stale(d, r->fn))
 				d->nstale_recs++;

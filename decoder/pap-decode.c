@@ -51,7 +51,9 @@ static void usage(FILE *f)
 "                       (source lines with counts, like gcov); lcov (an\n"
 "                       lcov tracefile for genhtml); gcov-json (gcov's\n"
 "                       JSON intermediate format); gcov (gcov's text,\n"
-"                       FILE.gcov).  A path\n"
+"                       FILE.gcov); selective, selective-json (the\n"
+"                       count of each path of interest of selectively\n"
+"                       built functions, activations, early ends).  A path\n"
 "                       of more than 10^7 blocks is printed with its\n"
 "                       loops as ( ... )^N in every format (json gives\n"
 "                       every path so as \"blocks_packed\"; doc/reports.md)\n"
@@ -110,11 +112,12 @@ enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
-	      FMT_GCOV };
+	      FMT_GCOV, FMT_SELECTIVE, FMT_SELECTIVE_JSON };
 
 static const char *const format_names[] = {
 	"text", "json", "paths", "blocks", "bl", "dot", "annotate", "svg",
-	"png", "lcov", "gcov-json", "gcov", NULL
+	"png", "lcov", "gcov-json", "gcov", "selective", "selective-json",
+	NULL
 };
 
 /* --sort, in enum fn_order's order. */
@@ -400,12 +403,19 @@ static int run_report(struct cli *c, const char *path)
 		case FMT_GCOV:
 			print_gcov_text(stdout, &dp, &c->d.meta, path);
 			break;
+		case FMT_SELECTIVE:
+		case FMT_SELECTIVE_JSON:
+			failed |= print_selective(stdout, &c->d, &prof,
+				c->format == FMT_SELECTIVE_JSON) != 0;
+			break;
 		case FMT_SVG:
 		case FMT_PNG:
 			failed |= draw_cfg(&dp, &c->o, format_names[c->format]);
 			break;
 		default:
 			print_text(stdout, &dp, &c->o);
+			/* the functions built selectively, if any */
+			failed |= print_selective(stdout, &c->d, &prof, 0) != 0;
 		}
 	}
 	if (c->spec)

@@ -138,6 +138,7 @@ int cmd_merge(int argc, char **argv)
 	};
 	struct pap_profile total;
 	struct seen s = { NULL, 0, 0, 0 };
+	struct sel_check *sel;
 	const char *out = "-";
 	uint64_t nstale = 0;
 	size_t nfns = 0;
@@ -180,6 +181,9 @@ int cmd_merge(int argc, char **argv)
 		return pap_usage_error(pap_prog);
 	}
 	pap_profile_init(&total);
+	sel = sel_check_new();
+	if (!sel)
+		rc = 1;
 	for (i = optind; i < argc && !rc; i++) {
 		struct pap_profile one;
 
@@ -187,6 +191,7 @@ int cmd_merge(int argc, char **argv)
 		/* with --drop-stale, a later profile is a newer build */
 		total.gen = (uint32_t)(i - optind + 1);
 		if (load_profile(argv[i], &one) ||
+		    sel_check_add(sel, &one, argv[i]) ||
 		    (!drop_stale && check_sums(&s, &one, argv[i]))) {
 			rc = 1;
 		} else if (pap_profile_merge(&total, &one)) {
@@ -222,6 +227,7 @@ int cmd_merge(int argc, char **argv)
 	for (i = 0; i < (int)s.n; i++)
 		free(s.v[i].id);
 	free(s.v);
+	sel_check_free(sel);
 	pap_profile_free(&total);
 	return rc;
 }

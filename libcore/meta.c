@@ -28,6 +28,11 @@ static void meta_fn_free(struct pap_meta_fn *f)
 			free(f->elines[b]);
 	free(f->elines);
 	pap_plan_free(f->plan);
+	pap_sel_free(f->sel);
+	for (b = 0; b < f->nsel; b++)
+		free(f->sel_where[b]);
+	free(f->sel_where);
+	free(f->sel_num);
 	if (f->graph.cfg)
 		pap_cfgtext_free(&f->graph);
 	free(f->name);
@@ -140,6 +145,132 @@ uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,
 	return h;
 }
 
+uint64_t pap_meta_sel_checksum(uint64_t base, uint64_t stamp)
+{
+	int i;
+
+	for (i = 0; i < 8; i++, stamp >>= 8)
+		base = (base ^ (stamp & 0xff)) * 0x100000001b3ull;
+	return base;
+}
+
+/* A selection read from a function's metadata: its select line and
+ * its paths of interest, as the CFG's edges. */
+struct meta_sel {
+	char *strategy;
+	unsigned long long max_paths;
+	struct pap_sel_path *paths;
+	uint32_t npaths;
+	size_t cap;
+};
+
+static void meta_sel_free(struct meta_sel *s)
+{
+	uint32_t k;
+
+	for (k = 0; k < s->npaths; k++)
+		free((void *)s->paths[k].edges);
+	free(s->paths);
+	free(s->strategy);
+}
+
+/*
+ * Adds the path of interest of spath line @p (@len bytes) of @f, whose
+ * graph is parsed, to @s and its FILE:LINE to @f; 0, or -1 when the line
+ * is malformed or its blocks are no path of the graph.
+ */
+static int meta_spath(struct pap_meta_fn *f, struct meta_sel *s,
+		      const char *p, size_t len)
+{
+	const char *end = p + len;
+	char *q, name[32], err[128];
+	unsigned long n, i, b;
+	uint32_t *blocks = NULL, *edges = NULL;
+	char *where = NULL, **w;
+	int r = -1;
+
+	p += 6;
+	n = strtoul(p, &q, 10);
+	if (q == p || n == 0 || n > (1ul << 24) || q >= end)
+		return -1;
+	blocks = malloc(n * sizeof(*blocks));
+	edges = malloc((n + 1) * sizeof(*edges));
+	if (!blocks || !edges)
+		goto out;
+	for (i = 0; i < n; i++) {
+		p = q;
+		b = strtoul(p, &q, 10);
+		if (q == p || q >= end || *q != ' ')
+			goto out;
+		snprintf(name, sizeof(name), "b%lu", b);
+		blocks[i] = pap_cfgtext_block(&f->graph, name);
+		if (blocks[i] == PAP_NONE)
+			goto out;
+	}
+	if (pap_sel_path_from_blocks(f->graph.cfg, blocks, n, edges, err,
+				     sizeof(err)))
+		goto out;
+	where = strndup(q + 1, (size_t)(end - q - 1));
+	w = realloc(f->sel_where, (f->nsel + 1) * sizeof(*w));
+	if (!where || !w || pap_grow(&s->paths, &s->cap, sizeof(*s->paths),
+				     8)) {
+		if (w)
+			f->sel_where = w;
+		goto out;
+	}
+	f->sel_where = w;
+	f->sel_where[f->nsel++] = where;
+	where = NULL;
+	s->paths[s->npaths].edges = edges;
+	s->paths[s->npaths++].len = n + 1;
+	edges = NULL;
+	r = 0;
+out:
+	free(where);
+	free(blocks);
+	free(edges);
+	return r;
+}
+
+/*
+ * The selection of @f, when it has one: its plan, built as the plugin
+ * built it, in f->sel, and the checksum it stamps @base with into
+ * *@sum.  PAP_OK (also without a selection), or an error after a
+ * message.
+ */
+static int meta_sel_build(struct pap_meta_fn *f, struct meta_sel *s,
+			  uint64_t *sum, const char *file, unsigned line0,
+			  char *err, size_t errlen)
+{
+	enum pap_sel_strategy st;
+	struct pap_sel_opts o;
+	char e[256];
+	uint32_t k;
+
+	if (!s->strategy)
+		return s->npaths ? meta_error(err, errlen, file, line0,
+					      "function %s: spath without "
+					      "select", f->name) : PAP_OK;
+	if (pap_sel_strategy_parse(s->strategy, &st))
+		return meta_error(err, errlen, file, line0, "function %s: "
+				  "unknown strategy '%s'", f->name,
+				  s->strategy);
+	memset(&o, 0, sizeof(o));
+	o.max_paths = s->max_paths;
+	if (pap_sel_build(f->graph.cfg, st, s->paths, s->npaths, &o, &f->sel,
+			  e, sizeof(e)))
+		return meta_error(err, errlen, file, line0, "function %s: "
+				  "bad selection: %s", f->name, e);
+	*sum = pap_meta_sel_checksum(*sum, pap_sel_stamp(f->sel));
+	f->sel_num = calloc(s->npaths + 1, sizeof(*f->sel_num));
+	if (!f->sel_num)
+		return PAP_ENOMEM;
+	for (k = 0; k < s->npaths; k++)
+		f->sel_num[k] = pap_sel_lookup(f->sel, s->paths[k].edges,
+					       s->paths[k].len);
+	return PAP_OK;
+}
+
 /*
  * Parses one function section [start, stop) beginning at @line0, of a
  * file of metadata @version compiled in @dir (NULL: unknown).
@@ -153,7 +284,11 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 	unsigned line = line0;
 	char *mode = NULL, *sum = NULL, *gtext = NULL;
 	char gerr[256];
+	struct meta_sel sel;
+	uint64_t want;
 	int r = PAP_OK;
+
+	memset(&sel, 0, sizeof(sel));
 
 	f->meta = strdup(file);
 	f->dir = dir ? strdup(dir) : NULL;
@@ -208,6 +343,23 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 				r = meta_error(err, errlen, file, line,
 					       "bad lines record");
 		} else if (!sum && (sum = meta_value(p, len, "checksum"))) {
+		} else if (!strncmp(p, "select ", 7) && !sel.strategy) {
+			char *sp;
+
+			sel.strategy = meta_value(p, len, "select");
+			if (!sel.strategy) {
+				r = PAP_ENOMEM;
+				break;
+			}
+			sp = strchr(sel.strategy, ' ');
+			if (sp) {
+				*sp = 0;
+				sel.max_paths = strtoull(sp + 1, NULL, 10);
+			}
+		} else if (!strncmp(p, "spath ", 6)) {
+			if (!f->graph.cfg || meta_spath(f, &sel, p, len))
+				r = meta_error(err, errlen, file, line,
+					       "bad spath record");
 		} else {
 			r = meta_error(err, errlen, file, line,
 				       "unexpected line '%.*s'",
@@ -229,15 +381,16 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 		goto out;
 	}
 	f->checksum = strtoull(sum, NULL, 16);
-	if (f->checksum != (version == 1 ?
-			    pap_fnv1a(graph_start,
-				      (size_t)(graph_end - graph_start)) :
-			    pap_meta_checksum(f->mode, graph_start,
-					      (size_t)(graph_end -
-						       graph_start))))
+	want = version == 1 ? pap_fnv1a(graph_start,
+					(size_t)(graph_end - graph_start)) :
+	       pap_meta_checksum(f->mode, graph_start,
+				 (size_t)(graph_end - graph_start));
+	r = meta_sel_build(f, &sel, &want, file, line0, err, errlen);
+	if (!r && f->checksum != want)
 		r = meta_error(err, errlen, file, line0, "function %s: graph "
 			       "does not match its checksum", f->name);
 out:
+	meta_sel_free(&sel);
 	free(mode);
 	free(sum);
 	free(gtext);

@@ -11,7 +11,13 @@
  *   lines BLOCK LINE...      (each block's distinct lines, statement order)
  *   elines EDGE LINE...      (version 2: lines of empty blocks GCC keeps on
  *                            the EDGE-th edge line's way; optional)
- *   checksum HEX             (pap_meta_checksum(): the plan's stamp)
+ *   select STRATEGY MAXPATHS (selective profiling, optional: the
+ *                            strategy of selective.h and its path limit)
+ *   spath N BLOCK... FILE:LINE   (with select: each path of interest, as
+ *                            N GCC block numbers, and where its spec
+ *                            says it)
+ *   checksum HEX             (pap_meta_checksum(): the plan's stamp;
+ *                            with select, pap_meta_sel_checksum() of it)
  *   end
  * Version 1 had no directory line and a checksum of the graph lines only;
  * it is still read.
@@ -21,6 +27,7 @@
 
 #include "cfgtext.h"
 #include "plan.h"
+#include "selective.h"
 #include "util.h"	/* pap_fnv1a: the graph checksum */
 
 #ifdef __cplusplus
@@ -41,6 +48,14 @@ extern "C" {
  */
 uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,
 			   size_t len);
+
+/*
+ * A selective function's checksum: @base (pap_meta_checksum() of the
+ * numbered mode and the graph) continued, FNV-1a 64, over the 8 bytes of
+ * @stamp (pap_sel_stamp()), least significant first.  Records are thus
+ * never decoded under another selection, nor a full plan's under one.
+ */
+uint64_t pap_meta_sel_checksum(uint64_t base, uint64_t stamp);
 
 /*
  * One function's entry of a metadata file, as the reader above reads it:
@@ -67,6 +82,13 @@ struct pap_meta_fn {
 				 * empty blocks on its way; NULL: none */
 	uint32_t nelines;
 	struct pap_plan *plan;	/* made on first use */
+	/* selective profiling (a select line), else NULL and 0: the plan
+	 * of the selection, built when read, and where each path of
+	 * interest comes from ("FILE:LINE") and its number in the plan */
+	struct pap_sel_plan *sel;
+	char **sel_where;	/* per spath line, in order */
+	uint32_t *sel_num;	/* per spath line: its path's number */
+	uint32_t nsel;
 };
 
 struct pap_meta {

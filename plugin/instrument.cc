@@ -27,6 +27,7 @@
 #include "model.h"
 #include "probes.h"
 #include "rtabi.h"
+#include "selective.h"
 
 /* One function's instrumentation, from its model to its metadata. */
 struct pap_fn {
@@ -41,6 +42,8 @@ struct pap_fn {
 	struct pap_cfgtext g;
 	bool have_g;
 	struct pap_plan *plan;
+	/* selective profiling: the plan whose operations @plan holds */
+	struct pap_sel_plan *sel;
 	/* core node k's last GCC block; the GCC edge of each core edge
 	 * (NULL for FAKE edges, see pap_edge_table()) */
 	basic_block *tails;
@@ -216,7 +219,7 @@ static bool pap_fn_select(function *fun)
 	if (pap_opts.have_exclude &&
 	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
 		return false;
-	return true;
+	return !pap_sel_enabled() || pap_sel_named(fun);
 }
 
 /*
@@ -254,7 +257,13 @@ static bool pap_fn_model(struct pap_fn *f)
  * @f->checksum the stamp of that plan (the graph, the mode in effect). */
 static bool pap_fn_plan(struct pap_fn *f)
 {
-	int r = pap_plan_build(f->g.cfg, pap_opts.mode, NULL, &f->plan);
+	int r;
+
+	if (pap_sel_enabled())
+		return pap_sel_plan_fn(f->fun, f->asmname, &f->g, f->graph.s,
+				       &f->lines, &f->plan, &f->checksum,
+				       &f->sel);
+	r = pap_plan_build(f->g.cfg, pap_opts.mode, NULL, &f->plan);
 
 	if (r) {
 		warning(0, "pap: %s: cannot plan: %s", f->asmname,
@@ -434,6 +443,7 @@ static void pap_fn_free(struct pap_fn *f)
 	XDELETEVEC(f->gcc_edge);
 	f->moved.release();
 	pap_plan_free(f->plan);
+	pap_sel_free(f->sel);
 	if (f->have_g)
 		pap_cfgtext_free(&f->g);
 	pap_model_free(&f->model);
@@ -452,6 +462,10 @@ unsigned int pap_instrument_function(function *fun)
 	f.asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
 	if (pap_fn_model(&f) && pap_fn_plan(&f) && pap_fn_locate(&f)) {
 		pap_fn_setup(&f);
+		if (f.sel)
+			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,
+					  f.checksum, &f.g, f.gcc_edge,
+					  f.emit.r, f.emit.a);
 		pap_fn_place(&f);
 		pap_fn_commit(&f);
 		pap_fn_finish(&f);

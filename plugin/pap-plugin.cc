@@ -68,6 +68,10 @@ static struct plugin_info pap_plugin_info = {
 	"                        (default), or counts or folds in memory every\n"
 	"                        iteration (exact even when a signal handler\n"
 	"                        leaves the loop by longjmp)\n"
+	"  spec=FILE             selective profiling: instrument only the\n"
+	"                        functions a path spec names, counting their\n"
+	"                        paths of interest (may be repeated)\n"
+	"  psp=spp|0|1|2|3       selective strategy (default 2: doc/plugin.md)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -152,6 +156,7 @@ static void pap_finish_unit(void *, void *)
 {
 	if (pap_opts.disable)
 		return;
+	pap_sel_finish_unit();
 	pap_meta_write();
 }
 
@@ -201,6 +206,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 					       !strcmp(key, "meta") ||
 					       !strcmp(key, "fold") ||
 					       !strcmp(key, "loop-count") ||
+					       !strcmp(key, "spec") ||
+					       !strcmp(key, "psp") ||
 					       !strcmp(key, "tally"))) {
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
@@ -244,6 +251,15 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			} else {
 				pap_opts.tally_max_values = (unsigned)v;
 			}
+		} else if (!strcmp(key, "spec")) {
+			ok &= pap_sel_add_spec(value);
+		} else if (!strcmp(key, "psp")) {
+			if (pap_sel_set_strategy(value)) {
+				error("%<-fplugin-arg-%s-psp=%s%>: unknown "
+				      "strategy (use spp, 0, 1, 2 or 3)", base,
+				      value);
+				ok = false;
+			}
 		} else if (!strcmp(key, "meta")) {
 			pap_opts.meta_dir = value;
 		} else if (!strcmp(key, "include")) {
@@ -262,7 +278,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, fold, tally, loop-count, include, exclude, system-headers, verbose, disable, trace)",
+			      "mode, meta, fold, tally, loop-count, include, exclude, system-headers, spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -108,6 +108,46 @@ struct pap_loop_fold;
 struct pap_loop_fold *pap_loop_fold_find(class loop *loop, tree fold_id);
 void pap_loop_fold_apply(struct pap_loop_fold *lf);
 
+/*
+ * selective.cc: selective profiling (-fplugin-arg-pap-spec=FILE).  Is a
+ * spec given; adds spec @file (false after an error); sets the strategy
+ * from "spp", "psp0".."psp3" or "0".."3" (0 or an error code); does the
+ * spec name @fun?
+ */
+bool pap_sel_enabled(void);
+bool pap_sel_add_spec(const char *file);
+int pap_sel_set_strategy(const char *value);
+bool pap_sel_named(function *fun);
+/* Under verbose, a note for each function of the specs that the unit
+ * does not define (another unit may: no error). */
+void pap_sel_finish_unit(void);
+struct pap_cfgtext;
+struct pap_sel_plan;
+/*
+ * The selective plan of @fun (model @g, its text @graph) for the specs'
+ * paths of it, into *@sel; *@plan its operations by CFG edge for the
+ * probes, *@checksum the metadata's, and the selection's metadata lines
+ * appended to @lines.  False after a GCC error naming the spec's
+ * FILE:LINE.
+ */
+bool pap_sel_plan_fn(function *fun, const char *asmname,
+		     const struct pap_cfgtext *g, const char *graph,
+		     struct pap_text *lines, struct pap_plan **plan,
+		     uint64_t *checksum, struct pap_sel_plan **sel);
+/*
+ * Before any probe goes in: copies @fun's body, uninstrumented, and
+ * sends each boundary edge of @sel (GCC edges @gcc_edge by core edge) to
+ * the copy through a block that counts the early end, and each T1 or T2
+ * check (on @plan's registers @r, @a) that fails likewise.  An edge of
+ * @gcc_edge that carries probes may become the edge where they must go
+ * now (after a T2 check).  Nothing for a function whose body cannot be
+ * copied.
+ */
+void pap_sel_terminate(function *fun, const struct pap_sel_plan *sel,
+		       const struct pap_plan *plan, const char *asmname,
+		       uint64_t checksum, const struct pap_cfgtext *g,
+		       edge *gcc_edge, tree r, tree a);
+
 /* meta.cc: metadata of the translation unit.  Adds one instrumented
  * function's entry (libcore/meta.h); writes the whole file. */
 void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,

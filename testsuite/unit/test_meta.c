@@ -131,6 +131,98 @@ static void test_elines(void **state)
 	pap_meta_free(&m);
 }
 
+static const char diamond[] = "blocks b1 b2 b3 b4\nentry b1\n"
+	"edge b1 b2\nedge b1 b3\nedge b2 b4\nedge b3 b4\nreturn b4\n";
+
+/*
+ * The checksum of @diamond selected by psp2 for the one path of @blocks
+ * (GCC numbers, "1 2 4"), from the definition: the mode's stamp, then
+ * FNV-1a 64 over the selection's stamp, least significant byte first.
+ * The plan's mode into @mode.
+ */
+static uint64_t sel_sum(const char *blocks, const char **mode)
+{
+	struct pap_cfgtext g;
+	struct pap_sel_plan *sp;
+	struct pap_sel_path p;
+	uint32_t b[3], e[4];
+	char err[256], name[8];
+	uint64_t h, st;
+	int i;
+
+	assert_int_equal(pap_cfgtext_parse(diamond, "d", &g, err,
+					   sizeof(err)), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "b%c", blocks[2 * i]);
+		b[i] = pap_cfgtext_block(&g, name);
+	}
+	assert_int_equal(pap_sel_path_from_blocks(g.cfg, b, 3, e, err,
+						  sizeof(err)), 0);
+	p.edges = e;
+	p.len = 4;
+	assert_int_equal(pap_sel_build(g.cfg, PAP_SEL_PSP2, &p, 1, NULL, &sp,
+				       err, sizeof(err)), 0);
+	*mode = pap_mode_name(sp->plan->mode);
+	h = pap_meta_checksum(sp->plan->mode, diamond, strlen(diamond));
+	st = pap_sel_stamp(sp);
+	for (i = 0; i < 8; i++, st >>= 8)
+		h = (h ^ (st & 0xff)) * 1099511628211ull;
+	pap_sel_free(sp);
+	pap_cfgtext_free(&g);
+	return h;
+}
+
+/* @diamond's entry with selection line @spath and checksum @sum. */
+static int parse_sel(struct pap_meta *m, const char *mode, const char *spath,
+		     uint64_t sum, char *err, size_t errlen)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "pap-meta 2\nfunction f\nfile f.c\n"
+		 "mode %s\n%slines b1 3\nselect psp2 0\n%s\n"
+		 "checksum %016llx\nend\n", mode, diamond, spath,
+		 (unsigned long long)sum);
+	return pap_meta_parse(m, text, "t.papm", err, errlen);
+}
+
+/* test_selection: a selective function's entry is read back with its
+ * paths of interest and their spec FILE:LINE, and its checksum covers
+ * the selection: another path, no selection or a bad block is refused. */
+static void test_selection(void **state)
+{
+	const char *mode;
+	uint64_t sum = sel_sum("1 2 4", &mode);
+	struct pap_meta m;
+	char err[256];
+
+	(void)state;
+	pap_meta_init(&m);
+	assert_int_equal(parse_sel(&m, mode, "spath 3 1 2 4 dir/s.spec:7", sum,
+				   err, sizeof(err)), 0);
+	assert_int_equal(m.nfns, 1);
+	assert_non_null(m.fns[0]->sel);
+	assert_int_equal(m.fns[0]->nsel, 1);
+	assert_string_equal(m.fns[0]->sel_where[0], "dir/s.spec:7");
+	assert_int_equal(m.fns[0]->sel_num[0], 0);
+	/* the same checksum for another path of interest */
+	assert_int_not_equal(parse_sel(&m, mode, "spath 3 1 3 4 s:1", sum,
+				       err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "does not match its checksum"));
+	/* the stamp of the graph alone */
+	assert_int_not_equal(parse_sel(&m, mode, "spath 3 1 2 4 s:1",
+		pap_meta_checksum(PAP_MODE_PAP_EPP, diamond, strlen(diamond)),
+		err, sizeof(err)), 0);
+	/* a block the graph lacks, and blocks that are no path */
+	assert_int_not_equal(parse_sel(&m, mode, "spath 3 1 9 4 s:1", sum,
+				       err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "t.papm:"));
+	assert_non_null(strstr(err, "bad spath record"));
+	assert_int_not_equal(parse_sel(&m, mode, "spath 2 1 4 s:1", sum,
+				       err, sizeof(err)), 0);
+	assert_int_equal(m.nfns, 1);
+	pap_meta_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_v2_read),
 		cmocka_unit_test(test_v1_read),
 		cmocka_unit_test(test_elines),
+		cmocka_unit_test(test_selection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,713 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selective.cc - selective path profiling in the plugin: the path spec
+ * files of -fplugin-arg-pap-spec, the selective plan (libcore/selective.h)
+ * of each function they name, its metadata and checksum, and termination.
+ *
+ * A function named in a spec is numbered by pap_sel_build() for its paths
+ * of interest; the plan's operations are re-indexed by CFG edge into a
+ * plan of the usual shape (pap_sel_view()), so instrument.cc and emit.cc
+ * place them as any plan's.  Termination: before the probes go in, the
+ * body is duplicated into an uninstrumented copy, and each boundary edge
+ * (T3) is split: the new block counts an early end (a record of the
+ * function's companion key "ASMNAME%early", value 3) and jumps to the
+ * copy of the edge's destination, so nothing more of the activation is
+ * recorded.  A T1 or T2 check of at most PAP_SEL_MAX_CHECK values is a
+ * chain of comparisons on a block split from its edge, which fails the
+ * same way (value 1 or 2).  A function whose body cannot be copied
+ * (exception or abnormal edges, setjmp, computed goto, asm goto) is
+ * numbered over the whole graph instead (strategy psp1) and gets no
+ * check: it needs no termination to be exact.  Larger checks are left
+ * out too: checks only end paths not of interest early, so leaving them
+ * out changes no count (doc/algorithms.md).
+ */
+#include "gcc-common.h"
+#include "cfghooks.h"
+#include "gimple-walk.h"
+#include "tree-ssanames.h"
+#include "plugin.h"
+
+#include "cfgtext.h"
+#include "fnkey.h"
+#include "meta.h"
+#include "pathspec.h"
+#include "probes.h"
+#include "rtabi.h"
+#include "selective.h"
+#include "textfile.h"
+
+/* The specs' paths (all files), and the strategy asked for. */
+static struct pap_spec pap_spec_paths;
+static const char **pap_spec_files;	/* per path: its file */
+static bool *pap_spec_used;		/* per path: its function was seen */
+static bool pap_sel_on;
+static enum pap_sel_strategy pap_sel_asked = PAP_SEL_PSP2;
+
+bool pap_sel_enabled(void)
+{
+	return pap_sel_on;
+}
+
+int pap_sel_set_strategy(const char *value)
+{
+	char buf[16];
+
+	if (strlen(value) > 1 || !ISDIGIT(value[0]))
+		return pap_sel_strategy_parse(value, &pap_sel_asked);
+	snprintf(buf, sizeof(buf), "psp%s", value);
+	return pap_sel_strategy_parse(buf, &pap_sel_asked);
+}
+
+/*
+ * The one place that reads a spec file (version 1 today): its paths are
+ * added to @spec.  Version 2 will bring its own reader and a check
+ * against the CFG; only this function changes then.
+ */
+static int pap_sel_read_spec(struct pap_spec *spec, const char *file,
+			     char *err, size_t errlen)
+{
+	char *text = pap_read_text_file(file, (size_t)1 << 30, err, errlen);
+	int r;
+
+	if (!text)
+		return PAP_EINVAL;
+	r = pap_spec_parse(spec, text, file, err, errlen);
+	free(text);
+	return r;
+}
+
+bool pap_sel_add_spec(const char *file)
+{
+	char err[512];
+	size_t first = pap_spec_paths.npaths, k;
+
+	if (!pap_sel_on)
+		pap_spec_init(&pap_spec_paths);
+	pap_sel_on = true;
+	if (pap_sel_read_spec(&pap_spec_paths, file, err, sizeof(err))) {
+		error("%s", err);
+		return false;
+	}
+	pap_spec_files = XRESIZEVEC(const char *, pap_spec_files,
+				    pap_spec_paths.npaths + 1);
+	pap_spec_used = XRESIZEVEC(bool, pap_spec_used,
+				   pap_spec_paths.npaths + 1);
+	for (k = first; k < pap_spec_paths.npaths; k++) {
+		pap_spec_files[k] = file;
+		pap_spec_used[k] = false;
+	}
+	return true;
+}
+
+bool pap_sel_named(function *fun)
+{
+	const char *name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+	size_t k;
+
+	for (k = 0; k < pap_spec_paths.npaths; k++)
+		if (!strcmp(pap_spec_paths.paths[k].name, name))
+			return true;
+	return false;
+}
+
+void pap_sel_finish_unit(void)
+{
+	size_t k, j;
+
+	if (!pap_sel_on || !pap_opts.verbose)
+		return;
+	for (k = 0; k < pap_spec_paths.npaths; k++) {
+		const char *name = pap_spec_paths.paths[k].name;
+
+		for (j = 0; j < k; j++)
+			if (!strcmp(pap_spec_paths.paths[j].name, name))
+				break;
+		if (j == k && !pap_spec_used[k])
+			inform(UNKNOWN_LOCATION, "pap: %s:%u: function %qs is "
+			       "not defined in this unit", pap_spec_files[k],
+			       pap_spec_paths.paths[k].line, name);
+	}
+}
+
+/*
+ * Why @fun's body cannot be copied for termination, or NULL: every edge
+ * must be an ordinary one (no exception, abnormal or computed-goto edge,
+ * so no setjmp and no nonlocal label) and every block duplicable.
+ */
+static const char *pap_sel_uncopyable(function *fun)
+{
+	basic_block bb;
+
+	if (fun->calls_setjmp || fun->has_nonlocal_label)
+		return "setjmp or a nonlocal label";
+	FOR_EACH_BB_FN(bb, fun) {
+		edge_iterator ei;
+		edge e;
+
+		FOR_EACH_EDGE(e, ei, bb->succs)
+			if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+				return "exception or abnormal edges";
+		if (!can_duplicate_block_p(bb))
+			return "a block GCC cannot duplicate";
+		gimple *last = last_stmt(bb);
+		if (last && gimple_code(last) == GIMPLE_ASM &&
+		    gimple_asm_nlabels(as_a<gasm *>(last)))
+			return "asm goto";
+	}
+	return NULL;
+}
+
+/*
+ * A plan of the usual shape over the CFG's edges holding @sp's
+ * operations: what instrument.cc places.  The caller frees it with
+ * pap_plan_free(); only the fields the probes read are set.
+ */
+static struct pap_plan *pap_sel_view(const struct pap_sel_plan *sp)
+{
+	const struct pap_cfg *cfg = sp->cfg;
+	struct pap_plan *v = XCNEW(struct pap_plan);
+	uint32_t e, n, k = 0;
+
+	v->mode = sp->plan->mode;
+	v->requested = sp->plan->requested;
+	v->cfg = cfg;
+	v->restart = sp->plan->restart;
+	v->record_values = sp->plan->record_values;
+	v->nfolds = sp->plan->nfolds;
+	v->nfold_ops = sp->plan->nfold_ops;
+	v->noverflow_tests = sp->plan->noverflow_tests;
+	v->nprobe_sites = sp->nprobe_sites;
+	v->op_off = (uint32_t *)xcalloc(cfg->nedges + 1, sizeof(uint32_t));
+	v->ops = (struct pap_op *)xcalloc(sp->plan->nops + 1,
+					  sizeof(struct pap_op));
+	for (e = 0; e < cfg->nedges; e++) {
+		const struct pap_op *ops = pap_sel_ops(sp, e, &n);
+
+		v->op_off[e] = k;
+		if (n)
+			memcpy(v->ops + k, ops, n * sizeof(*ops));
+		k += n;
+	}
+	v->op_off[cfg->nedges] = k;
+	v->nops = k;
+	snprintf(v->note, sizeof(v->note), "%s, %u paths of interest, %u "
+		 "terminating edges: %.160s",
+		 pap_sel_strategy_name(sp->strategy), sp->npaths, sp->nterm_edges, sp->note[0] ? sp->note :
+		 sp->plan->note);
+	return v;
+}
+
+/* @v as 16 hex digits (GCC's format has no %llx); a static buffer. */
+static const char *pap_hex16(uint64_t v)
+{
+	static char buf[20];
+
+	snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)v);
+	return buf;
+}
+
+/*
+ * The checksum of the spec path @k's function as the spec says it was
+ * when the path was taken: the full-mode stamp of one of the modes.
+ */
+static bool pap_sel_same_graph(const struct pap_spec_path *p,
+			       const char *graph)
+{
+	enum pap_mode m[3] = { PAP_MODE_PAP_EPP, PAP_MODE_PAP, PAP_MODE_EPP };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (pap_meta_checksum(m[i], graph, strlen(graph)) ==
+		    p->checksum)
+			return true;
+	return false;
+}
+
+/*
+ * The paths of interest of @asmname from the specs, as CFG edges of
+ * @g into @paths (XNEWVEC'd edges, each path's spec index in @which);
+ * their number, or -1 after an error naming FILE:LINE.
+ */
+static int pap_sel_paths(const char *asmname, const struct pap_cfgtext *g,
+			 const char *graph, struct pap_sel_path **paths,
+			 size_t **which)
+{
+	size_t k, n = 0;
+	bool ok = true;
+
+	*paths = XNEWVEC(struct pap_sel_path, pap_spec_paths.npaths + 1);
+	*which = XNEWVEC(size_t, pap_spec_paths.npaths + 1);
+	for (k = 0; k < pap_spec_paths.npaths; k++) {
+		const struct pap_spec_path *p = &pap_spec_paths.paths[k];
+		const char *file = pap_spec_files[k];
+		uint32_t *blocks, *edges, b;
+		char name[32], err[256];
+		size_t i;
+
+		if (strcmp(p->name, asmname))
+			continue;
+		pap_spec_used[k] = true;
+		if (!pap_sel_same_graph(p, graph)) {
+			error("%s:%u: function %qs has changed since the spec "
+			      "was written (its checksum is not %s)", file,
+			      p->line, asmname, pap_hex16(p->checksum));
+			ok = false;
+			continue;
+		}
+		blocks = XNEWVEC(uint32_t, p->nblocks + 1);
+		edges = XNEWVEC(uint32_t, p->nblocks + 1);
+		for (i = 0; i < p->nblocks; i++) {
+			snprintf(name, sizeof(name), "b%u", p->blocks[i]);
+			b = pap_cfgtext_block(g, name);
+			if (b == PAP_NONE) {
+				error("%s:%u: function %qs has no block %u",
+				      file, p->line, asmname, p->blocks[i]);
+				break;
+			}
+			blocks[i] = b;
+		}
+		if (i == p->nblocks &&
+		    pap_sel_path_from_blocks(g->cfg, blocks, p->nblocks, edges,
+					     err, sizeof(err)))
+			error("%s:%u: function %qs: not a path: %s", file,
+			      p->line, asmname, err);
+		else if (i == p->nblocks) {
+			(*paths)[n].edges = edges;
+			(*paths)[n].len = p->nblocks + 1;
+			(*which)[n++] = k;
+			edges = NULL;
+		}
+		if (edges)
+			ok = false;
+		XDELETEVEC(edges);
+		XDELETEVEC(blocks);
+	}
+	return ok ? (int)n : -1;
+}
+
+/*
+ * The metadata lines of the selection (libcore/meta.h): the strategy,
+ * then each path of interest as its spec gave it, with its FILE:LINE.
+ */
+static void pap_sel_meta_text(const struct pap_sel_plan *sp,
+			      const size_t *which, size_t n,
+			      struct pap_text *t)
+{
+	size_t k, i;
+
+	pap_text_printf(t, "select %s %llu\n",
+			pap_sel_strategy_name(sp->strategy),
+			(unsigned long long)sp->max_paths);
+	for (k = 0; k < n; k++) {
+		const struct pap_spec_path *p = &pap_spec_paths.paths[which[k]];
+
+		pap_text_printf(t, "spath %zu", p->nblocks);
+		for (i = 0; i < p->nblocks; i++)
+			pap_text_printf(t, " %u", p->blocks[i]);
+		pap_text_printf(t, " %s:%u\n", pap_spec_files[which[k]],
+				p->line);
+	}
+}
+
+bool pap_sel_plan_fn(function *fun, const char *asmname,
+		     const struct pap_cfgtext *g, const char *graph,
+		     struct pap_text *lines, struct pap_plan **plan,
+		     uint64_t *checksum, struct pap_sel_plan **out)
+{
+	struct pap_sel_path *paths;
+	enum pap_sel_strategy s = pap_sel_asked;
+	struct pap_sel_plan *sp = NULL;
+	const char *why = pap_sel_uncopyable(fun);
+	size_t *which, k;
+	char err[512];
+	int n, r;
+
+	n = pap_sel_paths(asmname, g, graph, &paths, &which);
+	if (n < 0)
+		goto out;
+	if (!n) {
+		error("function %qs: the spec names no path of it", asmname);
+		goto out;
+	}
+	if (why && (s == PAP_SEL_SPP || s == PAP_SEL_PSP2 ||
+		    s == PAP_SEL_PSP3)) {
+		if (pap_opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: no "
+			       "uninstrumented copy (%s): strategy psp1 "
+			       "without termination instead of %s", asmname,
+			       why, pap_sel_strategy_name(s));
+		s = PAP_SEL_PSP1;
+	}
+	r = pap_sel_build(g->cfg, s, paths, (size_t)n, NULL, &sp, err,
+			  sizeof(err));
+	if (r) {
+		/* name the first path's spec line: the message names the
+		 * path by its number among this function's */
+		error("%s:%u: function %qs: %s", pap_spec_files[which[0]],
+		      pap_spec_paths.paths[which[0]].line, asmname, err);
+		sp = NULL;
+		goto out;
+	}
+	*plan = pap_sel_view(sp);
+	*checksum = pap_meta_sel_checksum(pap_meta_checksum(sp->plan->mode,
+		graph, strlen(graph)), pap_sel_stamp(sp));
+	pap_sel_meta_text(sp, which, (size_t)n, lines);
+out:
+	for (k = 0; n > 0 && k < (size_t)n; k++)
+		XDELETEVEC(paths[k].edges);
+	XDELETEVEC(paths);
+	XDELETEVEC(which);
+	*out = sp;
+	return sp != NULL;
+}
+
+/*
+ * The copy of @bb's switch, whose cases still name the labels of the
+ * original blocks: each case names the label of its block's copy.
+ */
+static void pap_sel_switch_copy(gswitch *sw, basic_block *copy)
+{
+	unsigned i;
+
+	for (i = 0; i < gimple_switch_num_labels(sw); i++) {
+		tree c = gimple_switch_label(sw, i);
+		basic_block d = label_to_block(cfun, CASE_LABEL(c));
+
+		CASE_LABEL(c) = gimple_block_label(copy[d->index]);
+	}
+}
+
+/* walk_gimple_op callback: an SSA name the copy defines anew becomes
+ * its new name (the map in wi->info). */
+static tree pap_sel_rename(tree *tp, int *walk_subtrees, void *data)
+{
+	struct walk_stmt_info *wi = (struct walk_stmt_info *)data;
+	hash_map<tree, tree> *map = (hash_map<tree, tree> *)wi->info;
+	tree *to;
+
+	if (TREE_CODE(*tp) == SSA_NAME) {
+		to = map->get(*tp);
+		if (to)
+			*tp = *to;
+		*walk_subtrees = 0;
+	}
+	return NULL_TREE;
+}
+
+/*
+ * Gives the copied statements in @bbs (the copies) SSA names of their
+ * own: the gimplifier makes its temporaries SSA names already when
+ * optimizing, and each may have one definition only.
+ */
+static void pap_sel_copy_names(const vec<basic_block> &bbs)
+{
+	hash_map<tree, tree> map;
+	gimple_stmt_iterator gsi;
+	struct walk_stmt_info wi;
+	unsigned i;
+
+	for (i = 0; i < bbs.length(); i++)
+		for (gsi = gsi_start_bb(bbs[i]); !gsi_end_p(gsi);
+		     gsi_next(&gsi)) {
+			gimple *g = gsi_stmt(gsi);
+			tree lhs = gimple_get_lhs(g);
+
+			if (lhs && TREE_CODE(lhs) == SSA_NAME) {
+				tree n = copy_ssa_name(lhs, g);
+
+				map.put(lhs, n);
+				gimple_set_lhs(g, n);
+			}
+		}
+	for (i = 0; i < bbs.length(); i++)
+		for (gsi = gsi_start_bb(bbs[i]); !gsi_end_p(gsi);
+		     gsi_next(&gsi)) {
+			memset(&wi, 0, sizeof(wi));
+			wi.info = &map;
+			walk_gimple_op(gsi_stmt(gsi), pap_sel_rename, &wi);
+			update_stmt_if_modified(gsi_stmt(gsi));
+		}
+}
+
+/*
+ * Copies every block of @fun after the last one, statement by statement
+ * (the function is not in SSA form: no names to rename, no PHI), with
+ * its edges leading to the copies, in no loop until the loops are found
+ * again; returns the copy of each block by index (XNEWVEC).
+ */
+static basic_block *pap_sel_copy_body(function *fun)
+{
+	auto_vec<basic_block> bbs, copies;
+	basic_block bb, after = EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb;
+	basic_block *copy = XCNEWVEC(basic_block,
+				     last_basic_block_for_fn(fun));
+	unsigned i;
+
+	FOR_EACH_BB_FN(bb, fun)
+		bbs.safe_push(bb);
+	for (i = 0; i < bbs.length(); i++) {
+		gimple_stmt_iterator from, to;
+
+		bb = create_empty_bb(after);
+		bb->count = bbs[i]->count;
+		add_bb_to_loop(bb, current_loops->tree_root);
+		to = gsi_start_bb(bb);
+		for (from = gsi_start_bb(bbs[i]); !gsi_end_p(from);
+		     gsi_next(&from)) {
+			gimple *g = gsi_stmt(from);
+
+			if (gimple_code(g) == GIMPLE_LABEL)
+				continue;
+			gsi_insert_after(&to, gimple_copy(g), GSI_NEW_STMT);
+		}
+		copy[bbs[i]->index] = after = bb;
+		copies.safe_push(bb);
+	}
+	pap_sel_copy_names(copies);
+	for (i = 0; i < bbs.length(); i++) {
+		basic_block c = copy[bbs[i]->index];
+		gimple *last = last_stmt(c);
+		edge_iterator ei;
+		edge e, n;
+
+		FOR_EACH_EDGE(e, ei, bbs[i]->succs) {
+			n = make_edge(c, e->dest->index >= NUM_FIXED_BLOCKS ?
+				      copy[e->dest->index] : e->dest,
+				      e->flags & (EDGE_TRUE_VALUE |
+						  EDGE_FALSE_VALUE |
+						  EDGE_FALLTHRU));
+			n->probability = e->probability;
+		}
+		if (last && gimple_code(last) == GIMPLE_SWITCH)
+			pap_sel_switch_copy(as_a<gswitch *>(last), copy);
+	}
+	return copy;
+}
+
+/*
+ * Deletes the blocks no path reaches any more, GCC wants every block
+ * reachable: copies no boundary edge leads to, and blocks of the body
+ * that only boundary edges led to.  Their edges leave @gcc_edge (of
+ * @nedges entries): they carried no probe, since a block on a path of
+ * interest is entered by one of its edges.
+ */
+static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges)
+{
+	auto_vec<basic_block> stack, dead;
+	auto_sbitmap seen(last_basic_block_for_fn(fun));
+	basic_block bb;
+	uint32_t id;
+	unsigned i;
+
+	bitmap_clear(seen);
+	stack.safe_push(ENTRY_BLOCK_PTR_FOR_FN(fun));
+	bitmap_set_bit(seen, ENTRY_BLOCK);
+	while (!stack.is_empty()) {
+		edge_iterator ei;
+		edge e;
+
+		bb = stack.pop();
+		FOR_EACH_EDGE(e, ei, bb->succs)
+			if (bitmap_set_bit(seen, e->dest->index))
+				stack.safe_push(e->dest);
+	}
+	FOR_EACH_BB_FN(bb, fun)
+		if (!bitmap_bit_p(seen, bb->index))
+			dead.safe_push(bb);
+	for (id = 0; id < nedges; id++)
+		if (gcc_edge[id] &&
+		    !bitmap_bit_p(seen, gcc_edge[id]->src->index))
+			gcc_edge[id] = NULL;
+	for (i = 0; i < dead.length(); i++)
+		delete_basic_block(dead[i]);
+}
+
+/* A record of @key's companion "ASMNAME%early": an early end by
+ * technique @t (1, 2 or 3 for T1, T2, T3). */
+static gimple_seq pap_sel_early_seq(tree key, tree slot, unsigned t)
+{
+	gimple_seq seq = NULL;
+	tree arg = pap_key_arg(&seq, key, slot);
+
+	gimple_seq_add_stmt(&seq, gimple_build_call(pap_rt_decl(PAP_RT_PATH),
+		3, arg, build_int_cstu(pap_rt_u64(), t),
+		build_int_cst(integer_type_node, 1)));
+	return seq;
+}
+
+/* Checks with more values than this are left out (they only end paths
+ * not of interest early): a check is a chain of comparisons. */
+#define PAP_SEL_MAX_CHECK 16
+
+/*
+ * What a T2 check on core edge @id tests, the digit of its first FOLD
+ * (pap_sel_digit()), computed from @a into a new temporary by @seq.
+ */
+static tree pap_sel_digit_seq(const struct pap_plan *plan, uint32_t id,
+			      tree a, gimple_seq *seq)
+{
+	tree t = create_tmp_var(pap_rt_u64(), "pap_digit");
+	uint32_t k;
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(t, a));
+	for (k = plan->op_off[id]; k < plan->op_off[id + 1]; k++) {
+		const struct pap_op *op = &plan->ops[k];
+
+		if (op->kind == PAP_OP_ADD)
+			gimple_seq_add_stmt(seq, gimple_build_assign(t,
+				PLUS_EXPR, t, build_int_cstu(pap_rt_u64(),
+							     op->k)));
+		else if (op->kind == PAP_OP_SET || op->kind == PAP_OP_INIT)
+			gimple_seq_add_stmt(seq, gimple_build_assign(t,
+				build_int_cstu(pap_rt_u64(), op->k)));
+		else if (op->kind == PAP_OP_FOLD)
+			break;
+	}
+	gimple_seq_add_stmt(seq, gimple_build_assign(t, PLUS_EXPR, t,
+		build_int_cstu(pap_rt_u64(), k < plan->op_off[id + 1] ?
+			       plan->ops[k].k : 0)));
+	return t;
+}
+
+/* A new empty block after @after, in @after's loop until the loops
+ * are found again. */
+static basic_block pap_sel_block(basic_block after)
+{
+	basic_block bb = create_empty_bb(after);
+
+	add_bb_to_loop(bb, after->loop_father);
+	bb->count = after->count;
+	return bb;
+}
+
+/*
+ * Puts core edge @id's check (T1 after its operations, T2 before them),
+ * of one value or more, on its GCC edge @gcc_edge[@id]: a chain of
+ * comparisons of the value with the table; where none holds, an early
+ * end (@early) and on into the copy @to of the edge's destination.
+ * @gcc_edge[@id] becomes the edge whose code runs where the operations
+ * must: before the check (T1) or after it passed (T2).
+ */
+static void pap_sel_check(const struct pap_sel_plan *sp,
+			  const struct pap_plan *plan, uint32_t id,
+			  edge *gcc_edge, basic_block to, tree r, tree a,
+			  gimple_seq early)
+{
+	edge e = gcc_edge[id];
+	basic_block first, pass, fail, b;
+	uint32_t lo = sp->check_off[id], hi = sp->check_off[id + 1], k;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	tree v;
+	edge ne;
+
+	first = split_edge(e);		/* e now ends at first */
+	pass = split_edge(single_succ_edge(first));
+	remove_edge(single_succ_edge(first));
+	if (sp->check[id] == PAP_SEL_CHECK_T2) {
+		v = pap_sel_digit_seq(plan, id, a, &seq);
+		gcc_edge[id] = single_succ_edge(pass);
+	} else {
+		v = r;
+	}
+	gsi = gsi_start_bb(first);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	fail = pap_sel_block(first);
+	gsi = gsi_start_bb(fail);
+	gsi_insert_seq_after(&gsi, early, GSI_NEW_STMT);
+	make_single_succ_edge(fail, to, EDGE_FALLTHRU);
+	b = first;
+	for (k = lo; k < hi; k++) {
+		basic_block next = k + 1 < hi ? pap_sel_block(b) : fail;
+
+		gsi = gsi_last_bb(b);
+		gsi_insert_after(&gsi, gimple_build_cond(EQ_EXPR, v,
+			build_int_cstu(pap_rt_u64(), sp->check_val[k]),
+			NULL_TREE, NULL_TREE), GSI_NEW_STMT);
+		ne = make_edge(b, pass, EDGE_TRUE_VALUE);
+		ne->probability = profile_probability::likely();
+		ne = make_edge(b, next, EDGE_FALSE_VALUE);
+		ne->probability = profile_probability::unlikely();
+		b = next;
+	}
+}
+
+void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
+		       const struct pap_plan *plan, const char *asmname,
+		       uint64_t checksum, const struct pap_cfgtext *g,
+		       edge *gcc_edge, tree r, tree a)
+{
+	char name[PAP_FNKEY_MAX], key[PAP_FNKEY_MAX];
+	bool checks = false;
+	basic_block *copy;
+	tree lit, slot;
+	uint32_t id, n;
+	unsigned t;
+
+	for (id = 0; id < g->cfg->nedges; id++) {
+		n = sp->check_off[id + 1] - sp->check_off[id];
+		if (sp->check[id] && gcc_edge[id] && !sp->term[id] &&
+		    n <= PAP_SEL_MAX_CHECK)
+			checks = true;
+	}
+	if ((!sp->nterm_edges && !checks) || pap_sel_uncopyable(fun))
+		return;
+	snprintf(name, sizeof(name), "%s%%early", asmname);
+	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());
+	lit = build_string_literal(strlen(key) + 1, key);
+	slot = pap_key_slot(lit);
+	copy = pap_sel_copy_body(fun);
+	for (id = 0; id < g->cfg->nedges; id++) {
+		edge e = gcc_edge[id];
+		basic_block b, to;
+
+		if (!e || g->cfg->edges[id].kind == PAP_EDGE_FAKE ||
+		    (!sp->term[id] && !sp->check[id]))
+			continue;
+		t = sp->check[id] == PAP_SEL_CHECK_T1 ? 1 : 2;
+		n = sp->check_off[id + 1] - sp->check_off[id];
+		if (!sp->term[id] && (n > PAP_SEL_MAX_CHECK ||
+				      e->dest == EXIT_BLOCK_PTR_FOR_FN(fun)))
+			continue;
+		if (!sp->term[id] && n) {
+			pap_sel_check(sp, plan, id, gcc_edge,
+				      copy[e->dest->index], r, a,
+				      pap_sel_early_seq(lit, slot, t));
+			continue;
+		}
+		/* a boundary edge, or a check no value passes: the edge's
+		 * operations, if any, go before the early end (on @e) */
+		if (sp->term[id])
+			t = 3;
+		if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun)) {
+			gsi_insert_seq_on_edge(e, pap_sel_early_seq(lit, slot,
+								    t));
+			continue;
+		}
+		to = copy[e->dest->index];
+		b = split_edge(e);
+		gimple_stmt_iterator gsi = gsi_start_bb(b);
+		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot, t),
+				      GSI_SAME_STMT);
+		redirect_edge_and_branch(single_succ_edge(b), to);
+	}
+	pap_sel_prune(fun, gcc_edge, g->cfg->nedges);
+	XDELETEVEC(copy);
+	/* the copies' loops may now be entered anywhere: found again */
+	free_dominance_info(CDI_DOMINATORS);
+	calculate_dominance_info(CDI_DOMINATORS);
+	loops_state_set(LOOPS_NEED_FIXUP);
+	fix_loop_structure(NULL);
+	/* a copied loop entered elsewhere than at its header is irreducible */
+	if (loops_state_satisfies_p(LOOPS_HAVE_MARKED_IRREDUCIBLE_REGIONS))
+		mark_irreducible_loops();
+	free_dominance_info(CDI_DOMINATORS);
+	/* new SSA names for the copies' temporaries ask for an SSA update;
+	 * the function is not in SSA form yet, and "ssa" builds it */
+	if (!gimple_in_ssa_p(fun) && fun->gimple_df) {
+		fun->gimple_df->ssa_renaming_needed = 0;
+		fun->gimple_df->rename_vops = 0;
+		if (need_ssa_update_p(fun))
+			delete_update_ssa();
+	}
+}

@@ -1,0 +1,210 @@
+#!/bin/sh
+# selective.sh - selective path profiling end to end (spec=, psp=).
+# selective.c (loops, branches, a switch, recursion, two threads) is built
+# in full and run on input A; a path spec is made of its hottest paths
+# (pap-decode --write-spec) plus paths it never took (taken on input B
+# only).  Rebuilt with that spec for each strategy at -O0 and -O2 and run
+# on A, the program must print and exit as the plain build does, and
+# each path of interest's count must equal its count in the full run's
+# --format=paths (0 when absent), the oracle, which shares no code with
+# the selective plan; each function's activations must equal the full
+# run's.  Bad specs must give errors naming FILE:LINE.  TAP output.
+set -u
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
+src=$top_srcdir/testsuite/e2e/selective.c
+A=60
+B=3000
+
+gcc -O2 -w -pthread "$src" -o plain ||
+	{ echo "Bail out! plain build failed"; exit 1; }
+./plain $A >plain.out
+plain_rc=$?
+
+# the full build, and its paths on A and on B
+mkdir full && cd full || exit 1
+"$papgcc" -O0 -w -pthread "$src" -o prog ||
+	{ echo "Bail out! full build failed"; exit 1; }
+./prog $B >/dev/null
+"$decode" --top=0 --write-spec=../b.spec pap.prof >/dev/null &&
+rm -f pap.prof && { ./prog $A >/dev/null; true; } &&
+"$decode" --top=0 --format=paths pap.prof >../a.paths &&
+"$decode" --top=3 --write-spec=../a.spec pap.prof >/dev/null ||
+	{ echo "Bail out! full run failed"; exit 1; }
+cd .. || exit 1
+
+# the spec: A's 3 hottest paths of each function, and up to 2 of each
+# function's paths that only B took
+awk 'NR == FNR { if ($1 == "path") { k = $2; for (i = 5; i <= NF; i++)
+			k = k " " $i; seen[k] = 1 }; print; next }
+     $1 == "path" { k = $2; for (i = 5; i <= NF; i++) k = k " " $i
+	if (!(k in seen) && added[$2]++ < 2) print }' a.spec b.spec >all.spec
+# spp takes paths without a back edge: no block twice
+awk '$1 != "path" { print; next }
+     { delete c; for (i = 5; i <= NF; i++) if (c[$i]++) next; print }' \
+	all.spec >spp.spec
+
+# expect SPEC: "LINE COUNT" of each path of SPEC, the count from a.paths:
+# a path that ends where the function may return and be cut short (a
+# call that may longjmp) is the returning one
+expect() {
+	awk 'NR == FNR { k = $1; for (i = 4; i <= NF; i++) k = k " " $i
+			 if ($3 == 1) cnt[k] += $2; else cut[k] += $2; next }
+	     $1 == "path" { k = $2; for (i = 5; i <= NF; i++) k = k " " $i
+			    print FNR, (k in cnt) ? cnt[k] : \
+				       (k in cut) ? cut[k] : 0 }' a.paths "$1"
+}
+# activations: "FUNCTION TOTAL" of the full run on A
+awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |
+	sort >a.acts
+
+nnever=$(expect all.spec | awk '$2 == 0' | wc -l)
+nspp=$(grep -c '^path' spp.spec)
+echo "1..18"
+if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
+	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
+else
+	not_ok "spec: $nnever never-taken paths, $nspp acyclic ones"
+fi
+
+for opt in -O0 -O2; do
+	for s in spp 0 1 2 3; do
+		d=b$opt$s
+		spec=$tmp/all.spec
+		[ "$s" = spp ] && spec=$tmp/spp.spec
+		mkdir "$d"
+		what="$opt psp=$s"
+		if ! (cd "$d" && "$papgcc" $opt -w -pthread \
+		      -fplugin-arg-pap-spec="$spec" -fplugin-arg-pap-psp=$s \
+		      "$src" -o prog) >"$d/cc.log" 2>&1; then
+			not_ok "$what: build"
+			diag "$d/cc.log"
+			continue
+		fi
+		(cd "$d" && ./prog $A >out; echo $? >rc)
+		if ! cmp -s plain.out "$d/out" ||
+		   [ "$(cat "$d/rc")" != "$plain_rc" ]; then
+			not_ok "$what: output or status differs from plain"
+			continue
+		fi
+		if ! (cd "$d" && "$decode" --format=selective pap.prof \
+		      >sel.txt 2>err.txt); then
+			not_ok "$what: decode"
+			diag "$d/err.txt"
+			continue
+		fi
+		# "LINE COUNT" per path of interest, by spec line
+		awk '/^ +[0-9]+  / { n = split($2, w, ":"); print w[n], $1 }' \
+			"$d/sel.txt" | sort -n >"$d/got"
+		expect "$spec" | sort -n >"$d/want"
+		# "FUNCTION ACTIVATIONS" of each selective function
+		awk '/^function / { f = $2 }
+		     /^  activations / { sub(",", "", $2); print f, $2 }' \
+			"$d/sel.txt" | sort >"$d/acts"
+		# early ends by technique: "T1 T2 T3", summed
+		early=$(awk '/ended early/ { gsub("[,)]", "");
+				a += $7; b += $9; c += $11 }
+			     END { print a + 0, b + 0, c + 0 }' "$d/sel.txt")
+		# which a strategy may use (doc/algorithms.md), each of
+		# which this input must exercise
+		case $s in
+		spp|2) techs="0 0 1" ;;
+		0) techs="1 0 0" ;;
+		1) techs="0 1 0" ;;
+		3) techs="0 1 1" ;;
+		esac
+		if ! cmp -s "$d/want" "$d/got"; then
+			not_ok "$what: counts of the paths of interest"
+			diff "$d/want" "$d/got" | head -10 | sed 's/^/#   /'
+		elif ! join "$d/acts" a.acts | awk '$2 != $3 { exit 1 }' ||
+		     [ "$(wc -l <"$d/acts")" -lt 3 ]; then
+			not_ok "$what: activations"
+			join "$d/acts" a.acts | head | sed 's/^/#   /'
+		elif [ "$(echo $early | awk '{ print ($1 > 0), ($2 > 0), ($3 > 0) }')" != "$techs" ]; then
+			not_ok "$what: early ends (T1 T2 T3: $early) not of the strategy's techniques ($techs)"
+		else
+			ok "$what: $(wc -l <"$d/want") counts exact, early ends T1 T2 T3: $early"
+		fi
+	done
+done
+
+# merging: two selective profiles add up; a selective and a full one
+# are refused
+d=b-O02
+if "$decode" merge -o m.prof $d/pap.prof $d/pap.prof 2>m.err &&
+   "$decode" --format=selective m.prof >m.txt 2>>m.err; then
+	awk '/^ +[0-9]+  / { n = split($2, w, ":"); print w[n], $1 }' m.txt |
+		sort -n >m.got
+	awk '{ print $1, 2 * $2 }' $d/want >m.want
+	if cmp -s m.want m.got; then
+		ok "merged selective profiles: counts add up"
+	else
+		not_ok "merged selective profiles: counts add up"
+	fi
+else
+	not_ok "merging selective profiles"
+	diag m.err
+fi
+if "$decode" merge -o m2.prof full/pap.prof $d/pap.prof 2>m2.err; then
+	not_ok "merging a selective and a full profile is refused"
+elif grep -q "selective build's profile and .* a full build's" m2.err; then
+	ok "merging a selective and a full profile is refused"
+else
+	not_ok "the refusal to merge says why"
+	diag m2.err
+fi
+
+# errors name the spec's FILE:LINE
+mkdir err && cd err || exit 1
+sed 's/^\(path scan [0-9a-f]* [0-9]*\) .*/\1 1 999/' ../all.spec >bad.spec
+line=$(grep -n '^path scan .* 999$' bad.spec | head -1 | cut -d: -f1)
+if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/bad.spec \
+	-c "$src" -o x.o >cc.log 2>&1; then
+	not_ok "a bad block is refused"
+elif grep -q "bad.spec:$line: .*scan.* no block 999" cc.log; then
+	ok "a bad block is refused naming bad.spec:$line"
+else
+	not_ok "a bad block's error names bad.spec:$line"
+	diag cc.log
+fi
+# spp and a path with a loop
+if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/all.spec \
+	-fplugin-arg-pap-psp=spp -c "$src" -o x.o >cc2.log 2>&1; then
+	not_ok "spp refuses a path with a back edge"
+elif grep -q "all.spec:[0-9]*: .*back edge" cc2.log; then
+	ok "spp refuses a path with a back edge, naming its spec line"
+else
+	not_ok "spp's refusal names the spec line"
+	diag cc2.log
+fi
+# a spec of another build of the function
+sed 's/^\(path walk \)[0-9a-f]*/\10123456789abcdef/' ../all.spec >old.spec
+line=$(grep -n '^path walk' old.spec | head -1 | cut -d: -f1)
+if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/old.spec \
+	-c "$src" -o x.o >cc3.log 2>&1; then
+	not_ok "a spec of a changed function is refused"
+elif grep -q "old.spec:$line: .*walk.* has changed" cc3.log; then
+	ok "a spec of a changed function is refused naming old.spec:$line"
+else
+	not_ok "a changed function's error names old.spec:$line"
+	diag cc3.log
+fi
+# what cannot be copied falls back, and a unit without a spec's
+# function says so, under verbose
+printf 'int other(int x) { return x ? 1 : 2; }\n' >other.c
+"$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/all.spec \
+	-fplugin-arg-pap-verbose -c "$src" -o x.o >v.log 2>&1
+if grep -q "guarded.*no uninstrumented copy (setjmp" v.log; then
+	ok "a function with setjmp falls back (verbose says so)"
+else
+	not_ok "a function with setjmp falls back (verbose says so)"
+	diag v.log
+fi
+"$papgcc" -O0 -w -fplugin-arg-pap-spec=$tmp/all.spec \
+	-fplugin-arg-pap-verbose -c other.c -o o.o >o.log 2>&1
+if [ $? -eq 0 ] && grep -q "all.spec:[0-9]*: function .scan. is not defined in this unit" o.log; then
+	ok "a unit without the spec's functions builds, with a note"
+else
+	not_ok "a unit without the spec's functions builds, with a note"
+	diag o.log
+fi
+tap_done

@@ -430,6 +430,7 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 			return;
 		}
 		rt_in_stack = RT_HERE();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (rt_nbps == rt_cap_bps && rt_make_room()) {
 			rt_in_stack = 0;
 			rt_poison_act(act);
@@ -440,6 +441,11 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 		rt_bps[rt_nbps].r = r;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_nbps++;
+		/* the push is done before the mark goes: without this
+		 * fence the compiler may clear the mark first, and a
+		 * handler arriving in between pushes over the breakpoint
+		 * just stored, which the top does not cover yet */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_in_stack = 0;
 	}
 }
@@ -594,6 +600,7 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 			return;
 		}
 		rt_in_scratch = RT_HERE();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		scratch = 1;
 		if (n > RT_PACK_IN_PLACE && n == rt_nbps - k) {
 			out = rt_pack_in_place(k, &n);
@@ -634,6 +641,7 @@ packed:
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
 		rt_release_big(&rt_packed.out, &rt_packed.cap);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_in_scratch = 0;
 	}
 	if (!k && !rt_in_stack) {
@@ -760,6 +768,7 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (block)
 		*counters = block;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt_in_tally = 0;
 }
 

@@ -700,10 +700,16 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	int saved_errno = errno;
 	uintptr_t was_in_record = rt_in_record;
-	struct rt_long *l = rt_nlongs ? rt_long_of(act) : NULL;
+	struct rt_long *l;
 
+	/*
+	 * Marked before the packer is looked up: a handler's spill could
+	 * otherwise give @act a packer (and move rt_longs) after the
+	 * lookup found none, and its record would miss what was spilled.
+	 */
 	rt_in_record = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l = rt_nlongs ? rt_long_of(act) : NULL;
 	if (l)
 		rt_record_long(fn, act, r, complete, l);
 	else

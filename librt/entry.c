@@ -351,7 +351,7 @@ static void rt_spill_act(struct rt_long *l, uint64_t act, size_t k)
  * least RT_SPILL_MIN of their own on it to their packers, newest first,
  * until it is half empty or RT_SPILL_TRIES activations were looked at.
  * Not while an activation's breakpoints are being read (a signal handler
- * interrupted a record): the stack then grows.  Every signal blocked.
+ * interrupted a record): there is then no room.  Every signal blocked.
  */
 static __attribute__((noinline)) void rt_spill(void)
 {
@@ -394,7 +394,7 @@ static __attribute__((noinline)) void rt_spill(void)
 }
 
 /* Room for one more breakpoint on the stack: spilled to long
- * activations' packers, else grown.  0, or -1 (nothing pushed). */
+ * activations' packers, else grown.  0, or -1 (no room). */
 static int rt_make_room(void)
 {
 	if (rt_cap_bps >= RT_SPILL_AT) {
@@ -405,6 +405,14 @@ static int rt_make_room(void)
 		if (rt_nbps < rt_cap_bps)
 			return 0;
 	}
+	/*
+	 * Nor grown under a record (a signal handler interrupted it):
+	 * growing may move the stack, and the record reads it through
+	 * pointers loaded before; the handler's activation is lost
+	 * instead.
+	 */
+	if (rt_in_record && rt_cap_bps)
+		return -1;
 	return rt_grow_stack();
 }
 

@@ -44,12 +44,13 @@ else
 	awk '$1 == "churn" || $1 == "run"' decoded.raw | sort >decoded
 	b=$(awk '$1 == "burst" { s += $2 } END { print s + 0 }' decoded.raw)
 	if ! cmp -s decoded traced; then
-		not_ok "interrupted activations: decoded paths differ from the trace"
+		not_ok "interrupted activations: decoded differ from traced"
 		diff decoded traced | cut -c1-200 | head -5 | sed 's/^/# /'
 	elif [ "$b" -gt $((h + 1)) ]; then
 		not_ok "$b handler activations decoded, $h handlers ran"
 	else
-		ok "$h handlers, one at each instruction: decoded = traced, $b handler activations decoded"
+		what="$b handler activations decoded"
+		ok "$h handlers, one an instruction: decoded = traced; $what"
 	fi
 fi
 tap_done

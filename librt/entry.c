@@ -351,7 +351,7 @@ static void rt_spill_act(struct rt_long *l, uint64_t act, size_t k)
  * least RT_SPILL_MIN of their own on it to their packers, newest first,
  * until it is half empty or RT_SPILL_TRIES activations were looked at.
  * Not while an activation's breakpoints are being read (a signal handler
- * interrupted a record): the stack then grows.  Every signal blocked.
+ * interrupted a record): there is then no room.  Every signal blocked.
  */
 static __attribute__((noinline)) void rt_spill(void)
 {
@@ -394,7 +394,7 @@ static __attribute__((noinline)) void rt_spill(void)
 }
 
 /* Room for one more breakpoint on the stack: spilled to long
- * activations' packers, else grown.  0, or -1 (nothing pushed). */
+ * activations' packers, else grown.  0, or -1 (no room). */
 static int rt_make_room(void)
 {
 	if (rt_cap_bps >= RT_SPILL_AT) {
@@ -405,6 +405,14 @@ static int rt_make_room(void)
 		if (rt_nbps < rt_cap_bps)
 			return 0;
 	}
+	/*
+	 * Nor grown under a record (a signal handler interrupted it):
+	 * growing may move the stack, and the record reads it through
+	 * pointers loaded before; the handler's activation is lost
+	 * instead.
+	 */
+	if (rt_in_record && rt_cap_bps)
+		return -1;
 	return rt_grow_stack();
 }
 
@@ -430,6 +438,7 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 			return;
 		}
 		rt_in_stack = RT_HERE();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (rt_nbps == rt_cap_bps && rt_make_room()) {
 			rt_in_stack = 0;
 			rt_poison_act(act);
@@ -440,6 +449,11 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 		rt_bps[rt_nbps].r = r;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_nbps++;
+		/* the push is done before the mark goes: without this
+		 * fence the compiler may clear the mark first, and a
+		 * handler arriving in between pushes over the breakpoint
+		 * just stored, which the top does not cover yet */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_in_stack = 0;
 	}
 }
@@ -594,6 +608,7 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 			return;
 		}
 		rt_in_scratch = RT_HERE();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		scratch = 1;
 		if (n > RT_PACK_IN_PLACE && n == rt_nbps - k) {
 			out = rt_pack_in_place(k, &n);
@@ -634,6 +649,7 @@ packed:
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
 		rt_release_big(&rt_packed.out, &rt_packed.cap);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_in_scratch = 0;
 	}
 	if (!k && !rt_in_stack) {
@@ -692,10 +708,16 @@ rt_record_slow(const char *fn, uint64_t act, uint64_t r, int complete)
 {
 	int saved_errno = errno;
 	uintptr_t was_in_record = rt_in_record;
-	struct rt_long *l = rt_nlongs ? rt_long_of(act) : NULL;
+	struct rt_long *l;
 
+	/*
+	 * Marked before the packer is looked up: a handler's spill could
+	 * otherwise give @act a packer (and move rt_longs) after the
+	 * lookup found none, and its record would miss what was spilled.
+	 */
 	rt_in_record = RT_HERE();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l = rt_nlongs ? rt_long_of(act) : NULL;
 	if (l)
 		rt_record_long(fn, act, r, complete, l);
 	else
@@ -760,6 +782,7 @@ void __pap_tally(uint64_t **counters, const char *fn, uint64_t value,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (block)
 		*counters = block;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt_in_tally = 0;
 }
 

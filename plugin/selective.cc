@@ -59,21 +59,48 @@ int pap_sel_set_strategy(const char *value)
 }
 
 /*
- * The one place that reads a spec file (version 1 today): its paths are
- * added to @spec.  Version 2 will bring its own reader and a check
- * against the CFG; only this function changes then.
+ * The one place that reads a spec file: its paths are added to @spec by
+ * the core's reader (version 2, version 1 still read).  On any error
+ * every message, "FILE:LINE: error: ...", is given to GCC and the spec
+ * is not used.  Paths by source lines are refused here: the plugin
+ * resolves block paths only (pap-decode check-spec prints the blocks a
+ * LINE... path stands for).
  */
 static int pap_sel_read_spec(struct pap_spec *spec, const char *file,
 			     char *err, size_t errlen)
 {
 	char *text = pap_read_text_file(file, (size_t)1 << 30, err, errlen);
+	size_t k;
 	int r;
 
 	if (!text)
 		return PAP_EINVAL;
-	r = pap_spec_parse(spec, text, file, err, errlen);
+	r = pap_spec_parse(spec, text, file);
 	free(text);
-	return r;
+	for (k = 0; k < spec->npaths; k++)
+		if (spec->paths[k].kind == PAP_SPEC_LINES) {
+			snprintf(err, errlen, "%s:%u: a path by source lines "
+				 "cannot be instrumented yet; give its blocks "
+				 "(pap-decode check-spec prints them)",
+				 spec->paths[k].file, spec->paths[k].line);
+			return PAP_EINVAL;
+		}
+	if (r == PAP_OK && !spec->nerrors)
+		return PAP_OK;
+	if (spec->msglen) {
+		const char *m = spec->msgs, *nl;
+
+		/* each message but the last through GCC, the last back */
+		while ((nl = strchr(m, '\n')) && nl[1]) {
+			error("%.*s", (int)(nl - m), m);
+			m = nl + 1;
+		}
+		snprintf(err, errlen, "%.*s", nl ? (int)(nl - m) :
+			 (int)strlen(m), m);
+	} else {
+		snprintf(err, errlen, "%s: cannot read the spec", file);
+	}
+	return r ? r : PAP_ECORRUPT;
 }
 
 bool pap_sel_add_spec(const char *file)
@@ -207,8 +234,9 @@ static const char *pap_hex16(uint64_t v)
 }
 
 /*
- * The checksum of the spec path @k's function as the spec says it was
- * when the path was taken: the full-mode stamp of one of the modes.
+ * Whether the spec path @p was taken from this build of its function:
+ * its checksum, when it gives one, is the full-mode stamp of one of the
+ * modes.
  */
 static bool pap_sel_same_graph(const struct pap_spec_path *p,
 			       const char *graph)
@@ -216,6 +244,8 @@ static bool pap_sel_same_graph(const struct pap_spec_path *p,
 	enum pap_mode m[3] = { PAP_MODE_PAP_EPP, PAP_MODE_PAP, PAP_MODE_EPP };
 	int i;
 
+	if (!p->has_checksum)
+		return true;
 	for (i = 0; i < 3; i++)
 		if (pap_meta_checksum(m[i], graph, strlen(graph)) ==
 		    p->checksum)

@@ -32,24 +32,45 @@ rm -f pap.prof && { ./prog $A >/dev/null; true; } &&
 	{ echo "Bail out! full run failed"; exit 1; }
 cd .. || exit 1
 
+# key(): a spec line's "FUNCTION BLOCK..." with its repeats written
+# out, read here by awk alone (fields name=value skipped, [lines] cut,
+# "(" ... ")^N" expanded), so that the spec reader is not its own oracle
+spec_key='function key(   i, w, t, d, n, r, k, st) {
+	d = 0; st[0] = ""; n = split($2, t, ":"); k = t[n]
+	for (i = 3; i <= NF; i++) {
+		w = $i
+		if (w ~ /=/) continue
+		if (w == "(") { st[++d] = ""; continue }
+		if (w ~ /^\)\^/) {
+			n = substr(w, 3) + 0; r = ""
+			while (n-- > 0) r = r st[d]
+			d--; st[d] = st[d] r; continue
+		}
+		sub(/\[.*/, "", w); st[d] = st[d] " " w
+	}
+	return k st[0]
+}'
 # the spec: A's 3 hottest paths of each function, and up to 2 of each
 # function's paths that only B took
-awk 'NR == FNR { if ($1 == "path") { k = $2; for (i = 5; i <= NF; i++)
-			k = k " " $i; seen[k] = 1 }; print; next }
-     $1 == "path" { k = $2; for (i = 5; i <= NF; i++) k = k " " $i
-	if (!(k in seen) && added[$2]++ < 2) print }' a.spec b.spec >all.spec
+awk "$spec_key"'
+     NR == FNR { if ($1 == "path") seen[key()] = 1; print; next }
+     $1 == "path" { k = key(); split(k, f, " ")
+	if (!(k in seen) && added[f[1]]++ < 2) print }' a.spec b.spec >all.spec
 # spp takes paths without a back edge: no block twice
-awk '$1 != "path" { print; next }
-     { delete c; for (i = 5; i <= NF; i++) if (c[$i]++) next; print }' \
+awk "$spec_key"'
+     $1 != "path" { print; next }
+     { n = split(key(), f, " "); delete c
+       for (i = 2; i <= n; i++) if (c[f[i]]++) next; print }' \
 	all.spec >spp.spec
 
 # expect SPEC: "LINE COUNT" of each path of SPEC, the count from a.paths:
 # a path that ends where the function may return and be cut short (a
 # call that may longjmp) is the returning one
 expect() {
-	awk 'NR == FNR { k = $1; for (i = 4; i <= NF; i++) k = k " " $i
+	awk "$spec_key"'
+	     NR == FNR { k = $1; for (i = 4; i <= NF; i++) k = k " " $i
 			 if ($3 == 1) cnt[k] += $2; else cut[k] += $2; next }
-	     $1 == "path" { k = $2; for (i = 5; i <= NF; i++) k = k " " $i
+	     $1 == "path" { k = key()
 			    print FNR, (k in cnt) ? cnt[k] : \
 				       (k in cut) ? cut[k] : 0 }' a.paths "$1"
 }
@@ -155,7 +176,8 @@ fi
 
 # errors name the spec's FILE:LINE
 mkdir err && cd err || exit 1
-sed 's/^\(path scan [0-9a-f]* [0-9]*\) .*/\1 1 999/' ../all.spec >bad.spec
+sed 's/^\(path scan checksum=[0-9a-f]* count=[0-9]*\) .*/\1 1 999/' \
+	../all.spec >bad.spec
 line=$(grep -n '^path scan .* 999$' bad.spec | head -1 | cut -d: -f1)
 if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/bad.spec \
 	-c "$src" -o x.o >cc.log 2>&1; then
@@ -177,7 +199,8 @@ else
 	diag cc2.log
 fi
 # a spec of another build of the function
-sed 's/^\(path walk \)[0-9a-f]*/\10123456789abcdef/' ../all.spec >old.spec
+sed 's/^\(path walk checksum=\)[0-9a-f]*/\10123456789abcdef/' \
+	../all.spec >old.spec
 line=$(grep -n '^path walk' old.spec | head -1 | cut -d: -f1)
 if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/old.spec \
 	-c "$src" -o x.o >cc3.log 2>&1; then

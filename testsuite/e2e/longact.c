@@ -21,39 +21,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "churn.h"
+
 static jmp_buf back;
 static volatile unsigned long sink;
 /* SIGPROF handlers run, by whichever thread the signal came to: two may
  * run at once, so it is counted atomically */
 static long handled;
 
-/*
- * A loop whose branches follow a pseudo-random sequence with a periodic
- * part: it overflows the path register every few iterations.  A macro,
- * so that each function below runs it in its own activation.
- */
-#define WORK(n, seed, acc) do {						\
-	unsigned long x_ = (seed);					\
-	long i_;							\
-									\
-	for (i_ = 0; i_ < (n); i_++) {					\
-		x_ = x_ * 6364136223846793005ul + 1442695040888963407ul; \
-		if (i_ % 7 == 3)					\
-			(acc) += i_;					\
-		else if ((x_ >> 40) % 3 == 0)				\
-			(acc) ^= x_;					\
-		else if ((x_ >> 41) % 2 == 0)				\
-			(acc) -= x_ >> 7;				\
-		else							\
-			(acc) += 3;					\
-	}								\
-} while (0)
-
 static unsigned long work(long n, unsigned long seed)
 {
 	unsigned long acc = 0;
 
-	WORK(n, seed, acc);
+	CHURN(n, seed, acc);
 	return acc;
 }
 
@@ -62,10 +42,10 @@ static unsigned long nest(int depth, long n)
 {
 	unsigned long a = 0;
 
-	WORK(n, (unsigned long)depth, a);
+	CHURN(n, (unsigned long)depth, a);
 	if (depth > 0)
 		a += nest(depth - 1, n / 2 + 100);
-	WORK(n, (unsigned long)depth + 100, a);
+	CHURN(n, (unsigned long)depth + 100, a);
 	return a;
 }
 
@@ -78,7 +58,7 @@ static unsigned long spilled_below(long n)
 {
 	unsigned long a = 0;
 
-	WORK(n * 63 / 100, 21, a);
+	CHURN(n * 63 / 100, 21, a);
 	return a + nest(0, n);
 }
 
@@ -88,7 +68,7 @@ static unsigned long leave_midway(long n)
 	unsigned long acc = 0;
 	long i;
 
-	WORK(n, 7, acc);
+	CHURN(n, 7, acc);
 	for (i = 0; i < n; i++) {
 		acc = acc * 31 + (unsigned long)i % 5;
 		if (acc % 3 == 1)
@@ -105,12 +85,12 @@ static unsigned long jumper(long n)
 	volatile unsigned long a = 0;
 	unsigned long b = 0;
 
-	WORK(n, 3, b);
+	CHURN(n, 3, b);
 	a = b;
 	if (!setjmp(back))
 		a += leave_midway(n);
 	b = a;
-	WORK(n, 4, b);
+	CHURN(n, 4, b);
 	return b;
 }
 
@@ -138,9 +118,9 @@ static unsigned long interrupted(long n)
 {
 	unsigned long a = 0;
 
-	WORK(n, 5, a);
+	CHURN(n, 5, a);
 	raise(SIGUSR1);
-	WORK(n, 6, a);
+	CHURN(n, 6, a);
 	return a;
 }
 

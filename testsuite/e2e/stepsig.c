@@ -19,31 +19,11 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "churn.h"
+
 static volatile unsigned long sink;
 static volatile sig_atomic_t stepping;
 static volatile long handled;
-
-/*
- * A loop whose branches follow a pseudo-random sequence: it overflows
- * the path register every few iterations.  A macro, so that each
- * function below runs it in its own activation.
- */
-#define CHURN(n, seed, acc) do {					\
-	unsigned long x_ = (seed);					\
-	long i_;							\
-									\
-	for (i_ = 0; i_ < (n); i_++) {					\
-		x_ = x_ * 6364136223846793005ul + 1442695040888963407ul; \
-		if (i_ % 7 == 3)					\
-			(acc) += i_;					\
-		else if ((x_ >> 40) % 3 == 0)				\
-			(acc) ^= x_;					\
-		else if ((x_ >> 41) % 2 == 0)				\
-			(acc) -= x_ >> 7;				\
-		else							\
-			(acc) += 3;					\
-	}								\
-} while (0)
 
 /* The activations stepped through: some breakpoints each. */
 static __attribute__((noinline)) unsigned long

@@ -44,16 +44,14 @@ struct pb_out {
 	int oom;
 };
 
-/* Room for @want more bytes; 0, or -1 (and @oom) when out of memory. */
-static int pb_room(struct pb_out *o, size_t want)
+/* pb_room()'s growth: room for @want more bytes, which @o lacks. */
+static __attribute__((noinline)) int pb_grow(struct pb_out *o, size_t want)
 {
 	size_t c;
 	unsigned char *nb;
 
 	if (o->oom)
 		return -1;
-	if (o->cap - o->n >= want)
-		return 0;
 	for (c = o->cap ? o->cap : 4096; c - o->n < want; c *= 2)
 		;
 	nb = realloc(o->b, c);
@@ -66,15 +64,28 @@ static int pb_room(struct pb_out *o, size_t want)
 	return 0;
 }
 
-static void pb_varint(struct pb_out *o, uint64_t v)
+/* Room for @want more bytes; 0, or -1 (and @oom) when out of memory.
+ * Inline: the writer asks before every number it writes. */
+static inline int pb_room(struct pb_out *o, size_t want)
 {
+	if (__builtin_expect(o->cap - o->n >= want && !o->oom, 1))
+		return 0;
+	return pb_grow(o, want);
+}
+
+static inline void pb_varint(struct pb_out *o, uint64_t v)
+{
+	unsigned char *at;
+
 	if (pb_room(o, 10))
 		return;
+	at = o->b + o->n;
 	while (v >= 0x80) {
-		o->b[o->n++] = (unsigned char)(v | 0x80);
+		*at++ = (unsigned char)(v | 0x80);
 		v >>= 7;
 	}
-	o->b[o->n++] = (unsigned char)v;
+	*at++ = (unsigned char)v;
+	o->n = (size_t)(at - o->b);
 }
 
 static void pb_fixed(struct pb_out *o, uint64_t v, unsigned n)
@@ -195,10 +206,10 @@ static unsigned pb_class(uint64_t uses)
 /* The id order: more used first (by the bit length of the uses, so that
  * breakpoints of one class stay in breakpoint order and their values
  * are written as differences), then by breakpoint. */
-static int pb_dict_by_use(const void *a, const void *b)
+static inline __attribute__((always_inline)) int
+pb_dict_by_use(const void *a, const void *b)
 {
-	const struct pb_dict *x = *(const struct pb_dict *const *)a;
-	const struct pb_dict *y = *(const struct pb_dict *const *)b;
+	const struct pb_dict *x = a, *y = b;
 	unsigned cx = pb_class(x->uses), cy = pb_class(y->uses);
 
 	if (cx != cy)
@@ -253,7 +264,8 @@ static int pb_ref_cmp(const struct pb_rec *x, const struct pb_rec *y,
 /* The written order within a function: by group; then by references,
  * so that a path shares the most with the one before it; then by value
  * (distinct records of a group differ in one of these). */
-static int pb_rec_cmp(const void *a, const void *b)
+static inline __attribute__((always_inline)) int
+pb_rec_cmp(const void *a, const void *b)
 {
 	const struct pb_rec *x = a, *y = b;
 	uint32_t i, n;
@@ -270,6 +282,57 @@ static int pb_rec_cmp(const void *a, const void *b)
 	if (x->r->value != y->r->value)
 		return x->r->value < y->r->value ? -1 : 1;
 	return 0;
+}
+
+/* Runs first sorted by insertion in pb_sort(). */
+#define PB_RUN 8
+
+/*
+ * Sorts the @n pointers at @a by @cmp (which is given the pointers
+ * themselves), stably, as glibc's qsort (a merge sort) orders them, so
+ * that the written bytes do not depend on which sort ran: runs of PB_RUN
+ * by insertion, then merges of doubling width through @tmp (room for
+ * @n).  Inline, so that each caller's comparison is inlined too: the
+ * writer's sorts are most of its time on a profile of many distinct
+ * paths.
+ */
+static inline __attribute__((always_inline)) void
+pb_sort(void **a, void **tmp, size_t n, int (*cmp)(const void *, const void *))
+{
+	void **from = a, **to = tmp, **x;
+	size_t i, j, k, w;
+
+	for (i = 0; i < n; i += PB_RUN) {
+		size_t end = n - i > PB_RUN ? i + PB_RUN : n;
+
+		for (j = i + 1; j < end; j++) {
+			void *e = a[j];
+
+			for (k = j; k > i && cmp(a[k - 1], e) > 0; k--)
+				a[k] = a[k - 1];
+			a[k] = e;
+		}
+	}
+	for (w = PB_RUN; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t mid = n - i > w ? i + w : n;
+			size_t end = n - mid > w ? mid + w : n;
+			size_t p = i, q = mid;
+
+			for (k = i; p < mid && q < end; k++)
+				to[k] = cmp(from[q], from[p]) < 0 ? from[q++] :
+								    from[p++];
+			while (p < mid)
+				to[k++] = from[p++];
+			while (q < end)
+				to[k++] = from[q++];
+		}
+		x = from;
+		from = to;
+		to = x;
+	}
+	if (from != a)
+		memcpy(a, from, n * sizeof(*a));
 }
 
 static unsigned pb_varint_len(uint64_t v)
@@ -371,7 +434,7 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held)
 {
 	struct pb_dictset ds = { NULL, 0, 0, NULL, 0 };
-	struct pb_dict **by_use = NULL;
+	void **by_use = NULL, **wp = NULL, **tmp = NULL;
 	uint32_t *refs = NULL;
 	struct pb_rec *w = NULL;
 	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
@@ -384,13 +447,15 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		goto out;
 	refs = malloc((nbps + 1) * sizeof(*refs));
 	w = malloc((n + 1) * sizeof(*w));
-	if (!refs || !w)
+	wp = malloc((n + 1) * sizeof(*wp));
+	if (!refs || !w || !wp)
 		goto out;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
 	 * path as its entry's index for now */
 	for (i = 0, k = 0; i < n; i++) {
 		const struct pap_prof_rec *r = recs[i];
 
+		wp[i] = &w[i];
 		w[i].r = r;
 		w[i].group = pb_group(r);
 		w[i].refs = refs + k;
@@ -412,20 +477,21 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	free(ds.table);
 	ds.table = NULL;
 	by_use = malloc((ds.nd + 1) * sizeof(*by_use));
-	if (!by_use)
+	tmp = malloc((ds.nd > n ? ds.nd : n) * sizeof(*tmp) + 1);
+	if (!by_use || !tmp)
 		goto out;
 	for (i = 0; i < ds.nd; i++)
 		by_use[i] = &ds.d[i];
-	qsort(by_use, ds.nd, sizeof(*by_use), pb_dict_by_use);
+	pb_sort(by_use, tmp, ds.nd, pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
 	pb_varint(o, ds.nd);
 	for (i = 0; i < ds.nd; i++) {
-		const struct pb_dict *e = by_use[i], *prev = i ? by_use[i - 1] :
-								 NULL;
+		struct pb_dict *e = by_use[i];
+		const struct pb_dict *prev = i ? by_use[i - 1] : NULL;
 
-		by_use[i]->id = (uint32_t)i;
+		e->id = (uint32_t)i;
 		if (prev && prev->site == e->site && prev->r < e->r) {
 			pb_varint(o, 0);
 			pb_varint(o, e->r - prev->r - 1);
@@ -440,11 +506,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	for (k = 0; k < nbps; k++)
 		if (refs[k] != PB_REPEAT_REF)
 			refs[k] = ds.d[refs[k]].id;
-	qsort(w, n, sizeof(*w), pb_rec_cmp);
+	pb_sort(wp, tmp, n, pb_rec_cmp);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
-		const struct pap_prof_rec *r = w[i].r;
+		const struct pb_rec *cur = wp[i], *prev = i ? wp[i - 1] : NULL;
+		const struct pap_prof_rec *r = cur->r;
 		uint32_t shared = 0;
 
 		if (r->kind == PAP_REC_BL) {
@@ -461,19 +528,19 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			continue;
 		/* the breakpoints it shares with the path before it, unless
 		 * that would hold more than PB_HELD_PER_BYTE per byte */
-		if (i && w[i - 1].group == w[i].group)
-			while (shared < r->nbps && shared < w[i - 1].r->nbps &&
-			       !pb_ref_cmp(&w[i], &w[i - 1], shared))
+		if (prev && prev->group == cur->group)
+			while (shared < r->nbps && shared < prev->r->nbps &&
+			       !pb_ref_cmp(cur, prev, shared))
 				shared++;
 		*held += r->nbps;
 		if (shared && !pb_held_ok(*held, o->n - body0 +
 					  pb_varint_len(shared) +
-					  pb_refs_len(&w[i], shared)))
+					  pb_refs_len(cur, shared)))
 			shared = 0;
 		pb_varint(o, shared);
 		for (j = shared; j < r->nbps; j++) {
-			pb_varint(o, pb_ref_value(&w[i], j));
-			if (w[i].refs[j] == PB_REPEAT_REF)
+			pb_varint(o, pb_ref_value(cur, j));
+			if (cur->refs[j] == PB_REPEAT_REF)
 				pb_varint(o, r->bps[j].r & 0xffffffffu);
 		}
 	}
@@ -482,6 +549,8 @@ out:
 	free(ds.table);
 	free(ds.d);
 	free(w);
+	free(wp);
+	free(tmp);
 	free(refs);
 	free(by_use);
 	return err;

@@ -205,15 +205,15 @@ static unsigned pb_class(uint64_t uses)
 
 /* The id order: more used first (by the bit length of the uses, so that
  * breakpoints of one class stay in breakpoint order and their values
- * are written as differences), then by breakpoint. */
+ * are written as differences), then by breakpoint.  While they are
+ * sorted, the entries' ids hold 64 - their class. */
 static inline __attribute__((always_inline)) int
 pb_dict_by_use(const void *a, const void *b)
 {
 	const struct pb_dict *x = a, *y = b;
-	unsigned cx = pb_class(x->uses), cy = pb_class(y->uses);
 
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	return pb_dict_by_bp(x, y);
 }
 
@@ -480,8 +480,10 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	tmp = malloc((ds.nd > n ? ds.nd : n) * sizeof(*tmp) + 1);
 	if (!by_use || !tmp)
 		goto out;
-	for (i = 0; i < ds.nd; i++)
+	for (i = 0; i < ds.nd; i++) {
+		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
 		by_use[i] = &ds.d[i];
+	}
 	pb_sort(by_use, tmp, ds.nd, pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));

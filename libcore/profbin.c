@@ -237,11 +237,17 @@ static size_t pb_group(const struct pap_prof_rec *r)
 #define PB_REPEAT_REF UINT32_MAX
 
 /* A record being written: its references, each breakpoint's dictionary
- * id (PB_REPEAT_REF for a repeat, read from the record itself). */
+ * id (PB_REPEAT_REF for a repeat, read from the record itself), and
+ * copies of what sorting reads most, so that a comparison seldom loads
+ * the record or its references (sorting many records is loads that
+ * miss the cache). */
 struct pb_rec {
 	const struct pap_prof_rec *r;
 	const uint32_t *refs;
-	size_t group;
+	uint64_t value;		/* r->value */
+	uint32_t nbps;		/* r->nbps */
+	uint32_t ref0;		/* refs[0] when nbps > 0 */
+	uint32_t group;
 };
 
 /* The order of @x's and @y's @i-th references, that of the written
@@ -273,44 +279,53 @@ pb_rec_cmp(const void *a, const void *b)
 
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
-	n = x->r->nbps < y->r->nbps ? x->r->nbps : y->r->nbps;
-	for (i = 0; i < n; i++)
+	n = x->nbps < y->nbps ? x->nbps : y->nbps;
+	i = 0;
+	if (n && x->ref0 != y->ref0)
+		return x->ref0 < y->ref0 ? -1 : 1;
+	if (n && x->ref0 != PB_REPEAT_REF)
+		i = 1;	/* the same id: pb_ref_cmp() would say 0 */
+	for (; i < n; i++)
 		if ((c = pb_ref_cmp(x, y, i)))
 			return c;
-	if (x->r->nbps != y->r->nbps)
-		return x->r->nbps < y->r->nbps ? -1 : 1;
-	if (x->r->value != y->r->value)
-		return x->r->value < y->r->value ? -1 : 1;
+	if (x->nbps != y->nbps)
+		return x->nbps < y->nbps ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
 	return 0;
 }
 
-/* Runs first sorted by insertion in pb_sort(). */
+/* Runs first sorted by insertion in pb_sort(); the largest element. */
 #define PB_RUN 8
+#define PB_SORT_MAX 48
 
 /*
- * Sorts the @n pointers at @a by @cmp (which is given the pointers
- * themselves), stably, as glibc's qsort (a merge sort) orders them, so
- * that the written bytes do not depend on which sort ran: runs of PB_RUN
- * by insertion, then merges of doubling width through @tmp (room for
- * @n).  Inline, so that each caller's comparison is inlined too: the
- * writer's sorts are most of its time on a profile of many distinct
- * paths.
+ * Sorts the @n elements of @size bytes at @a by @cmp, stably, as glibc's
+ * qsort (a merge sort) orders them, so that the written bytes do not
+ * depend on which sort ran: runs of PB_RUN by insertion, then merges of
+ * doubling width through @tmp (room for @n).  The elements themselves
+ * move, not pointers to them, so that merging reads and writes memory
+ * in order.  Inline, so that each caller's comparison and copies are
+ * inlined too: the writer's sorts are most of its time on a profile of
+ * many distinct paths.
  */
 static inline __attribute__((always_inline)) void
-pb_sort(void **a, void **tmp, size_t n, int (*cmp)(const void *, const void *))
+pb_sort(void *a, void *tmp, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
 {
-	void **from = a, **to = tmp, **x;
+	unsigned char *from = a, *to = tmp, *x, e[PB_SORT_MAX];
 	size_t i, j, k, w;
 
 	for (i = 0; i < n; i += PB_RUN) {
 		size_t end = n - i > PB_RUN ? i + PB_RUN : n;
 
 		for (j = i + 1; j < end; j++) {
-			void *e = a[j];
-
-			for (k = j; k > i && cmp(a[k - 1], e) > 0; k--)
-				a[k] = a[k - 1];
-			a[k] = e;
+			memcpy(e, from + j * size, size);
+			for (k = j; k > i && cmp(from + (k - 1) * size, e) > 0;
+			     k--)
+				memcpy(from + k * size, from + (k - 1) * size,
+				       size);
+			memcpy(from + k * size, e, size);
 		}
 	}
 	for (w = PB_RUN; w < n; w *= 2) {
@@ -320,19 +335,24 @@ pb_sort(void **a, void **tmp, size_t n, int (*cmp)(const void *, const void *))
 			size_t p = i, q = mid;
 
 			for (k = i; p < mid && q < end; k++)
-				to[k] = cmp(from[q], from[p]) < 0 ? from[q++] :
-								    from[p++];
-			while (p < mid)
-				to[k++] = from[p++];
-			while (q < end)
-				to[k++] = from[q++];
+				if (cmp(from + q * size, from + p * size) < 0)
+					memcpy(to + k * size, from + q++ * size,
+					       size);
+				else
+					memcpy(to + k * size, from + p++ * size,
+					       size);
+			memcpy(to + k * size, from + p * size,
+			       (mid - p) * size);
+			k += mid - p;
+			memcpy(to + k * size, from + q * size,
+			       (end - q) * size);
 		}
 		x = from;
 		from = to;
 		to = x;
 	}
-	if (from != a)
-		memcpy(a, from, n * sizeof(*a));
+	if (from != (unsigned char *)a)
+		memcpy(a, from, n * size);
 }
 
 static unsigned pb_varint_len(uint64_t v)
@@ -434,8 +454,8 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held)
 {
 	struct pb_dictset ds = { NULL, 0, 0, NULL, 0 };
-	void **by_use = NULL, **wp = NULL, **tmp = NULL;
-	uint32_t *refs = NULL;
+	uint32_t *refs = NULL, *ids = NULL;
+	void *tmp = NULL;
 	struct pb_rec *w = NULL;
 	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
 	uint32_t j;
@@ -447,18 +467,18 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		goto out;
 	refs = malloc((nbps + 1) * sizeof(*refs));
 	w = malloc((n + 1) * sizeof(*w));
-	wp = malloc((n + 1) * sizeof(*wp));
-	if (!refs || !w || !wp)
+	if (!refs || !w)
 		goto out;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
 	 * path as its entry's index for now */
 	for (i = 0, k = 0; i < n; i++) {
 		const struct pap_prof_rec *r = recs[i];
 
-		wp[i] = &w[i];
 		w[i].r = r;
-		w[i].group = pb_group(r);
+		w[i].group = (uint32_t)pb_group(r);
 		w[i].refs = refs + k;
+		w[i].value = r->value;
+		w[i].nbps = r->nbps;
 		groups[w[i].group]++;
 		for (j = 0; j < r->nbps; j++, k++) {
 			int64_t e;
@@ -476,24 +496,27 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	}
 	free(ds.table);
 	ds.table = NULL;
-	by_use = malloc((ds.nd + 1) * sizeof(*by_use));
-	tmp = malloc((ds.nd > n ? ds.nd : n) * sizeof(*tmp) + 1);
-	if (!by_use || !tmp)
+	ids = malloc((ds.nd + 1) * sizeof(*ids));
+	tmp = malloc(ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
+		     ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1);
+	if (!ids || !tmp)
 		goto out;
+	/* sorted in place: an entry's uses, once its class is known, hold
+	 * its index before the sort, which the references name */
 	for (i = 0; i < ds.nd; i++) {
 		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
-		by_use[i] = &ds.d[i];
+		ds.d[i].uses = i;
 	}
-	pb_sort(by_use, tmp, ds.nd, pb_dict_by_use);
+	pb_sort(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
 	pb_varint(o, ds.nd);
 	for (i = 0; i < ds.nd; i++) {
-		struct pb_dict *e = by_use[i];
-		const struct pb_dict *prev = i ? by_use[i - 1] : NULL;
+		const struct pb_dict *e = &ds.d[i];
+		const struct pb_dict *prev = i ? &ds.d[i - 1] : NULL;
 
-		e->id = (uint32_t)i;
+		ids[e->uses] = (uint32_t)i;
 		if (prev && prev->site == e->site && prev->r < e->r) {
 			pb_varint(o, 0);
 			pb_varint(o, e->r - prev->r - 1);
@@ -502,19 +525,23 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			pb_fixed(o, e->r, 8);
 		}
 	}
-	free(by_use);
-	by_use = NULL;
 	/* each breakpoint as its id */
 	for (k = 0; k < nbps; k++)
 		if (refs[k] != PB_REPEAT_REF)
-			refs[k] = ds.d[refs[k]].id;
-	pb_sort(wp, tmp, n, pb_rec_cmp);
+			refs[k] = ids[refs[k]];
+	for (i = 0; i < n; i++)
+		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
+	pb_sort(w, tmp, n, sizeof(*w), pb_rec_cmp);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
-		const struct pb_rec *cur = wp[i], *prev = i ? wp[i - 1] : NULL;
+		const struct pb_rec *cur = &w[i], *prev = i ? &w[i - 1] : NULL;
 		const struct pap_prof_rec *r = cur->r;
 		uint32_t shared = 0;
+
+		/* the records lie in the profile's order, not this one */
+		if (i + 8 < n)
+			__builtin_prefetch(w[i + 8].r);
 
 		if (r->kind == PAP_REC_BL) {
 			pb_varint(o, r->count);
@@ -551,10 +578,9 @@ out:
 	free(ds.table);
 	free(ds.d);
 	free(w);
-	free(wp);
 	free(tmp);
 	free(refs);
-	free(by_use);
+	free(ids);
 	return err;
 }
 

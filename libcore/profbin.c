@@ -44,16 +44,14 @@ struct pb_out {
 	int oom;
 };
 
-/* Room for @want more bytes; 0, or -1 (and @oom) when out of memory. */
-static int pb_room(struct pb_out *o, size_t want)
+/* pb_room()'s growth: room for @want more bytes, which @o lacks. */
+static __attribute__((noinline)) int pb_grow(struct pb_out *o, size_t want)
 {
 	size_t c;
 	unsigned char *nb;
 
 	if (o->oom)
 		return -1;
-	if (o->cap - o->n >= want)
-		return 0;
 	for (c = o->cap ? o->cap : 4096; c - o->n < want; c *= 2)
 		;
 	nb = realloc(o->b, c);
@@ -66,15 +64,28 @@ static int pb_room(struct pb_out *o, size_t want)
 	return 0;
 }
 
-static void pb_varint(struct pb_out *o, uint64_t v)
+/* Room for @want more bytes; 0, or -1 (and @oom) when out of memory.
+ * Inline: the writer asks before every number it writes. */
+static inline int pb_room(struct pb_out *o, size_t want)
 {
+	if (__builtin_expect(o->cap - o->n >= want && !o->oom, 1))
+		return 0;
+	return pb_grow(o, want);
+}
+
+static inline void pb_varint(struct pb_out *o, uint64_t v)
+{
+	unsigned char *at;
+
 	if (pb_room(o, 10))
 		return;
+	at = o->b + o->n;
 	while (v >= 0x80) {
-		o->b[o->n++] = (unsigned char)(v | 0x80);
+		*at++ = (unsigned char)(v | 0x80);
 		v >>= 7;
 	}
-	o->b[o->n++] = (unsigned char)v;
+	*at++ = (unsigned char)v;
+	o->n = (size_t)(at - o->b);
 }
 
 static void pb_fixed(struct pb_out *o, uint64_t v, unsigned n)
@@ -194,15 +205,15 @@ static unsigned pb_class(uint64_t uses)
 
 /* The id order: more used first (by the bit length of the uses, so that
  * breakpoints of one class stay in breakpoint order and their values
- * are written as differences), then by breakpoint. */
-static int pb_dict_by_use(const void *a, const void *b)
+ * are written as differences), then by breakpoint.  While they are
+ * sorted, the entries' ids hold 64 - their class. */
+static inline __attribute__((always_inline)) int
+pb_dict_by_use(const void *a, const void *b)
 {
-	const struct pb_dict *x = *(const struct pb_dict *const *)a;
-	const struct pb_dict *y = *(const struct pb_dict *const *)b;
-	unsigned cx = pb_class(x->uses), cy = pb_class(y->uses);
+	const struct pb_dict *x = a, *y = b;
 
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	return pb_dict_by_bp(x, y);
 }
 
@@ -226,11 +237,17 @@ static size_t pb_group(const struct pap_prof_rec *r)
 #define PB_REPEAT_REF UINT32_MAX
 
 /* A record being written: its references, each breakpoint's dictionary
- * id (PB_REPEAT_REF for a repeat, read from the record itself). */
+ * id (PB_REPEAT_REF for a repeat, read from the record itself), and
+ * copies of what sorting reads most, so that a comparison seldom loads
+ * the record or its references (sorting many records is loads that
+ * miss the cache). */
 struct pb_rec {
 	const struct pap_prof_rec *r;
 	const uint32_t *refs;
-	size_t group;
+	uint64_t value;		/* r->value */
+	uint32_t nbps;		/* r->nbps */
+	uint32_t ref0;		/* refs[0] when nbps > 0 */
+	uint32_t group;
 };
 
 /* The order of @x's and @y's @i-th references, that of the written
@@ -253,7 +270,8 @@ static int pb_ref_cmp(const struct pb_rec *x, const struct pb_rec *y,
 /* The written order within a function: by group; then by references,
  * so that a path shares the most with the one before it; then by value
  * (distinct records of a group differ in one of these). */
-static int pb_rec_cmp(const void *a, const void *b)
+static inline __attribute__((always_inline)) int
+pb_rec_cmp(const void *a, const void *b)
 {
 	const struct pb_rec *x = a, *y = b;
 	uint32_t i, n;
@@ -261,15 +279,80 @@ static int pb_rec_cmp(const void *a, const void *b)
 
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
-	n = x->r->nbps < y->r->nbps ? x->r->nbps : y->r->nbps;
-	for (i = 0; i < n; i++)
+	n = x->nbps < y->nbps ? x->nbps : y->nbps;
+	i = 0;
+	if (n && x->ref0 != y->ref0)
+		return x->ref0 < y->ref0 ? -1 : 1;
+	if (n && x->ref0 != PB_REPEAT_REF)
+		i = 1;	/* the same id: pb_ref_cmp() would say 0 */
+	for (; i < n; i++)
 		if ((c = pb_ref_cmp(x, y, i)))
 			return c;
-	if (x->r->nbps != y->r->nbps)
-		return x->r->nbps < y->r->nbps ? -1 : 1;
-	if (x->r->value != y->r->value)
-		return x->r->value < y->r->value ? -1 : 1;
+	if (x->nbps != y->nbps)
+		return x->nbps < y->nbps ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
 	return 0;
+}
+
+/* Runs first sorted by insertion in pb_sort(); the largest element. */
+#define PB_RUN 8
+#define PB_SORT_MAX 48
+
+/*
+ * Sorts the @n elements of @size bytes at @a by @cmp, stably, as glibc's
+ * qsort (a merge sort) orders them, so that the written bytes do not
+ * depend on which sort ran: runs of PB_RUN by insertion, then merges of
+ * doubling width through @tmp (room for @n).  The elements themselves
+ * move, not pointers to them, so that merging reads and writes memory
+ * in order.  Inline, so that each caller's comparison and copies are
+ * inlined too: the writer's sorts are most of its time on a profile of
+ * many distinct paths.
+ */
+static inline __attribute__((always_inline)) void
+pb_sort(void *a, void *tmp, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
+{
+	unsigned char *from = a, *to = tmp, *x, e[PB_SORT_MAX];
+	size_t i, j, k, w;
+
+	for (i = 0; i < n; i += PB_RUN) {
+		size_t end = n - i > PB_RUN ? i + PB_RUN : n;
+
+		for (j = i + 1; j < end; j++) {
+			memcpy(e, from + j * size, size);
+			for (k = j; k > i && cmp(from + (k - 1) * size, e) > 0;
+			     k--)
+				memcpy(from + k * size, from + (k - 1) * size,
+				       size);
+			memcpy(from + k * size, e, size);
+		}
+	}
+	for (w = PB_RUN; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t mid = n - i > w ? i + w : n;
+			size_t end = n - mid > w ? mid + w : n;
+			size_t p = i, q = mid;
+
+			for (k = i; p < mid && q < end; k++)
+				if (cmp(from + q * size, from + p * size) < 0)
+					memcpy(to + k * size, from + q++ * size,
+					       size);
+				else
+					memcpy(to + k * size, from + p++ * size,
+					       size);
+			memcpy(to + k * size, from + p * size,
+			       (mid - p) * size);
+			k += mid - p;
+			memcpy(to + k * size, from + q * size,
+			       (end - q) * size);
+		}
+		x = from;
+		from = to;
+		to = x;
+	}
+	if (from != (unsigned char *)a)
+		memcpy(a, from, n * size);
 }
 
 static unsigned pb_varint_len(uint64_t v)
@@ -371,8 +454,8 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held)
 {
 	struct pb_dictset ds = { NULL, 0, 0, NULL, 0 };
-	struct pb_dict **by_use = NULL;
-	uint32_t *refs = NULL;
+	uint32_t *refs = NULL, *ids = NULL;
+	void *tmp = NULL;
 	struct pb_rec *w = NULL;
 	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
 	uint32_t j;
@@ -392,8 +475,10 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		const struct pap_prof_rec *r = recs[i];
 
 		w[i].r = r;
-		w[i].group = pb_group(r);
+		w[i].group = (uint32_t)pb_group(r);
 		w[i].refs = refs + k;
+		w[i].value = r->value;
+		w[i].nbps = r->nbps;
 		groups[w[i].group]++;
 		for (j = 0; j < r->nbps; j++, k++) {
 			int64_t e;
@@ -411,21 +496,27 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	}
 	free(ds.table);
 	ds.table = NULL;
-	by_use = malloc((ds.nd + 1) * sizeof(*by_use));
-	if (!by_use)
+	ids = malloc((ds.nd + 1) * sizeof(*ids));
+	tmp = malloc(ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
+		     ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1);
+	if (!ids || !tmp)
 		goto out;
-	for (i = 0; i < ds.nd; i++)
-		by_use[i] = &ds.d[i];
-	qsort(by_use, ds.nd, sizeof(*by_use), pb_dict_by_use);
+	/* sorted in place: an entry's uses, once its class is known, hold
+	 * its index before the sort, which the references name */
+	for (i = 0; i < ds.nd; i++) {
+		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
+		ds.d[i].uses = i;
+	}
+	pb_sort(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
 	pb_varint(o, ds.nd);
 	for (i = 0; i < ds.nd; i++) {
-		const struct pb_dict *e = by_use[i], *prev = i ? by_use[i - 1] :
-								 NULL;
+		const struct pb_dict *e = &ds.d[i];
+		const struct pb_dict *prev = i ? &ds.d[i - 1] : NULL;
 
-		by_use[i]->id = (uint32_t)i;
+		ids[e->uses] = (uint32_t)i;
 		if (prev && prev->site == e->site && prev->r < e->r) {
 			pb_varint(o, 0);
 			pb_varint(o, e->r - prev->r - 1);
@@ -434,18 +525,23 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			pb_fixed(o, e->r, 8);
 		}
 	}
-	free(by_use);
-	by_use = NULL;
 	/* each breakpoint as its id */
 	for (k = 0; k < nbps; k++)
 		if (refs[k] != PB_REPEAT_REF)
-			refs[k] = ds.d[refs[k]].id;
-	qsort(w, n, sizeof(*w), pb_rec_cmp);
+			refs[k] = ids[refs[k]];
+	for (i = 0; i < n; i++)
+		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
+	pb_sort(w, tmp, n, sizeof(*w), pb_rec_cmp);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
-		const struct pap_prof_rec *r = w[i].r;
+		const struct pb_rec *cur = &w[i], *prev = i ? &w[i - 1] : NULL;
+		const struct pap_prof_rec *r = cur->r;
 		uint32_t shared = 0;
+
+		/* the records lie in the profile's order, not this one */
+		if (i + 8 < n)
+			__builtin_prefetch(w[i + 8].r);
 
 		if (r->kind == PAP_REC_BL) {
 			pb_varint(o, r->count);
@@ -461,19 +557,19 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			continue;
 		/* the breakpoints it shares with the path before it, unless
 		 * that would hold more than PB_HELD_PER_BYTE per byte */
-		if (i && w[i - 1].group == w[i].group)
-			while (shared < r->nbps && shared < w[i - 1].r->nbps &&
-			       !pb_ref_cmp(&w[i], &w[i - 1], shared))
+		if (prev && prev->group == cur->group)
+			while (shared < r->nbps && shared < prev->r->nbps &&
+			       !pb_ref_cmp(cur, prev, shared))
 				shared++;
 		*held += r->nbps;
 		if (shared && !pb_held_ok(*held, o->n - body0 +
 					  pb_varint_len(shared) +
-					  pb_refs_len(&w[i], shared)))
+					  pb_refs_len(cur, shared)))
 			shared = 0;
 		pb_varint(o, shared);
 		for (j = shared; j < r->nbps; j++) {
-			pb_varint(o, pb_ref_value(&w[i], j));
-			if (w[i].refs[j] == PB_REPEAT_REF)
+			pb_varint(o, pb_ref_value(cur, j));
+			if (cur->refs[j] == PB_REPEAT_REF)
 				pb_varint(o, r->bps[j].r & 0xffffffffu);
 		}
 	}
@@ -482,8 +578,9 @@ out:
 	free(ds.table);
 	free(ds.d);
 	free(w);
+	free(tmp);
 	free(refs);
-	free(by_use);
+	free(ids);
 	return err;
 }
 

@@ -1255,19 +1255,34 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
 					      size_t *n)
 {
 	const struct pap_prof_rec **out;
-	struct prof_order *order;
 	uint32_t *rank;
-	size_t i;
+	size_t *at, i, sum;
 
-	if (prof_sorted(p, &order, &rank))
-		return NULL;
-	free(rank);
+	rank = prof_name_ranks(p);
+	at = calloc(p->nnames + 1, sizeof(*at));
 	out = malloc((p->nrecs + 1) * sizeof(*out));
-	*n = 0;
-	for (i = 0; out && i < p->nrecs; i++)
-		if (order[i].r->count)
-			out[(*n)++] = order[i].r;
-	free(order);
+	if (!rank || !at || !out) {
+		free(rank);
+		free(at);
+		free(out);
+		return NULL;
+	}
+	/* a counting sort on the function's rank, stable */
+	for (i = 0; i < p->nrecs; i++)
+		if (p->recs[i].count)
+			at[rank[p->recs[i].name]]++;
+	for (i = 0, sum = 0; i < p->nnames; i++) {
+		size_t c = at[i];
+
+		at[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < p->nrecs; i++)
+		if (p->recs[i].count)
+			out[at[rank[p->recs[i].name]]++] = &p->recs[i];
+	*n = sum;
+	free(rank);
+	free(at);
 	return out;
 }
 

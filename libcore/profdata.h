@@ -264,9 +264,11 @@ int pap_profile_write(const struct pap_profile *p, FILE *f);
  * records in their fixed order; 0 or -1 (see errno). */
 int pap_profile_write_text(const struct pap_profile *p, FILE *f);
 /*
- * @p's records with a nonzero count in their fixed written order
- * (doc/formats.md), *@n of them, in an array the caller frees; NULL when
- * out of memory.
+ * @p's records with a nonzero count, *@n of them, grouped by function in
+ * the order of the functions' texts (the functions of equal texts
+ * together), each function's records in the order @p holds them: what the
+ * binary writer takes, which orders each function's records itself.  In
+ * an array the caller frees; NULL when out of memory.
  */
 const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
 					      size_t *n);

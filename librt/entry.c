@@ -458,11 +458,18 @@ rt_push(uint64_t act, uint32_t site, uint64_t r, uint64_t count)
 	}
 }
 
+/*
+ * The exact test of pap_fold_overflows() without its division: r*n + d
+ * fits in 64 bits exactly when neither the product nor the sum wraps.
+ */
 uint64_t __pap_fold(uint64_t act, uint64_t r, uint64_t n, uint64_t d,
 		    uint32_t site, uint64_t restart)
 {
-	if (__builtin_expect(!pap_fold_overflows(r, n, d), 1))
-		return r * n + d;
+	uint64_t v;
+
+	if (__builtin_expect(!__builtin_mul_overflow(r, n, &v) &&
+			     !__builtin_add_overflow(v, d, &v), 1))
+		return v;
 	rt_push(act, site, r, 1);
 	return restart * n + d;
 }

@@ -127,7 +127,7 @@ static inline void rt_sink_path(const char *fn, uint8_t complete,
 				uint64_t value,
 				const struct pap_breakpoint *bps, uint32_t nbps)
 {
-	if (!rt_ring_take_path(fn, complete, value, bps, nbps))
+	if (rt_ring_none || !rt_ring_take_path(fn, complete, value, bps, nbps))
 		rt_agg_keep(fn, PAP_REC_PATH, complete, value, bps, nbps, 1);
 }
 

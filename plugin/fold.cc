@@ -94,8 +94,7 @@ static bool pap_fold_expand(gcall *call)
 	gphi *phi;
 	edge e;
 
-	if (pap_abnormal_p(r) || pap_abnormal_p(d) || pap_abnormal_p(lhs) ||
-	    (lhs && TREE_CODE(lhs) != SSA_NAME))
+	if (lhs && TREE_CODE(lhs) != SSA_NAME)
 		return true;
 	if (TREE_CODE(r) == INTEGER_CST && tree_fits_uhwi_p(r) &&
 	    tree_to_uhwi(r) < bound) {

@@ -175,42 +175,35 @@ else
 fi
 
 # errors name the spec's FILE:LINE
+# refused WHAT SPEC PATTERN [OPTION...]: a compile with SPEC fails and
+# its messages match PATTERN
+refused() {
+	what=$1 spec=$2 pat=$3
+	shift 3
+	if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec="$spec" "$@" \
+		-c "$src" -o x.o >cc.log 2>&1; then
+		not_ok "$what: accepted"
+	elif grep -q "$pat" cc.log; then
+		ok "$what"
+	else
+		not_ok "$what: not said so"
+		diag cc.log
+	fi
+}
 mkdir err && cd err || exit 1
 sed 's/^\(path scan checksum=[0-9a-f]* count=[0-9]*\) .*/\1 1 999/' \
 	../all.spec >bad.spec
 line=$(grep -n '^path scan .* 999$' bad.spec | head -1 | cut -d: -f1)
-if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/bad.spec \
-	-c "$src" -o x.o >cc.log 2>&1; then
-	not_ok "a bad block is refused"
-elif grep -q "bad.spec:$line: .*scan.* no block 999" cc.log; then
-	ok "a bad block is refused naming bad.spec:$line"
-else
-	not_ok "a bad block's error names bad.spec:$line"
-	diag cc.log
-fi
-# spp and a path with a loop
-if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/all.spec \
-	-fplugin-arg-pap-psp=spp -c "$src" -o x.o >cc2.log 2>&1; then
-	not_ok "spp refuses a path with a back edge"
-elif grep -q "all.spec:[0-9]*: .*back edge" cc2.log; then
-	ok "spp refuses a path with a back edge, naming its spec line"
-else
-	not_ok "spp's refusal names the spec line"
-	diag cc2.log
-fi
+refused "a bad block is refused naming bad.spec:$line" "$tmp/err/bad.spec" \
+	"bad.spec:$line: .*scan.* no block 999"
+refused "spp refuses a path with a back edge, naming its spec line" \
+	"$tmp/all.spec" "all.spec:[0-9]*: .*back edge" -fplugin-arg-pap-psp=spp
 # a spec of another build of the function
 sed 's/^\(path walk checksum=\)[0-9a-f]*/\10123456789abcdef/' \
 	../all.spec >old.spec
 line=$(grep -n '^path walk' old.spec | head -1 | cut -d: -f1)
-if "$papgcc" -O0 -w -pthread -fplugin-arg-pap-spec=$tmp/err/old.spec \
-	-c "$src" -o x.o >cc3.log 2>&1; then
-	not_ok "a spec of a changed function is refused"
-elif grep -q "old.spec:$line: .*walk.* has changed" cc3.log; then
-	ok "a spec of a changed function is refused naming old.spec:$line"
-else
-	not_ok "a changed function's error names old.spec:$line"
-	diag cc3.log
-fi
+refused "a spec of a changed function is refused naming old.spec:$line" \
+	"$tmp/err/old.spec" "old.spec:$line: .*walk.* has changed"
 # what cannot be copied falls back, and a unit without a spec's
 # function says so, under verbose
 printf 'int other(int x) { return x ? 1 : 2; }\n' >other.c

@@ -212,8 +212,9 @@ static int meta_spath(struct pap_meta_fn *f, struct meta_sel *s,
 		goto out;
 	where = strndup(q + 1, (size_t)(end - q - 1));
 	w = realloc(f->sel_where, (f->nsel + 1) * sizeof(*w));
-	if (!where || !w || pap_grow(&s->paths, &s->cap, sizeof(*s->paths),
-				     8)) {
+	if (!where || !w || (s->npaths == s->cap &&
+			     pap_grow(&s->paths, &s->cap, sizeof(*s->paths),
+				      8))) {
 		if (w)
 			f->sel_where = w;
 		goto out;

@@ -62,29 +62,19 @@ int pap_sel_set_strategy(const char *value)
  * The one place that reads a spec file: its paths are added to @spec by
  * the core's reader (version 2, version 1 still read).  On any error
  * every message, "FILE:LINE: error: ...", is given to GCC and the spec
- * is not used.  Paths by source lines are refused here: the plugin
- * resolves block paths only (pap-decode check-spec prints the blocks a
- * LINE... path stands for).
+ * is not used.  Paths by source lines are resolved to their blocks
+ * when their function is planned (pap_sel_resolve_lines()).
  */
 static int pap_sel_read_spec(struct pap_spec *spec, const char *file,
 			     char *err, size_t errlen)
 {
 	char *text = pap_read_text_file(file, (size_t)1 << 30, err, errlen);
-	size_t k;
 	int r;
 
 	if (!text)
 		return PAP_EINVAL;
 	r = pap_spec_parse(spec, text, file);
 	free(text);
-	for (k = 0; k < spec->npaths; k++)
-		if (spec->paths[k].kind == PAP_SPEC_LINES) {
-			snprintf(err, errlen, "%s:%u: a path by source lines "
-				 "cannot be instrumented yet; give its blocks "
-				 "(pap-decode check-spec prints them)",
-				 spec->paths[k].file, spec->paths[k].line);
-			return PAP_EINVAL;
-		}
 	if (r == PAP_OK && !spec->nerrors)
 		return PAP_OK;
 	if (spec->msglen) {
@@ -254,6 +244,74 @@ static bool pap_sel_same_graph(const struct pap_spec_path *p,
 }
 
 /*
+ * Resolves the spec paths by source lines that name @asmname to their
+ * blocks, as pap-decode check-spec does: through the core's checker, on
+ * the function's own metadata entry read back (its graph and its lines
+ * as the reports give them).  Every message goes to GCC; false after
+ * one.
+ */
+static bool pap_sel_resolve_lines(const char *asmname, const char *file,
+				  const char *graph, const char *lines)
+{
+	uint64_t sum = pap_meta_checksum(PAP_MODE_PAP_EPP, graph,
+					 strlen(graph));
+	struct pap_meta meta;
+	struct pap_spec_fn fn;
+	char *text, err[512];
+	size_t k, len, mark = pap_spec_paths.msglen;
+	bool ok = true, any = false;
+	int n;
+
+	for (k = 0; k < pap_spec_paths.npaths; k++)
+		if (pap_spec_paths.paths[k].kind == PAP_SPEC_LINES &&
+		    !strcmp(pap_spec_paths.paths[k].name, asmname))
+			any = true;
+	if (!any)
+		return true;
+	n = pap_meta_format_fn(NULL, 0, asmname, file, PAP_MODE_PAP_EPP,
+			       graph, lines, sum);
+	len = strlen(PAP_META_HEADER) + (size_t)n + 1;
+	text = XNEWVEC(char, len);
+	strcpy(text, PAP_META_HEADER);
+	pap_meta_format_fn(text + strlen(PAP_META_HEADER),
+			   len - strlen(PAP_META_HEADER), asmname, file,
+			   PAP_MODE_PAP_EPP, graph, lines, sum);
+	pap_meta_init(&meta);
+	if (pap_meta_parse(&meta, text, file, err, sizeof(err)) ||
+	    !meta.nfns || pap_spec_fn_from_meta(&fn, meta.fns[0])) {
+		error("pap: %qs: cannot read back its own metadata: %s",
+		      asmname, err);
+		ok = false;
+	} else {
+		for (k = 0; k < pap_spec_paths.npaths; k++) {
+			struct pap_spec_path *p = &pap_spec_paths.paths[k];
+
+			if (p->kind != PAP_SPEC_LINES ||
+			    strcmp(p->name, asmname))
+				continue;
+			/* the checksum of whichever full mode it gives */
+			fn.checksum = p->has_checksum &&
+				pap_sel_same_graph(p, graph) ? p->checksum :
+				sum;
+			if (pap_spec_check(&pap_spec_paths, k, &fn))
+				ok = false;
+		}
+		pap_spec_fn_free(&fn);
+	}
+	if (!ok && pap_spec_paths.msglen > mark) {
+		const char *m = pap_spec_paths.msgs + mark, *nl;
+
+		while ((nl = strchr(m, '\n'))) {
+			error("%.*s", (int)(nl - m), m);
+			m = nl + 1;
+		}
+	}
+	pap_meta_free(&meta);
+	XDELETEVEC(text);
+	return ok;
+}
+
+/*
  * The paths of interest of @asmname from the specs, as CFG edges of
  * @g into @paths (XNEWVEC'd edges, each path's spec index in @which);
  * their number, or -1 after an error naming FILE:LINE.
@@ -352,6 +410,13 @@ bool pap_sel_plan_fn(function *fun, const char *asmname,
 	char err[512];
 	int n, r;
 
+	if (!pap_sel_resolve_lines(asmname, DECL_SOURCE_FILE(fun->decl),
+				   graph, lines->s)) {
+		n = -1;
+		paths = NULL;
+		which = NULL;
+		goto out;
+	}
 	n = pap_sel_paths(asmname, g, graph, &paths, &which);
 	if (n < 0)
 		goto out;

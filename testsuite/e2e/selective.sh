@@ -80,7 +80,7 @@ awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |
 
 nnever=$(expect all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..18"
+echo "1..19"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -222,5 +222,39 @@ if [ $? -eq 0 ] && grep -q "all.spec:[0-9]*: function .scan. is not defined in t
 else
 	not_ok "a unit without the spec's functions builds, with a note"
 	diag o.log
+fi
+# paths by source lines: each of classify's paths on A written as the
+# lines the metadata gives its blocks (consecutive equal ones once, in
+# awk); built with them, each counts what the full run counted
+cd "$tmp" || exit 1
+awk 'FNR == NR { if ($1 == "function") f = $2
+		 if ($1 == "lines" && f == "classify") {
+			b = substr($2, 2); l[b] = ""
+			for (i = 3; i <= NF; i++) l[b] = l[b] " " $i }
+		 next }
+     $1 == "classify" && $3 == 1 { out = ""; last = ""
+	for (i = 4; i <= NF; i++) { n = split(l[$i], v, " ")
+		for (j = 1; j <= n; j++) if (v[j] != last) {
+			out = out " " v[j]; last = v[j] } }
+	print "lines classify" out " # " $2 }' full/*.papm a.paths >lines.body
+{ echo "pap-spec 2"; sed 's/ # .*//' lines.body; } >lines.spec
+sed 's/.* # //' lines.body >lines.want
+mkdir bylines && cd bylines || exit 1
+if ! "$papgcc" -O2 -w -pthread -fplugin-arg-pap-spec="$tmp/lines.spec" \
+	"$src" -o prog >cc.log 2>&1; then
+	not_ok "paths by source lines: build"
+	diag cc.log
+else
+	./prog $A >/dev/null 2>&1
+	"$decode" --format=selective pap.prof 2>&1 |
+		awk '/^function / { f = $2 } f == "classify" && /lines.spec:/ {
+			print $1 }' >got
+	if [ "$(wc -l <"$tmp/lines.want")" -ge 2 ] &&
+	   cmp -s got "$tmp/lines.want"; then
+		ok "$(wc -l <got) paths of classify by source lines count as in the full run"
+	else
+		not_ok "paths by source lines: counts differ from the full run's"
+		diff got "$tmp/lines.want" | head -5 | sed 's/^/# /'
+	fi
 fi
 tap_done

@@ -28,6 +28,11 @@
 #   --reps N   timed repetitions (default 3)
 #   --scale /K each timed run does 1/K of the work (default /8; zlib reads
 #              25/K MB); the spec is written from a run at this scale
+#   --only "NAME..."  only these programs (zlib is one)
+#   --no-doc   leave doc/benchmarks.md as it is
+#   --no-insns, --no-time  skip the instruction counts, the timed runs
+# About 16 minutes on 2 shared cores (most of it pap-decode writing specs
+# of whole activations, and valgrind).
 #
 # Environment: top_srcdir, top_builddir (default .), CC (default gcc),
 # BENCH_WORK (default $top_builddir/bench/work).

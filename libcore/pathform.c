@@ -135,26 +135,29 @@ static uint64_t link_room(const struct pap_rseq_item *it, uint64_t off,
 	return in_item < in_copy ? in_item : in_copy;
 }
 
-/* The item holding @pos, tried first at the one last seen at @depth. */
+/* Does item @k of @s hold position @pos? */
+static int item_holds(const struct pap_rseq *s, size_t k, uint64_t pos)
+{
+	return k < s->n && s->it[k].pos <= pos &&
+	       pos - s->it[k].pos < s->it[k].len;
+}
+
+/* The item holding @pos, tried first at and beside the one last seen at
+ * @depth. */
 static size_t cursor_find(struct pap_rseq_cursor *c, size_t depth,
 			  uint64_t pos)
 {
-	const struct pap_rseq *s = c->s;
-	size_t h;
+	size_t h = depth < c->caphint ? c->hint[depth] : SIZE_MAX;
 
-	if (depth < c->caphint) {
-		h = c->hint[depth];
-		if (h < s->n && s->it[h].pos <= pos &&
-		    pos - s->it[h].pos < s->it[h].len)
+	if (h != SIZE_MAX) {
+		if (item_holds(c->s, h, pos))
 			return h;
-		if (h > 0 && h - 1 < s->n && s->it[h - 1].pos <= pos &&
-		    pos - s->it[h - 1].pos < s->it[h - 1].len)
+		if (h > 0 && item_holds(c->s, h - 1, pos))
 			return h - 1;
-		if (h + 1 < s->n && s->it[h + 1].pos <= pos &&
-		    pos - s->it[h + 1].pos < s->it[h + 1].len)
+		if (item_holds(c->s, h + 1, pos))
 			return h + 1;
 	}
-	return rseq_find(s, pos);
+	return rseq_find(c->s, pos);
 }
 
 /* Positions lately followed to their symbol: a stretch read through a

@@ -276,6 +276,7 @@ static bool pap_sel_resolve_lines(const char *asmname, const char *file,
 	pap_meta_format_fn(text + strlen(PAP_META_HEADER),
 			   len - strlen(PAP_META_HEADER), asmname, file,
 			   PAP_MODE_PAP_EPP, graph, lines, sum);
+	err[0] = '\0';
 	pap_meta_init(&meta);
 	if (pap_meta_parse(&meta, text, file, err, sizeof(err)) ||
 	    !meta.nfns || pap_spec_fn_from_meta(&fn, meta.fns[0])) {

@@ -761,7 +761,7 @@ static void test_rseq_cursor(void **state)
 	for (round = 0; round < 2000; round++) {
 		struct pap_rseq s;
 		struct pap_rseq_cursor c;
-		size_t *flat, k, cap = 0, step;
+		size_t *flat, k, filled = 0, step;
 		uint64_t i, pos, limit = 1 + tl_below(&g, round < 1000 ?
 							300 : 20000);
 
@@ -788,9 +788,9 @@ static void test_rseq_cursor(void **state)
 
 				flat[at] = s.it[k].dist ?
 					flat[at - s.it[k].dist] : k;
-				cap++;
+				filled++;
 			}
-		assert_int_equal(cap, s.len);
+		assert_int_equal(filled, s.len);
 		pap_rseq_cursor_init(&c, &s);
 		pos = tl_below(&g, s.len);
 		for (step = 0; step < 4 * s.len + 10; step++) {

@@ -642,15 +642,23 @@ struct prof_parse {
 /* Checks the header line at the start of @text; 0 or PAP_ECORRUPT. */
 static int prof_header(struct prof_parse *ps, const char *text)
 {
+	size_t vlen;
+
 	ps->lx.p = text;
 	if (strncmp(text, "pap-profile ", 12))
 		return prof_error(&ps->lx, "not a pap profile");
+	vlen = strcspn(text + 12, "\n");
 	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
-	    text[13] != '\n')
-		return prof_error(&ps->lx, "profile version %.8s is not "
+	    vlen != 1)
+		return prof_error(&ps->lx, "profile version '%.*s' is not "
 				  "supported (this pap reads text versions 1 "
-				  "to %d and binary version %d)", text + 12,
-				  PAP_PROFILE_VERSION, PAP_PROFILE_VERSION_BIN);
+				  "to %d and binary version %d)",
+				  vlen > 20 ? 20 : (int)vlen, text + 12,
+				  PAP_PROFILE_VERSION,
+				  PAP_PROFILE_VERSION_BIN);
+	if (text[13] != '\n')
+		return prof_error(&ps->lx, "the last line has no newline: "
+				  "the file is cut short");
 	ps->version = text[12] - '0';
 	ps->lx.line = 2;
 	return PAP_OK;
@@ -684,6 +692,11 @@ static int prof_body(struct prof_parse *ps, const char *text)
 			lx->line++;
 		} else if (!r && *lx->p) {
 			r = prof_error(lx, "malformed line");
+		} else if (!r) {
+			/* pap ends every line: a last line without its
+			 * newline may have lost digits */
+			r = prof_error(lx, "the last line has no newline: "
+				       "the file is cut short");
 		}
 	}
 	return r;

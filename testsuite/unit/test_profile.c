@@ -443,6 +443,49 @@ static void test_profile_repeats(void **state)
 	pap_profile_free(&q);
 }
 
+/* test_profile_cut_short: a text profile cut short by its last newline
+ * is refused, naming the line, whether read from memory or from a file:
+ * the digits after the cut may be gone ("10" read as "1"). */
+static void test_profile_cut_short(void **state)
+{
+	static const char *const cut[] = {
+		"pap-profile 1",
+		"pap-profile 1\np " FN " 1 1 4 0",
+		"pap-profile 1\np " FN " 1 10 4 0\np " FN " 1 1 5 0",
+	};
+	static const unsigned line[] = { 1, 2, 3 };
+	char err[256], want[128], path[] = "/tmp/test_profile_cut.XXXXXX";
+	struct pap_profile p;
+	size_t i;
+	int fd;
+
+	(void)state;
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		snprintf(want, sizeof(want), "c.prof:%u: error: the last line "
+			 "has no newline: the file is cut short", line[i]);
+		pap_profile_init(&p);
+		assert_int_not_equal(pap_profile_parse(&p, cut[i], "c.prof",
+						       err, sizeof(err)), 0);
+		assert_string_equal(err, want);
+		assert_int_equal(p.nrecs, 0);
+		pap_profile_free(&p);
+
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_true(write(fd, cut[i], strlen(cut[i])) ==
+			    (ssize_t)strlen(cut[i]));
+		close(fd);
+		pap_profile_init(&p);
+		assert_int_not_equal(pap_profile_read_file(&p, path, 1 << 20,
+							   err, sizeof(err),
+							   NULL), 0);
+		assert_non_null(strstr(err, want + 6));
+		pap_profile_free(&p);
+		unlink(path);
+		strcpy(path + strlen(path) - 6, "XXXXXX");
+	}
+}
+
 /* test_profile_read_file: a file of some 10 MB, lines crossing the
  * reader's 4 MB pieces and one longer than a piece, reads as its whole
  * text parses; damaged anywhere, it gives the same error, naming the
@@ -702,6 +745,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_many_breakpoints),
 		cmocka_unit_test(test_profile_claimed_count),
+		cmocka_unit_test(test_profile_cut_short),
 		cmocka_unit_test(test_profile_order),
 		cmocka_unit_test(test_profile_numbers),
 		cmocka_unit_test(test_profile_repeats),

@@ -368,6 +368,11 @@ static void pap_fn_place(struct pap_fn *f)
 
 		if (f->placed[id] || !pap_edge_has_code(f->plan, g, id))
 			continue;
+		/* taken by no execution (selective profiling's early ends
+		 * left it out of the function) */
+		if (pe->kind == PAP_EDGE_FAKE ? !f->tails[pe->src] :
+		    !f->gcc_edge[id])
+			continue;
 		/* a FAKE edge out of a block that goes on (in an infinite
 		 * loop) is never taken: only a dead end's is, at its
 		 * noreturn call */
@@ -465,7 +470,7 @@ unsigned int pap_instrument_function(function *fun)
 		if (f.sel)
 			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,
 					  f.checksum, &f.g, f.gcc_edge,
-					  f.emit.r, f.emit.a);
+					  f.tails, f.emit.r, f.emit.a);
 		pap_fn_place(&f);
 		pap_fn_commit(&f);
 		pap_fn_finish(&f);

@@ -140,13 +140,14 @@ bool pap_sel_plan_fn(function *fun, const char *asmname,
  * the copy through a block that counts the early end, and each T1 or T2
  * check (on @plan's registers @r, @a) that fails likewise.  An edge of
  * @gcc_edge that carries probes may become the edge where they must go
- * now (after a T2 check).  Nothing for a function whose body cannot be
- * copied.
+ * now (after a T2 check); an edge or a core node's tail block (@tails)
+ * no execution reaches any more becomes NULL.  Nothing for a function
+ * whose body cannot be copied.
  */
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sel,
 		       const struct pap_plan *plan, const char *asmname,
 		       uint64_t checksum, const struct pap_cfgtext *g,
-		       edge *gcc_edge, tree r, tree a);
+		       edge *gcc_edge, basic_block *tails, tree r, tree a);
 
 /* meta.cc: metadata of the translation unit.  Adds one instrumented
  * function's entry (libcore/meta.h); writes the whole file. */

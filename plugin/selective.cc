@@ -473,8 +473,8 @@ static void pap_sel_switch_copy(gswitch *sw, basic_block *copy)
 	}
 }
 
-/* walk_gimple_op callback: an SSA name the copy defines anew becomes
- * its new name (the map in wi->info). */
+/* walk_gimple_op callback: an SSA name becomes the variable the map in
+ * wi->info gives it. */
 static tree pap_sel_rename(tree *tp, int *walk_subtrees, void *data)
 {
 	struct walk_stmt_info *wi = (struct walk_stmt_info *)data;
@@ -491,54 +491,55 @@ static tree pap_sel_rename(tree *tp, int *walk_subtrees, void *data)
 }
 
 /*
- * Gives the copied statements in @bbs (the copies) SSA names of their
- * own: the gimplifier makes its temporaries SSA names already when
- * optimizing, and each may have one definition only.
+ * Makes each SSA name of @fun (the gimplifier makes its temporaries SSA
+ * names already when optimizing) a temporary variable of its own, in
+ * every statement.  An early end may leave the body between such a
+ * name's definition and a use, for the use's copy: as a variable, the
+ * "ssa" pass joins the two definitions where the paths meet, which no
+ * renaming without PHI nodes could.
  */
-static void pap_sel_copy_names(const vec<basic_block> &bbs)
+static void pap_sel_unssa(function *fun)
 {
 	hash_map<tree, tree> map;
 	gimple_stmt_iterator gsi;
 	struct walk_stmt_info wi;
+	basic_block bb;
 	unsigned i;
+	tree name;
 
-	for (i = 0; i < bbs.length(); i++)
-		for (gsi = gsi_start_bb(bbs[i]); !gsi_end_p(gsi);
-		     gsi_next(&gsi)) {
-			gimple *g = gsi_stmt(gsi);
-			tree lhs = gimple_get_lhs(g);
-
-			if (lhs && TREE_CODE(lhs) == SSA_NAME) {
-				tree n = copy_ssa_name(lhs, g);
-
-				map.put(lhs, n);
-				gimple_set_lhs(g, n);
-			}
-		}
-	for (i = 0; i < bbs.length(); i++)
-		for (gsi = gsi_start_bb(bbs[i]); !gsi_end_p(gsi);
-		     gsi_next(&gsi)) {
+	FOR_EACH_SSA_NAME(i, name, fun)
+		if (!SSA_NAME_IS_DEFAULT_DEF(name))
+			map.put(name, create_tmp_reg(TREE_TYPE(name), "pap_t"));
+	if (!map.elements())
+		return;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
 			memset(&wi, 0, sizeof(wi));
 			wi.info = &map;
 			walk_gimple_op(gsi_stmt(gsi), pap_sel_rename, &wi);
 			update_stmt_if_modified(gsi_stmt(gsi));
 		}
+	FOR_EACH_SSA_NAME(i, name, fun)
+		if (!SSA_NAME_IS_DEFAULT_DEF(name))
+			release_ssa_name(name);
 }
 
 /*
  * Copies every block of @fun after the last one, statement by statement
- * (the function is not in SSA form: no names to rename, no PHI), with
- * its edges leading to the copies, in no loop until the loops are found
- * again; returns the copy of each block by index (XNEWVEC).
+ * (the function is not in SSA form: no PHI; its SSA temporaries become
+ * variables first, pap_sel_unssa()), with its edges leading to the
+ * copies, in no loop until the loops are found again; returns the copy
+ * of each block by index (XNEWVEC).
  */
 static basic_block *pap_sel_copy_body(function *fun)
 {
-	auto_vec<basic_block> bbs, copies;
+	auto_vec<basic_block> bbs;
 	basic_block bb, after = EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb;
 	basic_block *copy = XCNEWVEC(basic_block,
 				     last_basic_block_for_fn(fun));
 	unsigned i;
 
+	pap_sel_unssa(fun);
 	FOR_EACH_BB_FN(bb, fun)
 		bbs.safe_push(bb);
 	for (i = 0; i < bbs.length(); i++) {
@@ -557,9 +558,7 @@ static basic_block *pap_sel_copy_body(function *fun)
 			gsi_insert_after(&to, gimple_copy(g), GSI_NEW_STMT);
 		}
 		copy[bbs[i]->index] = after = bb;
-		copies.safe_push(bb);
 	}
-	pap_sel_copy_names(copies);
 	for (i = 0; i < bbs.length(); i++) {
 		basic_block c = copy[bbs[i]->index];
 		gimple *last = last_stmt(c);
@@ -583,11 +582,12 @@ static basic_block *pap_sel_copy_body(function *fun)
 /*
  * Deletes the blocks no path reaches any more, GCC wants every block
  * reachable: copies no boundary edge leads to, and blocks of the body
- * that only boundary edges led to.  Their edges leave @gcc_edge (of
- * @nedges entries): they carried no probe, since a block on a path of
- * interest is entered by one of its edges.
+ * that only boundary edges or failing checks led to.  Their edges leave
+ * @gcc_edge (of @nedges entries) and their core nodes @tails (of
+ * @nnodes): no execution takes them, so their probes have no place.
  */
-static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges)
+static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges,
+			  basic_block *tails, uint32_t nnodes)
 {
 	auto_vec<basic_block> stack, dead;
 	auto_sbitmap seen(last_basic_block_for_fn(fun));
@@ -614,6 +614,9 @@ static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges)
 		if (gcc_edge[id] &&
 		    !bitmap_bit_p(seen, gcc_edge[id]->src->index))
 			gcc_edge[id] = NULL;
+	for (id = 0; id < nnodes; id++)
+		if (tails[id] && !bitmap_bit_p(seen, tails[id]->index))
+			tails[id] = NULL;
 	for (i = 0; i < dead.length(); i++)
 		delete_basic_block(dead[i]);
 }
@@ -706,8 +709,9 @@ static void pap_sel_check(const struct pap_sel_plan *sp,
 	} else {
 		v = r;
 	}
-	gsi = gsi_start_bb(first);
-	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	/* after the label a switch's case may have given @first */
+	gsi = gsi_after_labels(first);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 	fail = pap_sel_block(first);
 	gsi = gsi_start_bb(fail);
 	gsi_insert_seq_after(&gsi, early, GSI_NEW_STMT);
@@ -731,7 +735,7 @@ static void pap_sel_check(const struct pap_sel_plan *sp,
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		       const struct pap_plan *plan, const char *asmname,
 		       uint64_t checksum, const struct pap_cfgtext *g,
-		       edge *gcc_edge, tree r, tree a)
+		       edge *gcc_edge, basic_block *tails, tree r, tree a)
 {
 	char name[PAP_FNKEY_MAX], key[PAP_FNKEY_MAX];
 	bool checks = false;
@@ -782,12 +786,12 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		}
 		to = copy[e->dest->index];
 		b = split_edge(e);
-		gimple_stmt_iterator gsi = gsi_start_bb(b);
+		gimple_stmt_iterator gsi = gsi_after_labels(b);
 		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot, t),
 				      GSI_SAME_STMT);
 		redirect_edge_and_branch(single_succ_edge(b), to);
 	}
-	pap_sel_prune(fun, gcc_edge, g->cfg->nedges);
+	pap_sel_prune(fun, gcc_edge, g->cfg->nedges, tails, g->nblocks);
 	XDELETEVEC(copy);
 	/* the copies' loops may now be entered anywhere: found again */
 	free_dominance_info(CDI_DOMINATORS);
@@ -798,8 +802,8 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	if (loops_state_satisfies_p(LOOPS_HAVE_MARKED_IRREDUCIBLE_REGIONS))
 		mark_irreducible_loops();
 	free_dominance_info(CDI_DOMINATORS);
-	/* new SSA names for the copies' temporaries ask for an SSA update;
-	 * the function is not in SSA form yet, and "ssa" builds it */
+	/* the temporaries made variables may ask for an SSA update; the
+	 * function is not in SSA form yet, and "ssa" builds it */
 	if (!gimple_in_ssa_p(fun) && fun->gimple_df) {
 		fun->gimple_df->ssa_renaming_needed = 0;
 		fun->gimple_df->rename_vops = 0;

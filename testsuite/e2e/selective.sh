@@ -32,24 +32,7 @@ rm -f pap.prof && { ./prog $A >/dev/null; true; } &&
 	{ echo "Bail out! full run failed"; exit 1; }
 cd .. || exit 1
 
-# key(): a spec line's "FUNCTION BLOCK..." with its repeats written
-# out, read here by awk alone (fields name=value skipped, [lines] cut,
-# "(" ... ")^N" expanded), so that the spec reader is not its own oracle
-spec_key='function key(   i, w, t, d, n, r, k, st) {
-	d = 0; st[0] = ""; n = split($2, t, ":"); k = t[n]
-	for (i = 3; i <= NF; i++) {
-		w = $i
-		if (w ~ /=/) continue
-		if (w == "(") { st[++d] = ""; continue }
-		if (w ~ /^\)\^/) {
-			n = substr(w, 3) + 0; r = ""
-			while (n-- > 0) r = r st[d]
-			d--; st[d] = st[d] r; continue
-		}
-		sub(/\[.*/, "", w); st[d] = st[d] " " w
-	}
-	return k st[0]
-}'
+. "$top_srcdir/testsuite/e2e/selspec.sh"
 # the spec: A's 3 hottest paths of each function, and up to 2 of each
 # function's paths that only B took
 awk "$spec_key"'
@@ -57,28 +40,11 @@ awk "$spec_key"'
      $1 == "path" { k = key(); split(k, f, " ")
 	if (!(k in seen) && added[f[1]]++ < 2) print }' a.spec b.spec >all.spec
 # spp takes paths without a back edge: no block twice
-awk "$spec_key"'
-     $1 != "path" { print; next }
-     { n = split(key(), f, " "); delete c
-       for (i = 2; i <= n; i++) if (c[f[i]]++) next; print }' \
-	all.spec >spp.spec
-
-# expect SPEC: "LINE COUNT" of each path of SPEC, the count from a.paths:
-# a path that ends where the function may return and be cut short (a
-# call that may longjmp) is the returning one
-expect() {
-	awk "$spec_key"'
-	     NR == FNR { k = $1; for (i = 4; i <= NF; i++) k = k " " $i
-			 if ($3 == 1) cnt[k] += $2; else cut[k] += $2; next }
-	     $1 == "path" { k = key()
-			    print FNR, (k in cnt) ? cnt[k] : \
-				       (k in cut) ? cut[k] : 0 }' a.paths "$1"
-}
+sel_acyclic all.spec >spp.spec
 # activations: "FUNCTION TOTAL" of the full run on A
-awk '{ t[$1] += $2 } END { for (f in t) print f, t[f] }' a.paths |
-	sort >a.acts
+sel_full_acts a.paths >a.acts
 
-nnever=$(expect all.spec | awk '$2 == 0' | wc -l)
+nnever=$(sel_expect a.paths all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
 echo "1..19"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
@@ -114,13 +80,9 @@ for opt in -O0 -O2; do
 			continue
 		fi
 		# "LINE COUNT" per path of interest, by spec line
-		awk '/^ +[0-9]+  / { n = split($2, w, ":"); print w[n], $1 }' \
-			"$d/sel.txt" | sort -n >"$d/got"
-		expect "$spec" | sort -n >"$d/want"
-		# "FUNCTION ACTIVATIONS" of each selective function
-		awk '/^function / { f = $2 }
-		     /^  activations / { sub(",", "", $2); print f, $2 }' \
-			"$d/sel.txt" | sort >"$d/acts"
+		sel_got "$d" >"$d/got"
+		sel_expect a.paths "$spec" | sort -n >"$d/want"
+		sel_acts "$d" >"$d/acts"
 		# early ends by technique: "T1 T2 T3", summed
 		early=$(awk '/ended early/ { gsub("[,)]", "");
 				a += $7; b += $9; c += $11 }

@@ -23,6 +23,7 @@ nfuncs=2000
 quick=no
 write_doc=yes
 
+. "${top_srcdir:-.}/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=yes; reps=1; nfuncs=400 ;;
@@ -31,14 +32,11 @@ while [ $# -gt 0 ]; do
 	# overhead.sh's own options, which make bench passes to both
 	--insns|--insns-only) ;;
 	--only|--cap) shift ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0 ;;
-	*) echo "compile-time.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	*) bench_other_option compile-time.sh "$0" "$1" ;;
 	esac
 	shift
 done
 
-. "${top_srcdir:-.}/bench/lib.sh"
 bench_setup compile-time.sh
 mkdir -p "$work/compile"
 "$CC" -O2 -o "$work/gentu" "$srcdir/bench/gentu.c"

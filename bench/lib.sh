@@ -8,10 +8,21 @@
 # bench_zlib_files DIR: the files of zlib's source tree DIR (fetched by
 # bench/fetch-zlib.sh) that make the zpipe benchmark, one per line: the
 # library's sources, then examples/zpipe.c.
+# bench_other_option NAME SCRIPT OPTION: an option the script NAME does
+# not parse itself: -h/--help prints SCRIPT's opening comment and exits
+# 0; anything else is an error (exit 2).
 # bench_splice MARKER TABLE: replaces what lies between the lines
 # "<!-- MARKER begin -->" and "<!-- MARKER end -->" of $doc with TABLE.
 
 bench_abs() { (cd "$1" && pwd); }
+
+bench_other_option() {
+	case $3 in
+	-h|--help) sed -n '2,/^set -eu/p' "$2" | sed '$d; s/^# \{0,1\}//'
+		exit 0 ;;
+	*) echo "$1: error: unknown option '$3'" >&2; exit 2 ;;
+	esac
+}
 
 bench_setup() {
 	bench_name=$1

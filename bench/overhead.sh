@@ -46,6 +46,7 @@ write_doc=yes
 insns=no
 cap=20
 
+. "${top_srcdir:-.}/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=yes; reps=3; scale=/8 ;;
@@ -55,14 +56,11 @@ while [ $# -gt 0 ]; do
 	--insns) insns=yes ;;
 	--insns-only) insns=yes; reps=0; write_doc=no ;;
 	--cap) cap=$2; shift ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0 ;;
-	*) echo "overhead.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	*) bench_other_option overhead.sh "$0" "$1" ;;
 	esac
 	shift
 done
 
-. "${top_srcdir:-.}/bench/lib.sh"
 bench_setup overhead.sh
 collector=$builddir/collector/pap-collector
 plot=$srcdir/doc/bench-overhead.png

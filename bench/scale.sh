@@ -39,20 +39,18 @@ div=1
 quick=no
 only=""
 write_doc=yes
+. "${top_srcdir:-.}/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=yes; reps=1; div=8 ;;
 	--reps) reps=$2; shift ;;
 	--only) only=$2; shift ;;
 	--no-doc) write_doc=no ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0 ;;
-	*) echo "scale.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	*) bench_other_option scale.sh "$0" "$1" ;;
 	esac
 	shift
 done
 
-. "${top_srcdir:-.}/bench/lib.sh"
 bench_setup scale.sh
 runone=$work/runone
 work=$work/scale

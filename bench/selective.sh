@@ -46,6 +46,7 @@ write_doc=yes
 insns=yes
 timing=yes
 
+. "${top_srcdir:-.}/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) reps=$2; shift ;;
@@ -54,14 +55,11 @@ while [ $# -gt 0 ]; do
 	--no-doc) write_doc=no ;;
 	--no-insns) insns=no ;;
 	--no-time) timing=no ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0 ;;
-	*) echo "selective.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	*) bench_other_option selective.sh "$0" "$1" ;;
 	esac
 	shift
 done
 
-. "${top_srcdir:-.}/bench/lib.sh"
 bench_setup selective.sh
 work=$work/selective
 mkdir -p "$work"

@@ -28,19 +28,17 @@ CC=${CC:-gcc}
 reps=5
 write_doc=yes
 insns=yes
+. "${top_srcdir:-.}/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) reps=$2; shift ;;
 	--no-doc) write_doc=no ;;
 	--no-insns) insns=no ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0 ;;
-	*) echo "terminate.sh: error: unknown option '$1'" >&2; exit 2 ;;
+	*) bench_other_option terminate.sh "$0" "$1" ;;
 	esac
 	shift
 done
 
-. "${top_srcdir:-.}/bench/lib.sh"
 bench_setup terminate.sh
 runone=$work/runone
 work=$work/terminate

@@ -391,11 +391,44 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 void json_string(FILE *out, const char *s);
 
 /* selective.c: is @key a selective function's early-end companion
- * ("ASMNAME%early:...")?  The report of the selective functions of
- * @prof, text or JSON; 0 or -1 after a message. */
+ * ("ASMNAME%early:...")? */
 int sel_early_key(const char *key);
+
+/* What the records of one selectively built function say. */
+struct sel_func {
+	struct pap_meta_fn *fn;	/* fn->sel its plan, fn->sel_where[k] the
+				 * spec FILE:LINE of its k-th path */
+	uint64_t *count;	/* by plan path number (fn->sel_num[k]) */
+	uint64_t other;		/* completed, not of interest */
+	uint64_t cut;		/* cut short, not of interest */
+	uint64_t early[4];	/* ended early, by technique (1..3) */
+	uint64_t activations;
+};
+/* The selective functions of a profile, in the profile's order. */
+struct sel_report {
+	struct sel_func *fs;
+	size_t nfs;
+};
+/*
+ * Tallies @prof's records of selective functions (those @o's --function
+ * keeps, when @o is not NULL) into @rep; 0, or -1 after a message (a
+ * record that matches no path, out of memory) with what could be
+ * tallied in @rep.  sel_report_free() frees it either way.
+ */
+int sel_report_build(struct decoder *d, const struct pap_profile *prof,
+		     const struct ropts *o, struct sel_report *rep);
+void sel_report_free(struct sel_report *rep);
+/* The count of @f's k-th path of interest in its spec's order. */
+uint64_t sel_path_count(const struct sel_func *f, uint32_t k);
+/* How many of @f's paths of interest were taken at least once. */
+uint32_t sel_paths_taken(const struct sel_func *f);
+/* The report of the selective functions of @prof, text or JSON (the
+ * object of --format=selective-json); 0 or -1 after a message. */
 int print_selective(FILE *out, struct decoder *d,
-		    const struct pap_profile *prof, int json);
+		    const struct pap_profile *prof, const struct ropts *o,
+		    int json);
+/* @rep's functions as the JSON array of the "selective" member. */
+void print_selective_json(FILE *out, const struct sel_report *rep);
 /*
  * What merge checks: that the profiles added (@file, whose name must
  * outlive the check) are all of selective builds or all of full ones.
@@ -477,7 +510,10 @@ int cmd_print(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 	     const char *new);
-int cmd_coverage(struct dprofile *dp, FILE *out);
+/* coverage: per function its whole paths and acyclic coverage; then,
+ * for selectively built functions (@o's --function filter applied), how
+ * many paths of interest were taken.  0, or 1 after an error. */
+int cmd_coverage(struct dprofile *dp, const struct ropts *o, FILE *out);
 int write_spec(const char *file, struct dprofile *dp, const struct ropts *o);
 /* pap-decode check-spec (check-spec.c). */
 int cmd_check_spec(int argc, char **argv);

@@ -370,7 +370,7 @@ static int run_report(struct cli *c, const char *path)
 			pap_plural(prof.lost, "it was", "they were"),
 			pap_plural(prof.lost, "it is", "they are"));
 	if (c->coverage) {
-		failed |= cmd_coverage(&dp, stdout);
+		failed |= cmd_coverage(&dp, &c->o, stdout);
 	} else if (c->html) {
 		failed |= write_html(c->html, &dp, &c->o) != 0;
 	} else {
@@ -405,7 +405,7 @@ static int run_report(struct cli *c, const char *path)
 			break;
 		case FMT_SELECTIVE:
 		case FMT_SELECTIVE_JSON:
-			failed |= print_selective(stdout, &c->d, &prof,
+			failed |= print_selective(stdout, &c->d, &prof, &c->o,
 				c->format == FMT_SELECTIVE_JSON) != 0;
 			break;
 		case FMT_SVG:
@@ -415,7 +415,8 @@ static int run_report(struct cli *c, const char *path)
 		default:
 			print_text(stdout, &dp, &c->o);
 			/* the functions built selectively, if any */
-			failed |= print_selective(stdout, &c->d, &prof, 0) != 0;
+			failed |= print_selective(stdout, &c->d, &prof, &c->o,
+						  0) != 0;
 		}
 	}
 	if (c->spec)

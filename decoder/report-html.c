@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decoder.h"
+#include "selective.h"
 #include "target.h"
 
 #define HTML_PATHS 25		/* paths per function page without --top */
@@ -451,10 +452,55 @@ static int row_cmp_order(const void *a, const void *b)
 				&sort_rows[*(const size_t *)b]);
 }
 
-/* Writes index page @by: the functions in that order. */
+/* The index's section on selectively built functions (@sel), if any:
+ * each path of interest's count by its spec FILE:LINE. */
+static void html_selective(FILE *f, const struct sel_report *sel)
+{
+	size_t i;
+	uint32_t k;
+
+	if (!sel->nfs)
+		return;
+	fputs("<section><h2>Paths of interest</h2><p class=\"muted\">"
+	      "Functions built from a path spec: each path's count, by its "
+	      "spec line.</p><table><tr><th>function</th><th>strategy</th>"
+	      "<th>activations</th><th>ended early</th><th>other paths</th>"
+	      "<th>path (spec line)</th><th>count</th></tr>\n", f);
+	for (i = 0; i < sel->nfs; i++) {
+		const struct sel_func *sf = &sel->fs[i];
+
+		for (k = 0; k < sf->fn->nsel; k++) {
+			fputs("<tr><td>", f);
+			if (!k) {
+				html_text(f, sf->fn->name);
+				fprintf(f, "</td><td>%s</td><td class=\"n\">"
+					"%llu</td><td class=\"n\">%llu</td>"
+					"<td class=\"n\">%llu",
+					pap_sel_strategy_name(
+						sf->fn->sel->strategy),
+					(unsigned long long)sf->activations,
+					(unsigned long long)(sf->early[1] +
+						sf->early[2] + sf->early[3]),
+					(unsigned long long)(sf->other +
+							     sf->cut));
+			} else {
+				fputs("</td><td></td><td></td><td></td><td>",
+				      f);
+			}
+			fputs("</td><td class=\"muted\">", f);
+			html_text(f, sf->fn->sel_where[k]);
+			fprintf(f, "</td><td class=\"n\">%llu</td></tr>\n",
+				(unsigned long long)sel_path_count(sf, k));
+		}
+	}
+	fputs("</table></section>\n", f);
+}
+
+/* Writes index page @by: the functions in that order, then the paths of
+ * interest of @sel. */
 static int write_index(const char *dir, struct dprofile *dp,
 		       const struct index_row *rows, const size_t *ord,
-		       int by)
+		       int by, const struct sel_report *sel)
 {
 	static const char *const head[NORDERS] = {
 		"activations", "distinct paths", "function",
@@ -499,16 +545,18 @@ static int write_index(const char *dir, struct dprofile *dp,
 			df->npaths, share * 0.6 + 1, share, r->cov);
 	}
 	fputs("</table></section>\n", f);
+	html_selective(f, sel);
 	page_tail(f);
 	return page_close(&pg, f);
 }
 
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 {
+	struct sel_report sel = { NULL, 0 };
 	struct index_row *rows;
 	size_t *ord = NULL, i;
 	struct stat st;
-	int rc = 0, by;
+	int rc = 0, sel_failed, by;
 
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, dir,
@@ -526,6 +574,9 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	rows = calloc(dp->nfs + 1, sizeof(*rows));
 	if (!rows)
 		return -1;
+	/* a record of a selective function that matches no path is said;
+	 * the rest is written */
+	sel_failed = dp->prof && sel_report_build(dp->d, dp->prof, o, &sel);
 	for (i = 0; i < dp->nfs; i++) {
 		struct index_row *r = &rows[i];
 		struct bl_coverage c;
@@ -562,10 +613,11 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 					     ORDER_ACTIVATIONS : by == BY_PATHS ?
 					     ORDER_PATHS : ORDER_NAME);
 		}
-		if (!ord || write_index(dir, dp, rows, ord, by))
+		if (!ord || write_index(dir, dp, rows, ord, by, &sel))
 			rc = -1;
 	}
 	free(ord);
 	free(rows);
-	return rc;
+	sel_report_free(&sel);
+	return rc || sel_failed ? -1 : 0;
 }

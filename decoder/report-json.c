@@ -143,6 +143,19 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		json_function(out, df, o);
 	}
 	fputs("\n], \"activations\": ", out);
-	fprintf(out, "%llu}\n", (unsigned long long)dp->total);
+	fprintf(out, "%llu", (unsigned long long)dp->total);
+	if (dp->prof) {
+		/* the functions built selectively, if any */
+		struct sel_report rep;
+
+		if (sel_report_build(dp->d, dp->prof, o, &rep))
+			dp->d->errors++;
+		if (rep.nfs) {
+			fputs(",\n\"selective\": ", out);
+			print_selective_json(out, &rep);
+		}
+		sel_report_free(&rep);
+	}
+	fputs("}\n", out);
 	free(ord);
 }

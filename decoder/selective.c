@@ -21,16 +21,6 @@
 
 #define EARLY_SUFFIX "%early:"
 
-struct sfunc {
-	struct pap_meta_fn *fn;
-	uint64_t *count;	/* per path of interest */
-	uint64_t other;		/* completed, not of interest */
-	uint64_t cut;		/* cut short (a noreturn call), not of
-				 * interest */
-	uint64_t early[4];	/* by technique (1..3) */
-	uint64_t activations;
-};
-
 int sel_early_key(const char *key)
 {
 	return strstr(key, EARLY_SUFFIX) != NULL;
@@ -54,11 +44,12 @@ static struct pap_meta_fn *sel_fn(struct decoder *d,
 	return resolve_fn(d, key);
 }
 
-static struct sfunc *sel_func(struct sfunc **fs, size_t *n,
-			      struct pap_meta_fn *fn)
+/* @fn's entry of @fs (of *@n), added when new; NULL out of memory. */
+static struct sel_func *sel_func_of(struct sel_func **fs, size_t *n,
+				    struct pap_meta_fn *fn)
 {
 	size_t i;
-	struct sfunc *f;
+	struct sel_func *f;
 
 	for (i = 0; i < *n; i++)
 		if ((*fs)[i].fn == fn)
@@ -75,7 +66,7 @@ static struct sfunc *sel_func(struct sfunc **fs, size_t *n,
 }
 
 /* Counts record @r of selective function @f. */
-static int sel_count(struct sfunc *f, const struct pap_prof_rec *r,
+static int sel_count(struct sel_func *f, const struct pap_prof_rec *r,
 		     struct pap_bpack_buf *buf)
 {
 	struct pap_activation act;
@@ -114,7 +105,21 @@ static int sel_count(struct sfunc *f, const struct pap_prof_rec *r,
 	return 0;
 }
 
-static void sel_print_text(FILE *out, const struct sfunc *f)
+uint64_t sel_path_count(const struct sel_func *f, uint32_t k)
+{
+	return f->count[f->fn->sel_num[k]];
+}
+
+uint32_t sel_paths_taken(const struct sel_func *f)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < f->fn->nsel; k++)
+		n += sel_path_count(f, k) > 0;
+	return n;
+}
+
+static void sel_print_text(FILE *out, const struct sel_func *f)
 {
 	uint64_t early = f->early[1] + f->early[2] + f->early[3];
 	uint32_t k;
@@ -131,52 +136,65 @@ static void sel_print_text(FILE *out, const struct sfunc *f)
 		(unsigned long long)f->other, (unsigned long long)f->cut);
 	for (k = 0; k < f->fn->nsel; k++)
 		fprintf(out, "  %12llu  %s\n",
-			(unsigned long long)f->count[f->fn->sel_num[k]],
+			(unsigned long long)sel_path_count(f, k),
 			f->fn->sel_where[k]);
 }
 
-static void sel_print_json(FILE *out, const struct sfunc *f, int first)
+void print_selective_json(FILE *out, const struct sel_report *rep)
 {
+	size_t i;
 	uint32_t k;
 
-	fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
-	json_string(out, f->fn->name);
-	fprintf(out, ", \"strategy\": \"%s\", \"activations\": %llu, "
-		"\"ended_early\": {\"t1\": %llu, \"t2\": %llu, \"t3\": "
-		"%llu}, \"other\": %llu, \"cut\": %llu, \"paths\": [",
-		pap_sel_strategy_name(f->fn->sel->strategy),
-		(unsigned long long)f->activations,
-		(unsigned long long)f->early[1],
-		(unsigned long long)f->early[2],
-		(unsigned long long)f->early[3],
-		(unsigned long long)f->other, (unsigned long long)f->cut);
-	for (k = 0; k < f->fn->nsel; k++) {
-		fprintf(out, "%s\n      {\"spec\": ", k ? "," : "");
-		json_string(out, f->fn->sel_where[k]);
-		fprintf(out, ", \"count\": %llu}",
-			(unsigned long long)f->count[f->fn->sel_num[k]]);
+	fputs("[", out);
+	for (i = 0; i < rep->nfs; i++) {
+		const struct sel_func *f = &rep->fs[i];
+
+		fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
+		json_string(out, f->fn->name);
+		fprintf(out, ", \"strategy\": \"%s\", \"activations\": %llu, "
+			"\"ended_early\": {\"t1\": %llu, \"t2\": %llu, "
+			"\"t3\": %llu}, \"other\": %llu, \"cut\": %llu, "
+			"\"paths\": [",
+			pap_sel_strategy_name(f->fn->sel->strategy),
+			(unsigned long long)f->activations,
+			(unsigned long long)f->early[1],
+			(unsigned long long)f->early[2],
+			(unsigned long long)f->early[3],
+			(unsigned long long)f->other,
+			(unsigned long long)f->cut);
+		for (k = 0; k < f->fn->nsel; k++) {
+			fprintf(out, "%s\n      {\"spec\": ", k ? "," : "");
+			json_string(out, f->fn->sel_where[k]);
+			fprintf(out, ", \"count\": %llu}",
+				(unsigned long long)sel_path_count(f, k));
+		}
+		fputs("]}", out);
 	}
-	fprintf(out, "]}");
+	fputs("\n]", out);
 }
 
-int print_selective(FILE *out, struct decoder *d,
-		    const struct pap_profile *prof, int json)
+int sel_report_build(struct decoder *d, const struct pap_profile *prof,
+		     const struct ropts *o, struct sel_report *rep)
 {
 	struct pap_bpack_buf buf;
-	struct sfunc *fs = NULL;
-	size_t nfs = 0, i;
+	size_t i;
 	int rc = 0, early, err;
 
+	memset(rep, 0, sizeof(*rep));
 	memset(&buf, 0, sizeof(buf));
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];
 		struct pap_meta_fn *fn = sel_fn(d, r, &early);
-		struct sfunc *f;
+		struct sel_func *f;
 
 		if (!fn || !fn->sel)
 			continue;
-		f = sel_func(&fs, &nfs, fn);
+		if (o && o->have_regex &&
+		    regexec(&o->fn_regex, fn->name, 0, NULL, 0))
+			continue;
+		f = sel_func_of(&rep->fs, &rep->nfs, fn);
 		if (!f) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
 			rc = -1;
 			break;
 		}
@@ -193,22 +211,39 @@ int print_selective(FILE *out, struct decoder *d,
 			rc = -1;
 		}
 	}
-	if (json)
-		fprintf(out, "{\"selective\": [");
-	else if (nfs)
+	pap_bpack_buf_free(&buf);
+	return rc;
+}
+
+void sel_report_free(struct sel_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nfs; i++)
+		free(rep->fs[i].count);
+	free(rep->fs);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int print_selective(FILE *out, struct decoder *d,
+		    const struct pap_profile *prof, const struct ropts *o,
+		    int json)
+{
+	struct sel_report rep;
+	int rc = sel_report_build(d, prof, o, &rep);
+	size_t i;
+
+	if (json) {
+		fputs("{\"selective\": ", out);
+		print_selective_json(out, &rep);
+		fputs("}\n", out);
+	} else if (rep.nfs) {
 		fprintf(out, "selective functions: each path of interest's "
 			"count, by its spec's FILE:LINE\n");
-	for (i = 0; i < nfs; i++) {
-		if (json)
-			sel_print_json(out, &fs[i], !i);
-		else
-			sel_print_text(out, &fs[i]);
-		free(fs[i].count);
+		for (i = 0; i < rep.nfs; i++)
+			sel_print_text(out, &rep.fs[i]);
 	}
-	if (json)
-		fprintf(out, "\n]}\n");
-	free(fs);
-	pap_bpack_buf_free(&buf);
+	sel_report_free(&rep);
 	return rc;
 }
 

@@ -514,7 +514,40 @@ out:
 
 /* ---- coverage ---- */
 
-int cmd_coverage(struct dprofile *dp, FILE *out)
+/* The spec coverage of @dp's selectively built functions, if any:
+ * their paths of interest taken at least once; 0 or 1 after an error. */
+static int sel_coverage(struct dprofile *dp, const struct ropts *o,
+			FILE *out)
+{
+	struct sel_report rep;
+	uint32_t taken = 0, all = 0, t;
+	char share[32];
+	size_t i;
+	int rc = sel_report_build(dp->d, dp->prof, o, &rep) ? 1 : 0;
+
+	if (rep.nfs)
+		fprintf(out, "\n%-32s %12s %12s %8s\n", "selective function",
+			"of interest", "taken", "covered");
+	for (i = 0; i < rep.nfs; i++) {
+		const struct sel_func *f = &rep.fs[i];
+
+		t = sel_paths_taken(f);
+		fmt_share(share, sizeof(share), t, f->fn->nsel);
+		fprintf(out, "%-32s %12u %12u %8s\n", f->fn->name,
+			f->fn->nsel, t, share);
+		taken += t;
+		all += f->fn->nsel;
+	}
+	if (rep.nfs) {
+		fmt_share(share, sizeof(share), taken, all);
+		fprintf(out, "%-32s %12u %12u %8s\n", "total", all, taken,
+			share);
+	}
+	sel_report_free(&rep);
+	return rc;
+}
+
+int cmd_coverage(struct dprofile *dp, const struct ropts *o, FILE *out)
 {
 	uint64_t taken = 0, feasible = 0;
 	double mean = 0;
@@ -551,6 +584,8 @@ int cmd_coverage(struct dprofile *dp, FILE *out)
 	fmt_share(share, sizeof(share), mean, (double)n);
 	fprintf(out, "%-32s %12s %12llu %12s %8s\n", "total (mean share)", "",
 		(unsigned long long)taken, of, n ? share : "-");
+	if (dp->prof)
+		rc |= sel_coverage(dp, o, out);
 	return rc;
 }
 

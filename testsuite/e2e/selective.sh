@@ -46,7 +46,7 @@ sel_full_acts a.paths >a.acts
 
 nnever=$(sel_expect a.paths all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..19"
+echo "1..22"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -134,6 +134,52 @@ elif grep -q "selective build's profile and .* a full build's" m2.err; then
 else
 	not_ok "the refusal to merge says why"
 	diag m2.err
+fi
+
+# the main reports carry the counts: JSON (read by python, valid
+# against the schema), coverage (paths taken) and the HTML index, each
+# against the oracle's counts of one build
+d=b-O22
+"$decode" --format=json $d/pap.prof >$d/r.json 2>$d/json.err
+if python3 -c 'import json, sys
+for f in json.load(open(sys.argv[1]))["selective"]:
+    for p in f["paths"]:
+        print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/r.json 2>&1 |
+   sort -n | cmp -s - $d/want; then
+	python3 "$top_srcdir/testsuite/tools/json-valid.py" \
+		"$top_srcdir/doc/pap-report.schema.json" $d/r.json >$d/valid.log 2>&1
+	case $? in
+	0) ok "json report: each path of interest's count, valid against the schema" ;;
+	77) ok "json report: each path of interest's count (schema not checked: no python3-jsonschema)" ;;
+	*)
+		not_ok "json report: not valid against the schema"
+		diag $d/valid.log ;;
+	esac
+else
+	not_ok "json report: the paths of interest's counts"
+	diag $d/json.err
+fi
+"$decode" coverage $d/pap.prof >$d/cov.txt 2>&1
+taken=$(awk '$2 > 0' $d/want | wc -l)
+if awk -v all="$(wc -l <$d/want)" -v taken="$taken" '
+	/^selective function/ { on = 1; next }
+	on && $1 == "total" { found = ($2 == all && $3 == taken) }
+	END { exit !found }' $d/cov.txt; then
+	ok "coverage: $taken of $(wc -l <$d/want) paths of interest taken"
+else
+	not_ok "coverage: paths of interest taken"
+	diag $d/cov.txt
+fi
+"$decode" --html=$d/html $d/pap.prof 2>$d/html.err
+if grep -q "<h2>Paths of interest</h2>" $d/html/index.html &&
+   grep -o '<td class="muted">[^<]*</td><td class="n">[0-9]*</td></tr>' \
+	$d/html/index.html |
+   sed 's/.*:\([0-9]*\)<\/td><td class="n">\([0-9]*\)<.*/\1 \2/' |
+   sort -n | cmp -s - $d/want; then
+	ok "html index: each path of interest's count"
+else
+	not_ok "html index: the paths of interest's counts"
+	diag $d/html.err
 fi
 
 # errors name the spec's FILE:LINE

@@ -58,12 +58,7 @@ struct pap_fn {
 	vec<edge> moved;
 };
 
-/*
- * The static thread-local counters pointer of the function being
- * instrumented, when it may count in place: its records without
- * breakpoints take at most @nvalues values, few enough.
- */
-static tree pap_tally_var(uint64_t nvalues)
+tree pap_tally_var(uint64_t nvalues)
 {
 	tree var;
 

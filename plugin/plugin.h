@@ -57,6 +57,13 @@ tree pap_key_arg(gimple_seq *seq, tree key, tree slot);
 void pap_keys_finish(void *gcc_data, void *user_data);
 const struct ggc_root_tab *pap_keys_gc_roots(void);
 
+/*
+ * instrument.cc: a new static thread-local counters pointer for records
+ * of the function being instrumented counted in place (__pap_tally),
+ * when they take at most @nvalues values, few enough; else NULL_TREE.
+ */
+tree pap_tally_var(uint64_t nvalues);
+
 /* instrument.cc: the pass "pap" on one function; returns 0 (no TODO
  * flags: see pap-plugin.cc). */
 unsigned int pap_instrument_function(function *fun);

@@ -621,16 +621,36 @@ static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges,
 		delete_basic_block(dead[i]);
 }
 
-/* A record of @key's companion "ASMNAME%early": an early end by
- * technique @t (1, 2 or 3 for T1, T2, T3). */
-static gimple_seq pap_sel_early_seq(tree key, tree slot, unsigned t)
+/* Early ends take the values 1 to 3 (the technique). */
+#define PAP_SEL_EARLY_VALUES 4
+
+/*
+ * A record of @key's companion "ASMNAME%early": an early end by
+ * technique @t (1, 2 or 3 for T1, T2, T3).  Counted in place through
+ * @counters (pap_tally_var()) when it is not NULL_TREE: the late pass
+ * makes the call one inline increment (fold.cc), so that an activation
+ * that ends early costs little more than the plain one.
+ */
+static gimple_seq pap_sel_early_seq(tree key, tree slot, tree counters,
+				    unsigned t)
 {
 	gimple_seq seq = NULL;
-	tree arg = pap_key_arg(&seq, key, slot);
+	tree arg = pap_key_arg(&seq, key, slot), addr;
+	tree value = build_int_cstu(pap_rt_u64(), t);
 
-	gimple_seq_add_stmt(&seq, gimple_build_call(pap_rt_decl(PAP_RT_PATH),
-		3, arg, build_int_cstu(pap_rt_u64(), t),
-		build_int_cst(integer_type_node, 1)));
+	if (!counters) {
+		gimple_seq_add_stmt(&seq, gimple_build_call(
+			pap_rt_decl(PAP_RT_PATH), 3, arg, value,
+			build_int_cst(integer_type_node, 1)));
+		return seq;
+	}
+	addr = create_tmp_var(ptr_type_node, "pap_tp");
+	gimple_seq_add_stmt(&seq, gimple_build_assign(addr,
+		build_fold_addr_expr(counters)));
+	gimple_seq_add_stmt(&seq, gimple_build_call(pap_rt_decl(PAP_RT_TALLY),
+		5, addr, arg, value,
+		build_int_cstu(pap_rt_u64(), PAP_SEL_EARLY_VALUES),
+		build_int_cst(integer_type_node, 0)));
 	return seq;
 }
 
@@ -740,7 +760,7 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	char name[PAP_FNKEY_MAX], key[PAP_FNKEY_MAX];
 	bool checks = false;
 	basic_block *copy;
-	tree lit, slot;
+	tree lit, slot, counters;
 	uint32_t id, n;
 	unsigned t;
 
@@ -756,6 +776,7 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());
 	lit = build_string_literal(strlen(key) + 1, key);
 	slot = pap_key_slot(lit);
+	counters = pap_tally_var(PAP_SEL_EARLY_VALUES);
 	copy = pap_sel_copy_body(fun);
 	for (id = 0; id < g->cfg->nedges; id++) {
 		edge e = gcc_edge[id];
@@ -772,7 +793,8 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		if (!sp->term[id] && n) {
 			pap_sel_check(sp, plan, id, gcc_edge,
 				      copy[e->dest->index], r, a,
-				      pap_sel_early_seq(lit, slot, t));
+				      pap_sel_early_seq(lit, slot, counters,
+							t));
 			continue;
 		}
 		/* a boundary edge, or a check no value passes: the edge's
@@ -781,14 +803,14 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 			t = 3;
 		if (e->dest == EXIT_BLOCK_PTR_FOR_FN(fun)) {
 			gsi_insert_seq_on_edge(e, pap_sel_early_seq(lit, slot,
-								    t));
+							counters, t));
 			continue;
 		}
 		to = copy[e->dest->index];
 		b = split_edge(e);
 		gimple_stmt_iterator gsi = gsi_after_labels(b);
-		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot, t),
-				      GSI_SAME_STMT);
+		gsi_insert_seq_before(&gsi, pap_sel_early_seq(lit, slot,
+				      counters, t), GSI_SAME_STMT);
 		redirect_edge_and_branch(single_succ_edge(b), to);
 	}
 	pap_sel_prune(fun, gcc_edge, g->cfg->nedges, tails, g->nblocks);

@@ -404,7 +404,8 @@ struct sel_func {
 	uint64_t early[4];	/* ended early, by technique (1..3) */
 	uint64_t activations;
 };
-/* The selective functions of a profile, in the profile's order. */
+/* The selective functions of a profile, in the profile's order, then
+ * those of the metadata read that never ran (all counts 0). */
 struct sel_report {
 	struct sel_func *fs;
 	size_t nfs;

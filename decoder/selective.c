@@ -173,6 +173,38 @@ void print_selective_json(FILE *out, const struct sel_report *rep)
 	fputs("\n]", out);
 }
 
+/*
+ * Adds to @rep the selective functions of the metadata read that have no
+ * record (never run): their paths of interest count 0.  One of the same
+ * name and file as a function already there (another build's metadata)
+ * is left out.  0, or -1 out of memory (said).
+ */
+static int sel_add_unrun(struct decoder *d, const struct ropts *o,
+			 struct sel_report *rep)
+{
+	size_t i, j, had = rep->nfs;
+
+	for (i = 0; i < d->meta.nfns; i++) {
+		struct pap_meta_fn *fn = d->meta.fns[i];
+
+		if (!fn->sel || (o && o->have_regex &&
+				 regexec(&o->fn_regex, fn->name, 0, NULL, 0)))
+			continue;
+		for (j = 0; j < rep->nfs; j++)
+			if (rep->fs[j].fn == fn ||
+			    (j < had && !strcmp(rep->fs[j].fn->name, fn->name) &&
+			     !strcmp(rep->fs[j].fn->file, fn->file)))
+				break;
+		if (j < rep->nfs)
+			continue;
+		if (!sel_func_of(&rep->fs, &rep->nfs, fn)) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int sel_report_build(struct decoder *d, const struct pap_profile *prof,
 		     const struct ropts *o, struct sel_report *rep)
 {
@@ -212,6 +244,8 @@ int sel_report_build(struct decoder *d, const struct pap_profile *prof,
 		}
 	}
 	pap_bpack_buf_free(&buf);
+	if (sel_add_unrun(d, o, rep))
+		rc = -1;
 	return rc;
 }
 

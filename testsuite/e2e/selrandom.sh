@@ -3,7 +3,8 @@
 # of: bench/suite's programs, genprog's random programs (threads,
 # recursion, setjmp, computed goto) and, when csmith is installed,
 # csmith's.  Each is built in full and run; random subsets of the paths
-# it took (pap-decode --write-spec) are its specs.  Rebuilt at -O2 with
+# it took (pap-decode --write-spec), with a few it took only on another
+# input (never taken: count 0), are its specs.  Rebuilt at -O2 with
 # a spec for each strategy (spp with the spec's acyclic paths), run on
 # the same input, it must print and exit as the plain build does, and
 # each path of interest's count, and each function's activations, must
@@ -33,12 +34,25 @@ spec_subset() {
 			p[i] = p[j]; p[j] = t; print p[i] } }'
 }
 
-# one NAME SEED ARG CFLAGS...: NAME built plain and with pap from
-# CFLAGS, run with ARG, its selective builds on a spec drawn with SEED
+# untaken SEED OTHER: up to 3 paths of spec OTHER drawn at random that
+# are not in the spec on stdin (by their blocks), after it
+untaken() {
+	awk "$spec_key"' BEGIN { srand('"$1"') }
+	     NR == FNR { print; if ($1 == "path") seen[key()] = 1; next }
+	     $1 == "path" && length($0) < 2000 && !(key() in seen) {
+		p[n++] = $0 }
+	     END { for (i = 0; i < n && i < 3; i++) {
+			j = i + int(rand() * (n - i)); t = p[i]
+			p[i] = p[j]; p[j] = t; print p[i] } }' - "$2"
+}
+
+# one NAME SEED ARG ARG2 CFLAGS...: NAME built plain and with pap from
+# CFLAGS, run with ARG (and, for paths not taken with ARG, with ARG2
+# unless it is empty), its selective builds on a spec drawn with SEED
 # checked; prints "ok DETAIL", "skip WHY" or "fail WHY"
 one() {
-	name=$1 sseed=$2 arg=$3
-	shift 3
+	name=$1 sseed=$2 arg=$3 arg2=$4
+	shift 4
 	mkdir "$name" && cd "$name" || return 1
 	gcc -O2 -w "$@" -o plain 2>/dev/null || { echo "skip plain build failed"; return; }
 	timeout 10 ./plain $arg >plain.out 2>&1
@@ -49,12 +63,19 @@ one() {
 		echo "fail full build: $(head -c 200 full.log | tr '\n' ' ')"
 		return
 	fi
+	: >b.spec
+	if [ -n "$arg2" ]; then
+		(cd full && timeout 60 ./prog $arg2 >/dev/null 2>&1)
+		"$decode" --top=0 --write-spec=b.spec full/pap.prof >/dev/null ||
+			{ echo "fail full decode ($arg2)"; return; }
+		rm -f full/pap.prof
+	fi
 	(cd full && timeout 60 ./prog $arg >/dev/null 2>&1)
 	"$decode" --top=0 --format=paths full/pap.prof >a.paths &&
 	"$decode" --top=0 --write-spec=all.spec full/pap.prof >/dev/null ||
 		{ echo "fail full decode"; return; }
 	sel_full_acts a.paths >a.acts
-	spec_subset "$sseed" <all.spec >r.spec
+	spec_subset "$sseed" <all.spec | untaken "$sseed" b.spec >r.spec
 	awk 'length($0) < 2000' all.spec | sel_acyclic |
 		spec_subset "$sseed" >spp.spec
 	for s in spp 0 1 2 3; do
@@ -87,7 +108,7 @@ one() {
 			return
 		fi
 	done
-	echo "ok $(grep -c '^path' r.spec) paths of $(grep -c '^path' all.spec), $(grep -c '^path' spp.spec) acyclic"
+	echo "ok $(grep -c '^path' r.spec) paths ($(sel_expect a.paths r.spec | awk '$2 == 0' | wc -l) not taken) of $(grep -c '^path' all.spec) taken, $(grep -c '^path' spp.spec) acyclic"
 }
 
 progs="sort hash recursion regex interp"
@@ -107,11 +128,12 @@ echo "1..$(( $(echo $progs | wc -w) + ngenprog + ncsmith ))"
 k=0
 for p in $progs; do
 	k=$((k + 1))
-	report $p "$( (one $p $k 1 -I"$suite" "$suite/$p.c") )"
+	report $p "$( (one $p $k 1 2 -I"$suite" "$suite/$p.c") )"
 done
 for g in $(seq $seed $((seed + ngenprog - 1))); do
 	./genprog $g 5 >g$g.c
-	report "genprog program $g" "$( (one g$g $g $g "$tmp/g$g.c" -pthread) )"
+	report "genprog program $g" \
+		"$( (one g$g $g $g $((g + 7)) "$tmp/g$g.c" -pthread) )"
 done
 made=0
 first=$seed
@@ -124,7 +146,7 @@ while [ $made -lt "$ncsmith" ]; do
 	[ $((seed - first)) -gt $((ncsmith * 4 + 20)) ] &&
 		{ echo "Bail out! too few usable csmith programs"; exit 1; }
 	csmith --seed $seed --max-funcs 4 --max-block-depth 4 >c$seed.c 2>/dev/null
-	r=$( (one c$seed $seed "" -I$inc "$tmp/c$seed.c") )
+	r=$( (one c$seed $seed "" "" -I$inc "$tmp/c$seed.c") )
 	seed=$((seed + 1))
 	case $r in skip*) continue ;; esac
 	report "csmith seed $((seed - 1))" "$r"

@@ -441,6 +441,103 @@ static void diff_line(const struct dentry *e, const char *what, double a,
 	path_close(p);
 }
 
+/* A path of interest in a diff: its function, spec line and count. */
+struct sel_change {
+	const char *fn, *where;
+	uint64_t a, b;
+};
+
+static int sel_change_cmp(const void *x, const void *y)
+{
+	const struct sel_change *p = x, *q = y;
+	uint64_t dp = p->a > p->b ? p->a - p->b : p->b - p->a;
+	uint64_t dq = q->a > q->b ? q->a - q->b : q->b - q->a;
+	int c;
+
+	if (dp != dq)
+		return dp > dq ? -1 : 1;
+	c = strcmp(p->fn, q->fn);
+	return c ? c : strcmp(p->where, q->where);
+}
+
+/* Adds the paths of interest of @rep to @ch (of *@n): their counts as
+ * @side ('a' old, 'b' new), matched by function and spec line. */
+static void sel_changes_add(const struct sel_report *rep, int side,
+			    struct sel_change *ch, size_t *n)
+{
+	size_t i, j;
+	uint32_t k;
+
+	for (i = 0; i < rep->nfs; i++) {
+		const struct sel_func *f = &rep->fs[i];
+
+		for (k = 0; k < f->fn->nsel; k++) {
+			const char *w = f->fn->sel_where[k];
+
+			for (j = 0; j < *n; j++)
+				if (!strcmp(ch[j].fn, f->fn->name) &&
+				    !strcmp(ch[j].where, w))
+					break;
+			if (j == *n) {
+				ch[j].fn = f->fn->name;
+				ch[j].where = w;
+				ch[j].a = ch[j].b = 0;
+				(*n)++;
+			}
+			if (side == 'a')
+				ch[j].a = sel_path_count(f, k);
+			else
+				ch[j].b = sel_path_count(f, k);
+		}
+	}
+}
+
+/*
+ * The diff of the selectively built functions of @pa and @pb, if any:
+ * the paths of interest (by function and spec FILE:LINE) whose counts
+ * differ most, at most @o's top.  0, or -1 after an error (said).
+ */
+static int sel_diff(struct decoder *d, const struct ropts *o,
+		    const struct pap_profile *pa, const struct pap_profile *pb)
+{
+	struct sel_report ra, rb;
+	struct sel_change *ch = NULL;
+	size_t n = 0, all = 0, i, shown, limit = o->top ? o->top : 10;
+	int rc = 0;
+
+	if (sel_report_build(d, pa, o, &ra) | sel_report_build(d, pb, o, &rb))
+		rc = -1;
+	for (i = 0; i < ra.nfs; i++)
+		all += ra.fs[i].fn->nsel;
+	for (i = 0; i < rb.nfs; i++)
+		all += rb.fs[i].fn->nsel;
+	if (all) {
+		ch = calloc(all, sizeof(*ch));
+		if (!ch) {
+			fprintf(stderr, "%s: error: out of memory\n", pap_prog);
+			rc = -1;
+			goto out;
+		}
+		sel_changes_add(&ra, 'a', ch, &n);
+		sel_changes_add(&rb, 'b', ch, &n);
+		qsort(ch, n, sizeof(*ch), sel_change_cmp);
+		printf("paths of interest whose count changes most:\n");
+		for (i = shown = 0; i < n && shown < limit; i++) {
+			if (ch[i].a == ch[i].b)
+				continue;
+			printf("  %s %s: %llu -> %llu\n", ch[i].fn, ch[i].where,
+			       (unsigned long long)ch[i].a,
+			       (unsigned long long)ch[i].b);
+			shown++;
+		}
+	}
+out:
+	free(ch);
+	sel_report_free(&ra);
+	sel_report_free(&rb);
+	return rc;
+}
+
 int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 	     const char *new)
 {
@@ -496,7 +593,7 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 				  "shrinks", ch[i].a->share, ch[i].b->share);
 			shown++;
 		}
-	rc = d->errors ? 1 : 0;
+	rc = sel_diff(d, o, &pa, &pb) || d->errors ? 1 : 0;
 out:
 	for (i = 0; ea && i < na; i++)
 		free(ea[i].key);

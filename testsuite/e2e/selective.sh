@@ -46,7 +46,7 @@ sel_full_acts a.paths >a.acts
 
 nnever=$(sel_expect a.paths all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..22"
+echo "1..23"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -126,6 +126,17 @@ if "$decode" merge -o m.prof $d/pap.prof $d/pap.prof 2>m.err &&
 else
 	not_ok "merging selective profiles"
 	diag m.err
+fi
+# diff: each path of interest taken doubles, against the oracle's counts
+"$decode" diff --top=1000 $d/pap.prof m.prof >m.diff 2>&1
+awk '$2 > 0' $d/want >m.diffwant
+if awk '/^  .*: [0-9]+ -> [0-9]+$/ { n = split($2, w, ":")
+		print w[n - 1], ($5 == 2 * $3) ? $3 : "not doubled" }' m.diff |
+   sort -n | cmp -s - m.diffwant; then
+	ok "diff of selective profiles: $(wc -l <m.diffwant) paths of interest double"
+else
+	not_ok "diff of selective profiles: the paths of interest's counts"
+	diag m.diff
 fi
 if "$decode" merge -o m2.prof full/pap.prof $d/pap.prof 2>m2.err; then
 	not_ok "merging a selective and a full profile is refused"

@@ -183,7 +183,7 @@ static int meta_spath(struct pap_meta_fn *f, struct meta_sel *s,
 		      const char *p, size_t len)
 {
 	const char *end = p + len;
-	char *q, name[32], err[128];
+	char *q, err[128];
 	unsigned long n, i, b;
 	uint32_t *blocks = NULL, *edges = NULL;
 	char *where = NULL, **w;
@@ -200,15 +200,12 @@ static int meta_spath(struct pap_meta_fn *f, struct meta_sel *s,
 	for (i = 0; i < n; i++) {
 		p = q;
 		b = strtoul(p, &q, 10);
-		if (q == p || q >= end || *q != ' ')
+		if (q == p || q >= end || *q != ' ' || b > UINT32_MAX)
 			goto out;
-		snprintf(name, sizeof(name), "b%lu", b);
-		blocks[i] = pap_cfgtext_block(&f->graph, name);
-		if (blocks[i] == PAP_NONE)
-			goto out;
+		blocks[i] = (uint32_t)b;
 	}
-	if (pap_sel_path_from_blocks(f->graph.cfg, blocks, n, edges, err,
-				     sizeof(err)))
+	if (pap_sel_path_from_numbers(&f->graph, blocks, n, edges, err,
+				      sizeof(err)))
 		goto out;
 	where = strndup(q + 1, (size_t)(end - q - 1));
 	w = realloc(f->sel_where, (f->nsel + 1) * sizeof(*w));

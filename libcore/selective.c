@@ -770,6 +770,31 @@ int pap_sel_decode(const struct pap_sel_plan *sp,
 	return err;
 }
 
+int pap_sel_path_from_numbers(const struct pap_cfgtext *g,
+			      const uint32_t *numbers, size_t n,
+			      uint32_t *edges, char *err, size_t errlen)
+{
+	uint32_t *blocks = malloc((n + 1) * sizeof(*blocks));
+	char name[32];
+	size_t i;
+	int r;
+
+	if (!blocks)
+		return sel_error(err, errlen, PAP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "b%u", numbers[i]);
+		blocks[i] = pap_cfgtext_block(g, name);
+		if (blocks[i] == PAP_NONE) {
+			free(blocks);
+			return sel_error(err, errlen, PAP_EINVAL,
+					 "no block %u", numbers[i]);
+		}
+	}
+	r = pap_sel_path_from_blocks(g->cfg, blocks, n, edges, err, errlen);
+	free(blocks);
+	return r;
+}
+
 int pap_sel_path_from_blocks(const struct pap_cfg *cfg,
 			     const uint32_t *blocks, size_t n,
 			     uint32_t *edges, char *err, size_t errlen)

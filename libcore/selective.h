@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfgtext.h"
+
 #include "decode.h"
 #include "plan.h"
 
@@ -165,6 +167,14 @@ static inline const struct pap_op *pap_sel_ops(const struct pap_sel_plan *sp,
 int pap_sel_path_from_blocks(const struct pap_cfg *cfg,
 			     const uint32_t *blocks, size_t n,
 			     uint32_t *edges, char *err, size_t errlen);
+/*
+ * pap_sel_path_from_blocks() for a path given by GCC's block numbers
+ * (a spec's), the numbers of graph @g's blocks ("bN"); a number that is
+ * no block of @g is PAP_EINVAL with "no block N" in @err.
+ */
+int pap_sel_path_from_numbers(const struct pap_cfgtext *g,
+			      const uint32_t *numbers, size_t n,
+			      uint32_t *edges, char *err, size_t errlen);
 
 /* The number of the path of interest with these CFG edges, or
  * PAP_SEL_OTHER. */

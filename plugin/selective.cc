@@ -329,9 +329,8 @@ static int pap_sel_paths(const char *asmname, const struct pap_cfgtext *g,
 	for (k = 0; k < pap_spec_paths.npaths; k++) {
 		const struct pap_spec_path *p = &pap_spec_paths.paths[k];
 		const char *file = pap_spec_files[k];
-		uint32_t *blocks, *edges, b;
-		char name[32], err[256];
-		size_t i;
+		uint32_t *edges;
+		char err[256];
 
 		if (strcmp(p->name, asmname))
 			continue;
@@ -343,33 +342,18 @@ static int pap_sel_paths(const char *asmname, const struct pap_cfgtext *g,
 			ok = false;
 			continue;
 		}
-		blocks = XNEWVEC(uint32_t, p->nblocks + 1);
 		edges = XNEWVEC(uint32_t, p->nblocks + 1);
-		for (i = 0; i < p->nblocks; i++) {
-			snprintf(name, sizeof(name), "b%u", p->blocks[i]);
-			b = pap_cfgtext_block(g, name);
-			if (b == PAP_NONE) {
-				error("%s:%u: function %qs has no block %u",
-				      file, p->line, asmname, p->blocks[i]);
-				break;
-			}
-			blocks[i] = b;
-		}
-		if (i == p->nblocks &&
-		    pap_sel_path_from_blocks(g->cfg, blocks, p->nblocks, edges,
-					     err, sizeof(err)))
+		if (pap_sel_path_from_numbers(g, p->blocks, p->nblocks, edges,
+					      err, sizeof(err))) {
 			error("%s:%u: function %qs: not a path: %s", file,
 			      p->line, asmname, err);
-		else if (i == p->nblocks) {
-			(*paths)[n].edges = edges;
-			(*paths)[n].len = p->nblocks + 1;
-			(*which)[n++] = k;
-			edges = NULL;
-		}
-		if (edges)
+			XDELETEVEC(edges);
 			ok = false;
-		XDELETEVEC(edges);
-		XDELETEVEC(blocks);
+			continue;
+		}
+		(*paths)[n].edges = edges;
+		(*paths)[n].len = p->nblocks + 1;
+		(*which)[n++] = k;
 	}
 	return ok ? (int)n : -1;
 }

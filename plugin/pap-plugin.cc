@@ -71,7 +71,7 @@ static struct plugin_info pap_plugin_info = {
 	"  spec=FILE             selective profiling: instrument only the\n"
 	"                        functions a path spec names, counting their\n"
 	"                        paths of interest (may be repeated)\n"
-	"  psp=spp|0|1|2|3       selective strategy (default 2: doc/plugin.md)\n"
+	"  psp=spp|0|1|2|3       selective strategy (default 3: doc/plugin.md)\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"

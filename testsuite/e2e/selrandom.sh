@@ -5,7 +5,8 @@
 # csmith's.  Each is built in full and run; random subsets of the paths
 # it took (pap-decode --write-spec), with a few it took only on another
 # input (never taken: count 0), are its specs.  Rebuilt at -O2 with
-# a spec for each strategy (spp with the spec's acyclic paths), run on
+# a spec for each strategy (spp with the spec's acyclic paths; genprog's
+# at -O0 too), run on
 # the same input, it must print and exit as the plain build does, and
 # each path of interest's count, and each function's activations, must
 # equal the full run's (awk over --format=paths: the oracle).
@@ -20,6 +21,7 @@ inc=/usr/include/csmith
 ngenprog=${PAP_SELRANDOM_GENPROG:-6}
 ncsmith=${PAP_SELRANDOM_CSMITH:-6}
 seed=${PAP_SELRANDOM_SEED:-1}
+opts=-O2
 
 # spec_subset SEED: up to 12 paths of the spec on stdin (of those
 # written in under 2000 bytes) drawn at random, at least one, with the
@@ -49,7 +51,8 @@ untaken() {
 # one NAME SEED ARG ARG2 CFLAGS...: NAME built plain and with pap from
 # CFLAGS, run with ARG (and, for paths not taken with ARG, with ARG2
 # unless it is empty), its selective builds on a spec drawn with SEED
-# checked; prints "ok DETAIL", "skip WHY" or "fail WHY"
+# checked at each optimization level of $opts; prints "ok DETAIL",
+# "skip WHY" or "fail WHY"
 one() {
 	name=$1 sseed=$2 arg=$3 arg2=$4
 	shift 4
@@ -78,35 +81,37 @@ one() {
 	spec_subset "$sseed" <all.spec | untaken "$sseed" b.spec >r.spec
 	awk 'length($0) < 2000' all.spec | sel_acyclic |
 		spec_subset "$sseed" >spp.spec
-	for s in spp 0 1 2 3; do
-		d=b$s
-		spec=$PWD/r.spec
-		[ $s = spp ] && spec=$PWD/spp.spec
-		grep -q '^path' "$spec" || continue
-		mkdir $d
-		if ! (cd $d && "$papgcc" -O2 -w -fchecking -fplugin-arg-pap-spec="$spec" \
-		      -fplugin-arg-pap-psp=$s "$@" -o prog) >$d/cc.log 2>&1; then
-			echo "fail psp=$s build: $(grep -m1 'error' $d/cc.log)"
-			return
-		fi
-		(cd $d && timeout 60 ./prog $arg >out 2>&1; echo $? >rc)
-		if ! cmp -s plain.out $d/out || [ "$(cat $d/rc)" != $st ]; then
-			echo "fail psp=$s: output or status differs from plain"
-			return
-		fi
-		"$decode" --format=selective $d/pap.prof >$d/sel.txt 2>$d/err ||
-			{ echo "fail psp=$s decode: $(head -1 $d/err)"; return; }
-		sel_got $d >$d/got
-		sel_expect a.paths "$spec" | sort -n >$d/want
-		if ! cmp -s $d/want $d/got; then
-			echo "fail psp=$s: counts of the paths of interest: $(diff $d/want $d/got | grep '^[<>]' | head -4 | tr '\n' ' ')"
-			return
-		fi
-		sel_acts $d >$d/acts
-		if ! join $d/acts a.acts | awk '$2 != $3 { exit 1 }'; then
-			echo "fail psp=$s: activations"
-			return
-		fi
+	for opt in $opts; do
+		for s in spp 0 1 2 3; do
+			d=b$opt$s
+			spec=$PWD/r.spec
+			[ $s = spp ] && spec=$PWD/spp.spec
+			grep -q '^path' "$spec" || continue
+			mkdir $d
+			if ! (cd $d && "$papgcc" $opt -w -fchecking -fplugin-arg-pap-spec="$spec" \
+			      -fplugin-arg-pap-psp=$s "$@" -o prog) >$d/cc.log 2>&1; then
+				echo "fail $opt psp=$s build: $(grep -m1 'error' $d/cc.log)"
+				return
+			fi
+			(cd $d && timeout 60 ./prog $arg >out 2>&1; echo $? >rc)
+			if ! cmp -s plain.out $d/out || [ "$(cat $d/rc)" != $st ]; then
+				echo "fail $opt psp=$s: output or status differs from plain"
+				return
+			fi
+			"$decode" --format=selective $d/pap.prof >$d/sel.txt 2>$d/err ||
+				{ echo "fail $opt psp=$s decode: $(head -1 $d/err)"; return; }
+			sel_got $d >$d/got
+			sel_expect a.paths "$spec" | sort -n >$d/want
+			if ! cmp -s $d/want $d/got; then
+				echo "fail $opt psp=$s: counts of the paths of interest: $(diff $d/want $d/got | grep '^[<>]' | head -4 | tr '\n' ' ')"
+				return
+			fi
+			sel_acts $d >$d/acts
+			if ! join $d/acts a.acts | awk '$2 != $3 { exit 1 }'; then
+				echo "fail $opt psp=$s: activations"
+				return
+			fi
+		done
 	done
 	echo "ok $(grep -c '^path' r.spec) paths ($(sel_expect a.paths r.spec | awk '$2 == 0' | wc -l) not taken) of $(grep -c '^path' all.spec) taken, $(grep -c '^path' spp.spec) acyclic"
 }
@@ -133,7 +138,7 @@ done
 for g in $(seq $seed $((seed + ngenprog - 1))); do
 	./genprog $g 5 >g$g.c
 	report "genprog program $g" \
-		"$( (one g$g $g $g $((g + 7)) "$tmp/g$g.c" -pthread) )"
+		"$( (opts="-O0 -O2"; one g$g $g $g $((g + 7)) "$tmp/g$g.c" -pthread) )"
 done
 made=0
 first=$seed

@@ -9,7 +9,10 @@
 # at -O0 too), run on
 # the same input, it must print and exit as the plain build does, and
 # each path of interest's count, and each function's activations, must
-# equal the full run's (awk over --format=paths: the oracle).
+# equal the full run's (awk over --format=paths: the oracle); in a
+# program that longjmps, activations may exceed the full run's by no
+# more than those that ended early (one jumped over after its early end
+# counts in the selective build only).
 # PAP_SELRANDOM_GENPROG (default 6) genprog and PAP_SELRANDOM_CSMITH
 # (default 6) csmith programs from seed PAP_SELRANDOM_SEED (default 1).
 # TAP output, one line per program.
@@ -56,6 +59,12 @@ untaken() {
 one() {
 	name=$1 sseed=$2 arg=$3 arg2=$4
 	shift 4
+	longjmps=no
+	for a; do
+		case $a in
+		*.c) grep -q longjmp "$a" && longjmps=yes ;;
+		esac
+	done
 	mkdir "$name" && cd "$name" || return 1
 	gcc -O2 -w "$@" -o plain 2>/dev/null || { echo "skip plain build failed"; return; }
 	timeout 10 ./plain $arg >plain.out 2>&1
@@ -106,8 +115,14 @@ one() {
 				echo "fail $opt psp=$s: counts of the paths of interest: $(diff $d/want $d/got | grep '^[<>]' | head -4 | tr '\n' ' ')"
 				return
 			fi
-			sel_acts $d >$d/acts
-			if ! join $d/acts a.acts | awk '$2 != $3 { exit 1 }'; then
+			# "FUNCTION ACTIVATIONS EARLY FULL": equal, but for
+			# activations that ended early and then were jumped
+			# over by a longjmp, which the full build does not
+			# record (doc/plugin.md)
+			sel_acts_early $d >$d/acts
+			if ! join $d/acts a.acts | awk -v lj=$longjmps '
+				$2 < $4 || $2 > $4 + (lj == "yes" ? $3 : 0) {
+					exit 1 }'; then
 				echo "fail $opt psp=$s: activations"
 				return
 			fi

@@ -58,6 +58,14 @@ sel_acts() {
 		"$1/sel.txt" | sort
 }
 
+# sel_acts_early DIR: "FUNCTION ACTIVATIONS ENDED-EARLY" of each
+# selective function of DIR/sel.txt, sorted
+sel_acts_early() {
+	awk '/^function / { f = $2 }
+	     /^  activations / { sub(",", "", $2); print f, $2, $5 }' \
+		"$1/sel.txt" | sort
+}
+
 # sel_full_acts PATHS: "FUNCTION ACTIVATIONS" of a full run's
 # --format=paths output, sorted
 sel_full_acts() {

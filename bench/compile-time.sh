@@ -72,15 +72,7 @@ done
 load_after=$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 table=$work/compile/table.md
 awk -v variants="$variants" -v lines="$lines" -v reps="$reps" -v quick="$quick" \
-    -v load="$load_before, after: $load_after" '
-function median(s,    n, i, j, t, a) {
-	n = split(s, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+    -v load="$load_before, after: $load_after" "$bench_median"'
 { cpu[$1] = cpu[$1] " " $4; wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3
   text[$1] = $5 }
 END {

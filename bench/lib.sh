@@ -8,6 +8,11 @@
 # bench_zlib_files DIR: the files of zlib's source tree DIR (fetched by
 # bench/fetch-zlib.sh) that make the zpipe benchmark, one per line: the
 # library's sources, then examples/zpipe.c.
+# bench_median: bench/median.awk's text, to begin an inline awk program
+# with (set by bench_setup).
+# bench_programs NAME ZLIBDIR: the benchmark programs: bench/suite's,
+# then zlib when bench/fetch-zlib.sh can lay it out in ZLIBDIR (else a
+# note naming NAME says it is skipped).
 # bench_other_option NAME SCRIPT OPTION: an option the script NAME does
 # not parse itself: -h/--help prints SCRIPT's opening comment and exits
 # 0; anything else is an error (exit 2).
@@ -38,6 +43,18 @@ bench_setup() {
 		exit 1
 	fi
 	"$CC" -O2 -o "$work/runone" "$srcdir/bench/runone.c"
+	bench_median=$(cat "$srcdir/bench/median.awk")
+}
+
+bench_programs() {
+	for f in "$srcdir"/bench/suite/*.c; do
+		printf ' %s' "$(basename "$f" .c)"
+	done
+	if sh "$srcdir/bench/fetch-zlib.sh" "$2" >&2; then
+		printf ' zlib'
+	else
+		echo "$1: zlib skipped (its source could not be fetched)" >&2
+	fi
 }
 
 bench_rotated() {

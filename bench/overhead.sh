@@ -73,15 +73,7 @@ else
 	echo "overhead.sh: no $collector: the with-collector columns are skipped"
 fi
 
-benches=""
-for f in "$srcdir"/bench/suite/*.c; do
-	benches="$benches $(basename "$f" .c)"
-done
-if sh "$srcdir/bench/fetch-zlib.sh" "$work/zlib"; then
-	benches="$benches zlib"
-else
-	echo "overhead.sh: zlib skipped (its source could not be fetched)"
-fi
+benches=$(bench_programs overhead.sh "$work/zlib")
 if [ -n "$only" ]; then
 	benches=$only
 fi
@@ -237,7 +229,7 @@ table=$work/table.md
 plotdata=$work/plot.dat
 awk -v variants="$variants" -v quick="$quick" -v reps="$reps" \
     -v plotdata="$plotdata" -v insfile="$insfile" \
-    -f "$srcdir/bench/summarize.awk" "$results" > "$table"
+    -f "$srcdir/bench/median.awk" -f "$srcdir/bench/summarize.awk" "$results" > "$table"
 cat "$table"
 
 if [ "$reps" -eq 0 ]; then

@@ -245,14 +245,7 @@ esac
 # tables
 # ---------------------------------------------------------------------
 table=$work/table.md
-awk -v variants="$variants" -v quick="$quick" -v reps="$reps" '
-function median(list,    n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v variants="$variants" -v quick="$quick" -v reps="$reps" "$bench_median"'
 function size(b) {
 	if (b >= 1048576)
 		return sprintf("%.1f MB", b / 1048576)

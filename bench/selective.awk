@@ -9,15 +9,6 @@
 # and to gcov's, with the target (at most 1/4 of pap-epp's, 1/2 of
 # gcov's) met or missed.
 
-function median(list,    a, n, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-
 function pct(x) { return sprintf("%+.0f%%", 100 * x) }
 
 function cell(s, f) {

@@ -67,15 +67,7 @@ cp "$(dirname "$work")/runone" "$work/runone"
 decode=$builddir/decoder/pap-decode
 export LC_ALL=C
 
-benches=""
-for f in "$srcdir"/bench/suite/*.c; do
-	benches="$benches $(basename "$f" .c)"
-done
-if sh "$srcdir/bench/fetch-zlib.sh" "$work/zlib"; then
-	benches="$benches zlib"
-else
-	echo "selective.sh: zlib skipped (its source could not be fetched)"
-fi
+benches=$(bench_programs selective.sh "$work/zlib")
 [ -n "$only" ] && benches=$only
 k=${scale#/}
 zin=$work/zlib/zlib.in.sel
@@ -258,19 +250,19 @@ echo "Probe sites: pap-epp over every function (all) and over the functions"
 echo "the spec names (spec fns), against the selective build's, per strategy,"
 echo "with the 1 and the 5 hottest paths of each function:"
 echo
-awk -f "$srcdir/bench/selective.awk" -v part=probes "$counts"
+awk -f "$srcdir/bench/median.awk" -f "$srcdir/bench/selective.awk" -v part=probes "$counts"
 echo
 echo "Totals over all programs, 1 to 5 paths per function (probe sites, and"
 echo "as a share of pap-epp's over the same functions):"
 echo
-awk -f "$srcdir/bench/selective.awk" -v part=totals "$counts"
+awk -f "$srcdir/bench/median.awk" -f "$srcdir/bench/selective.awk" -v part=totals "$counts"
 if [ "$reps" -gt 0 ]; then
 	echo
 	echo "Run time: medians of $reps interleaved runs at $scale of the work;"
 	echo "overhead against plain's median CPU time; s1/s5: the 1 or 5 hottest"
 	echo "paths per function, p0 to p3: strategy psp0 to psp3:"
 	echo
-	awk -f "$srcdir/bench/selective.awk" -v part=time \
+	awk -f "$srcdir/bench/median.awk" -f "$srcdir/bench/selective.awk" -v part=time \
 		-v variants="$variants" "$results"
 fi
 if [ -s "$insfile" ]; then
@@ -278,7 +270,7 @@ if [ -s "$insfile" ]; then
 	echo "Instructions executed (valgrind, 1/400 of the work), as a ratio"
 	echo "to plain:"
 	echo
-	awk -f "$srcdir/bench/selective.awk" -v part=insns \
+	awk -f "$srcdir/bench/median.awk" -f "$srcdir/bench/selective.awk" -v part=insns \
 		-v variants="$variants" "$insfile"
 fi
 } > "$table"

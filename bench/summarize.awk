@@ -14,17 +14,6 @@
 # not blow the ratio up.  Geometric mean over benchmarks of the slowdown
 # (median / plain median); its overhead and ratio follow from it.
 
-function median(key,    n, i, j, t, a) {
-	n = split(vals[key], a, " ")
-	for (i = 2; i <= n; i++)		# insertion sort
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	if (n % 2)
-		return a[(n + 1) / 2]
-	return (a[n / 2] + a[n / 2 + 1]) / 2
-}
-
 function pct(x) {
 	return sprintf("%+.0f%%", 100 * x)
 }
@@ -72,7 +61,7 @@ END {
 		print_times()
 }
 
-function print_times(    k, i, b, v, tmp, base, g, r, gg) {
+function print_times(    k, i, b, v, base, g, r, gg) {
 	have_c = 0
 	for (k = 1; k <= nv; k++)
 		if (var[k] ~ /\+c$/)
@@ -98,11 +87,8 @@ function print_times(    k, i, b, v, tmp, base, g, r, gg) {
 		b = order[i]
 		for (k = 1; k <= nv; k++) {
 			v = var[k]
-			med[b, v] = median(b SUBSEP v)
-			tmp = vals[b SUBSEP v]
-			vals[b SUBSEP v] = rss[b SUBSEP v]
-			mrss[b, v] = median(b SUBSEP v)
-			vals[b SUBSEP v] = tmp
+			med[b, v] = median(vals[b SUBSEP v])
+			mrss[b, v] = median(rss[b SUBSEP v])
 		}
 		base = med[b, "plain"]
 		printf "| %s | %.3f", b, base

@@ -110,25 +110,18 @@ fi
 # the table: per length, each build's median CPU time, its overhead,
 # its instructions and their ratio to plain's
 table=$work/table.md
-awk -v reps="$reps" -v builds="$builds" '
+awk -v reps="$reps" -v builds="$builds" "$bench_median"'
 	FILENAME == "insns" { ins[$1 " " $2] = $3; next }
-	{ k = $1 " " $2; t[k, ++c[k]] = $3
+	{ t[$1 " " $2] = t[$1 " " $2] " " $3
 	  if (!($1 in seen)) { seen[$1] = 1; len[++nl] = $1 } }
-	function median(k,   i, j, n, v, x) {
-		n = c[k]
-		for (i = 1; i <= n; i++) v[i] = t[k, i]
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-			x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	}
 	END {
 		print "| iterations per activation | build | CPU s (median of " reps ") | overhead | instructions (1/100) | vs plain |"
 		print "|---:|---|---:|---:|---:|---:|"
 		nb = split(builds, b, " ")
 		for (i = 1; i <= nl * nb; i++) {
 			k = len[int((i - 1) / nb) + 1] " " b[(i - 1) % nb + 1]
-			split(k, f, " "); m = median(k)
-			p = median(f[1] " plain")
+			split(k, f, " "); m = median(t[k])
+			p = median(t[f[1] " plain"])
 			pi = (f[1] " plain") in ins ? ins[f[1] " plain"] : 0
 			printf "| %s | %s | %.3f | %+.0f%% | %s | %s |\n", f[1], f[2], m,
 				(m / p - 1) * 100, (k in ins) ? ins[k] : "-",

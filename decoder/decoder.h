@@ -199,6 +199,15 @@ enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
 void decoder_init(struct decoder *d);
 void decoder_free(struct decoder *d);
 void decoder_add_dir(struct decoder *d, const char *dir);
+/*
+ * Reads metadata file @path into @m unless @loaded (of *@nloaded), the
+ * files read so far, names it, and adds it there.  0 when read now or
+ * before (or out of memory to note it); -1 when it cannot be read
+ * (errno says why), -2 when it cannot be parsed, "PATH...: error: ..."
+ * in @err.
+ */
+int meta_read_once(struct pap_meta *m, char ***loaded, size_t *nloaded,
+		   const char *path, char *err, size_t errlen);
 
 /*
  * Reads profile file @path into @prof; on error prints

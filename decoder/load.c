@@ -46,36 +46,45 @@ void decoder_add_dir(struct decoder *d, const char *dir)
 	d->dirs[d->ndirs++] = dir;
 }
 
-/* Reads metadata file @path once; errors are reported and counted. */
+int meta_read_once(struct pap_meta *m, char ***loaded, size_t *nloaded,
+		   const char *path, char *err, size_t errlen)
+{
+	char *text, **n;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < *nloaded; i++)
+		if (!strcmp((*loaded)[i], path))
+			return 0;
+	n = realloc(*loaded, (*nloaded + 1) * sizeof(*n));
+	if (!n)
+		return 0;
+	*loaded = n;
+	n[*nloaded] = strdup(path);
+	if (!n[*nloaded])
+		return 0;
+	(*nloaded)++;
+	text = pap_read_text_file(path, PAP_MAX_FILE, err, errlen);
+	if (!text)
+		return -1;
+	if (pap_meta_parse(m, text, path, err, errlen))
+		r = -2;
+	free(text);
+	return r;
+}
+
+/* Reads metadata file @path once; errors but a missing file are
+ * reported and counted. */
 static void load_meta(struct decoder *d, const char *path)
 {
-	char err[512], *text, **n;
-	size_t i;
+	char err[512];
+	int r = meta_read_once(&d->meta, &d->loaded, &d->nloaded, path, err,
+			       sizeof(err));
 
-	for (i = 0; i < d->nloaded; i++)
-		if (!strcmp(d->loaded[i], path))
-			return;
-	n = realloc(d->loaded, (d->nloaded + 1) * sizeof(*n));
-	if (!n)
-		return;
-	d->loaded = n;
-	d->loaded[d->nloaded] = strdup(path);
-	if (!d->loaded[d->nloaded])
-		return;
-	d->nloaded++;
-	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
-	if (!text) {
-		if (errno != ENOENT) {
-			fprintf(stderr, "%s\n", err);
-			d->errors++;
-		}
-		return;
-	}
-	if (pap_meta_parse(&d->meta, text, path, err, sizeof(err))) {
+	if (r == -2 || (r == -1 && errno != ENOENT)) {
 		fprintf(stderr, "%s\n", err);
 		d->errors++;
 	}
-	free(text);
 }
 
 /* Reads every .papm file in the search directories, once. */

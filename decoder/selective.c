@@ -17,7 +17,6 @@
 #include "decoder.h"
 #include "fnkey.h"
 #include "selective.h"
-#include "textfile.h"
 
 #define EARLY_SUFFIX "%early:"
 
@@ -281,36 +280,12 @@ int print_selective(FILE *out, struct decoder *d,
 	return rc;
 }
 
-/* The metadata files read by sel_profile_selective(), by path. */
+/* The metadata files read by sel_profile_selective() (meta_read_once()). */
 struct sel_metas {
 	struct pap_meta meta;
 	char **loaded;
 	size_t nloaded;
 };
-
-/* Reads metadata file @path into @s once; one that cannot be read or
- * parsed adds nothing, quietly (the merge does not need it). */
-static void sel_load_meta(struct sel_metas *s, const char *path)
-{
-	char err[256], *text, **n;
-	size_t i;
-
-	for (i = 0; i < s->nloaded; i++)
-		if (!strcmp(s->loaded[i], path))
-			return;
-	n = realloc(s->loaded, (s->nloaded + 1) * sizeof(*n));
-	if (!n)
-		return;
-	s->loaded = n;
-	s->loaded[s->nloaded] = strdup(path);
-	if (!s->loaded[s->nloaded])
-		return;
-	s->nloaded++;
-	text = pap_read_text_file(path, PAP_MAX_FILE, err, sizeof(err));
-	if (text)
-		pap_meta_parse(&s->meta, text, path, err, sizeof(err));
-	free(text);
-}
 
 /*
  * Is @p a selective build's profile: one with an early end, or with a
@@ -319,7 +294,7 @@ static void sel_load_meta(struct sel_metas *s, const char *path)
 static int sel_profile_selective(const struct pap_profile *p,
 				 struct sel_metas *s)
 {
-	char name[PAP_FNKEY_MAX], meta[PAP_FNKEY_MAX];
+	char name[PAP_FNKEY_MAX], meta[PAP_FNKEY_MAX], err[256];
 	struct pap_meta_fn *fn;
 	struct pap_fnkey k;
 	size_t i;
@@ -333,7 +308,10 @@ static int sel_profile_selective(const struct pap_profile *p,
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)k.name_len, k.name);
 		snprintf(meta, sizeof(meta), "%.*s", (int)k.meta_len, k.meta);
-		sel_load_meta(s, meta);
+		/* one that cannot be read or parsed adds nothing, quietly
+		 * (the merge does not need it) */
+		meta_read_once(&s->meta, &s->loaded, &s->nloaded, meta, err,
+			       sizeof(err));
 		fn = pap_meta_find(&s->meta, name, k.checksum, meta);
 		if (fn && fn->sel)
 			return 1;

@@ -22,7 +22,9 @@
 # then 31 short runs of sort (1/2000 of its work) merge into it one after
 # the other; the time of the 31 is compared with the same 31 under gcov
 # (which merges into its .gcda files), with the file sink and under one
-# pap-collector for the whole suite.
+# pap-collector for the whole suite; and, to tell what writing costs from
+# what recording costs, with the file sink into a new profile and with
+# output off (PAP_PROFILE=/dev/null).
 #
 # Writes the tables into doc/benchmarks.md between the scale-table
 # markers.  Each run may use 8 GB of address space at most.
@@ -208,21 +210,30 @@ done
 suite=$work/suite.tsv
 : >"$suite"
 many() { # VARIANT REP
-	v=$1 bv=${1%+c} dir=$work/many/$1
+	v=$1 dir=$work/many/$1
+	case $v in
+	pap*) bv=pap ;;
+	*) bv=$v ;;
+	esac
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	find "$work/bin/$bv/sort" -name '*.gcda' -delete
 	prog=$work/bin/$bv/sort/prog
-	(cd "$dir" && PAP_PROFILE=$dir/pap.prof "$prog" "/$div" >/dev/null)
+	prof=$dir/pap.prof
+	[ "$v" = pap-off ] && prof=/dev/null
+	# the first, full run: the large profile the short ones merge into
+	# (gcov: its .gcda files), except for pap-new
+	[ "$v" = pap-new ] ||
+		(cd "$dir" && PAP_PROFILE=$prof "$prog" "/$div" >/dev/null)
 	cat >"$dir/suite.sh" <<EOF
 i=0
 while [ \$i -lt 31 ]; do
-	PAP_PROFILE=$dir/pap.prof "$prog" /2000 >/dev/null || exit 1
+	PAP_PROFILE=$prof "$prog" /2000 >/dev/null || exit 1
 	i=\$((i + 1))
 done
 EOF
 	set -- /bin/sh "$dir/suite.sh"
-	[ "$v" = pap+c ] && set -- "$collector" -o "$dir/pap.prof" -- "$@"
+	[ "$v" = pap+c ] && set -- "$collector" -o "$prof" -- "$@"
 	t=$(cd "$dir" && "$runone" -i /dev/null -m 8192 "$dir/out" "$@") || {
 		echo "scale.sh: error: the many-process suite ($v) failed" >&2
 		exit 1
@@ -234,7 +245,11 @@ case " $benches " in
 	echo "scale.sh: the many-process suite"
 	rep=1
 	while [ "$rep" -le "$reps" ]; do
-		for v in $variants; do
+		# pap-off: the same runs writing nothing, so the difference
+		# is what exit and merging cost; pap-new: into a new profile,
+		# so the difference is what the large one costs
+		for v in $(bench_rotated $((rep - 1)) $variants pap-off \
+			   pap-new); do
 			many "$v" "$rep"
 		done
 		rep=$((rep + 1))
@@ -292,14 +307,18 @@ END {
 	}
 	if (scpu["gcov"] != "") {
 		g = median(swall["gcov"])
-		printf "\nMany processes: 31 short runs of sort merging into the profile of a first full run (wall time of the 31).\n\n"
-		printf "| | gcov | pap, file sink | pap, collector |\n|---|---:|---:|---:|\n"
-		line = sprintf("| time | %.2f s", g)
-		for (k = 3; k <= nv; k++) {
-			w = median(swall[v[k]])
+		printf "\nMany processes: 31 short runs of sort merging into the profile of a first full run (wall time of the 31, and its ratio to gcov'"'"'s).\n\n"
+		printf "| plain | gcov | pap, file sink | pap, collector | pap, output off | pap, into a new profile |\n|---:|---:|---:|---:|---:|---:|\n"
+		line = sprintf("| %.2f s | %.2f s", median(swall["plain"]), g)
+		ns = split("pap pap+c pap-off pap-new", sv, " ")
+		for (k = 1; k <= ns; k++) {
+			if (swall[sv[k]] == "") { line = line " | -"; continue }
+			w = median(swall[sv[k]])
 			line = line sprintf(" | %.2f s (%.1fx)", w, g > 0 ? w / g : 0)
 		}
 		print line " |"
+		if (swall["pap-off"] != "")
+			printf "\nWriting the profile at exit: %.1f ms a process into the large profile, %.1f ms into a new one (file sink, less the same runs with output off).\n", (median(swall["pap"]) - median(swall["pap-off"])) * 1000 / 31, (median(swall["pap-new"]) - median(swall["pap-off"])) * 1000 / 31
 	}
 }' "$results" "$suite" >"$table"
 cat "$table"

@@ -115,10 +115,10 @@ static int bpack_room(struct pap_bpack_buf *b, size_t n)
 {
 	if (n <= b->cap)
 		return 0;
-	free(b->out);
+	pap_mem_release(b->mem, b->out, b->cap * sizeof(*b->out));
 	b->cap = 0;
 	b->out = n > SIZE_MAX / sizeof(*b->out) ? NULL :
-		 malloc(n * sizeof(*b->out));
+		 pap_mem_resize(b->mem, NULL, 0, n * sizeof(*b->out));
 	if (!b->out)
 		return -1;
 	b->cap = n;
@@ -129,8 +129,12 @@ const struct pap_breakpoint *pap_bpack_into(struct pap_bpack_buf *b,
 					    const struct pap_breakpoint *in,
 					    size_t *n)
 {
-	if (!b->table && !(b->table = calloc(1, sizeof(*b->table))))
-		return NULL;
+	if (!b->table) {
+		b->table = pap_mem_resize(b->mem, NULL, 0, sizeof(*b->table));
+		if (!b->table)
+			return NULL;
+		memset(b->table, 0, sizeof(*b->table));
+	}
 	if (bpack_room(b, *n))
 		return NULL;
 	*n = pap_bpack(in, *n, b->out, b->table);
@@ -170,7 +174,10 @@ int pap_bunpack_into(struct pap_bpack_buf *b, const struct pap_breakpoint *in,
 
 void pap_bpack_buf_free(struct pap_bpack_buf *b)
 {
-	free(b->out);
-	free(b->table);
+	const struct pap_mem *mem = b->mem;
+
+	pap_mem_release(mem, b->out, b->cap * sizeof(*b->out));
+	pap_mem_release(mem, b->table, sizeof(*b->table));
 	memset(b, 0, sizeof(*b));
+	b->mem = mem;
 }

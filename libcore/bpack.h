@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
 #include "papdefs.h"
 
 #ifdef __cplusplus
@@ -72,6 +73,7 @@ size_t pap_bpack(const struct pap_breakpoint *in, size_t n,
 /* A packing's (or unpacking's) output buffer and table, grown as
  * needed; zeroed to start. */
 struct pap_bpack_buf {
+	const struct pap_mem *mem;	/* NULL: malloc (mem.h) */
 	struct pap_breakpoint *out;
 	size_t cap;
 	struct pap_bpack_table *table;

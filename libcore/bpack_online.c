@@ -22,28 +22,10 @@
 #define BPON_NO_TABLE SIZE_MAX
 
 void pap_bpack_online_init(struct pap_bpack_online *s,
-			   const struct pap_bpack_mem *mem)
+			   const struct pap_mem *mem)
 {
 	memset(s, 0, sizeof(*s));
 	s->mem = mem;
-}
-
-/* @p, of @old bytes, made @size bytes; NULL with @p kept on failure. */
-static void *bpon_resize(const struct pap_bpack_online *s, void *p,
-			 size_t old, size_t size)
-{
-	return s->mem ? s->mem->resize(p, old, size) : realloc(p, size);
-}
-
-static void bpon_release(const struct pap_bpack_online *s, void *p,
-			 size_t size)
-{
-	if (!p)
-		return;
-	if (s->mem)
-		s->mem->release(p, size);
-	else
-		free(p);
 }
 
 void pap_bpack_online_reset(struct pap_bpack_online *s)
@@ -60,13 +42,15 @@ void pap_bpack_online_reset(struct pap_bpack_online *s)
 
 void pap_bpack_online_free(struct pap_bpack_online *s)
 {
-	const struct pap_bpack_mem *mem = s->mem;
+	const struct pap_mem *mem = s->mem;
 
-	bpon_release(s, s->out, s->cap * BPON_ITEM_BYTES);
-	bpon_release(s, s->pool, s->cap_pool * sizeof(*s->pool));
-	bpon_release(s, s->slot_bucket, s->nslots * sizeof(*s->slot_bucket));
-	bpon_release(s, s->slot_pos, s->nslots * sizeof(*s->slot_pos));
-	bpon_release(s, s->window, s->wsize * sizeof(*s->window));
+	pap_mem_release(s->mem, s->out, s->cap * BPON_ITEM_BYTES);
+	pap_mem_release(s->mem, s->pool, s->cap_pool * sizeof(*s->pool));
+	pap_mem_release(s->mem, s->slot_bucket,
+			s->nslots * sizeof(*s->slot_bucket));
+	pap_mem_release(s->mem, s->slot_pos,
+			s->nslots * sizeof(*s->slot_pos));
+	pap_mem_release(s->mem, s->window, s->wsize * sizeof(*s->window));
 	pap_bpack_online_init(s, mem);
 }
 
@@ -120,12 +104,12 @@ static void bpon_enter(struct pap_bpack_online *s, size_t bucket, uint64_t pos)
 static int bpon_grow_slots(struct pap_bpack_online *s)
 {
 	size_t n = s->nslots ? s->nslots * 2 : 16, i, j, mask = n - 1;
-	uint16_t *b = bpon_resize(s, NULL, 0, n * sizeof(*b));
-	uint64_t *p = bpon_resize(s, NULL, 0, n * sizeof(*p));
+	uint16_t *b = pap_mem_resize(s->mem, NULL, 0, n * sizeof(*b));
+	uint64_t *p = pap_mem_resize(s->mem, NULL, 0, n * sizeof(*p));
 
 	if (!b || !p) {
-		bpon_release(s, b, n * sizeof(*b));
-		bpon_release(s, p, n * sizeof(*p));
+		pap_mem_release(s->mem, b, n * sizeof(*b));
+		pap_mem_release(s->mem, p, n * sizeof(*p));
 		return -1;
 	}
 	memset(b, 0, n * sizeof(*b));
@@ -139,8 +123,10 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 		b[j] = s->slot_bucket[i];
 		p[j] = s->slot_pos[i];
 	}
-	bpon_release(s, s->slot_bucket, s->nslots * sizeof(*s->slot_bucket));
-	bpon_release(s, s->slot_pos, s->nslots * sizeof(*s->slot_pos));
+	pap_mem_release(s->mem, s->slot_bucket,
+			s->nslots * sizeof(*s->slot_bucket));
+	pap_mem_release(s->mem, s->slot_pos,
+			s->nslots * sizeof(*s->slot_pos));
 	s->slot_bucket = b;
 	s->slot_pos = p;
 	s->nslots = n;
@@ -154,7 +140,7 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 static int bpon_grow_items(struct pap_bpack_online *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 2 * PAP_BPACK_SHORT;
-	char *b = bpon_resize(s, NULL, 0, cap * BPON_ITEM_BYTES);
+	char *b = pap_mem_resize(s->mem, NULL, 0, cap * BPON_ITEM_BYTES);
 	struct pap_breakpoint *out = (struct pap_breakpoint *)b;
 	uint64_t *first = (uint64_t *)(out + cap);
 	size_t *period = (size_t *)(first + cap);
@@ -166,7 +152,7 @@ static int bpon_grow_items(struct pap_bpack_online *s)
 		memcpy(first, s->first, s->n * sizeof(*first));
 		memcpy(period, s->period, s->n * sizeof(*period));
 	}
-	bpon_release(s, s->out, s->cap * BPON_ITEM_BYTES);
+	pap_mem_release(s->mem, s->out, s->cap * BPON_ITEM_BYTES);
 	s->out = out;
 	s->first = first;
 	s->period = period;
@@ -182,7 +168,7 @@ static int bpon_grow_items(struct pap_bpack_online *s)
 static int bpon_room(struct pap_bpack_online *s)
 {
 	if (!s->window) {
-		s->window = bpon_resize(s, NULL, 0,
+		s->window = pap_mem_resize(s->mem, NULL, 0,
 					PAP_BPACK_WINDOW * sizeof(*s->window));
 		if (!s->window)
 			return -1;
@@ -212,14 +198,14 @@ static void bpon_grow_window(struct pap_bpack_online *s, uint64_t want)
 		size *= 2;
 	if (size == s->wsize)
 		return;
-	w = bpon_resize(s, NULL, 0, size * sizeof(*w));
+	w = pap_mem_resize(s->mem, NULL, 0, size * sizeof(*w));
 	if (!w)
 		return;
 	/* the last wsize positions, or all of them */
 	q = s->pushed > s->wsize ? s->pushed - s->wsize : 0;
 	for (i = 0; q + i < s->pushed; i++)
 		w[(q + i) & (size - 1)] = s->window[(q + i) & (s->wsize - 1)];
-	bpon_release(s, s->window, s->wsize * sizeof(*s->window));
+	pap_mem_release(s->mem, s->window, s->wsize * sizeof(*s->window));
 	s->window = w;
 	s->wsize = size;
 	if (q > s->wfrom)
@@ -356,7 +342,7 @@ static void bpon_table(struct pap_bpack_online *s)
 
 		while (cap < s->npool + d)
 			cap *= 2;
-		pool = bpon_resize(s, s->pool, s->cap_pool * sizeof(*pool),
+		pool = pap_mem_resize(s->mem, s->pool, s->cap_pool * sizeof(*pool),
 				   cap * sizeof(*pool));
 		if (!pool)
 			return;

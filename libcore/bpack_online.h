@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
 #include "papdefs.h"
 
 #ifdef __cplusplus
@@ -59,19 +60,8 @@ extern "C" {
 /* Depths of a read back whose items the next read starts from. */
 #define PAP_BPACK_HINTS 128
 
-/*
- * Where a packer's memory comes from, when not malloc's: a caller that
- * packs inside signal handlers (the runtime) maps pages instead.  resize
- * makes @p (NULL when @old is 0) @size bytes, keeping its content, and
- * returns it, or NULL with @p untouched; release gives it back.
- */
-struct pap_bpack_mem {
-	void *(*resize)(void *p, size_t old, size_t size);
-	void (*release)(void *p, size_t size);
-};
-
 struct pap_bpack_online {
-	const struct pap_bpack_mem *mem;	/* NULL: malloc */
+	const struct pap_mem *mem;	/* NULL: malloc (mem.h) */
 	struct pap_breakpoint *out;	/* the packed items made so far */
 	uint64_t *first;		/* first[k]: position out[k] starts at */
 	/* period[k]: for a repeat of distance d <= PAP_BPACK_PERIOD, where
@@ -103,7 +93,7 @@ struct pap_bpack_online {
 /* An empty packing, its memory from @mem (NULL: malloc); also what
  * pap_bpack_online_free() leaves. */
 void pap_bpack_online_init(struct pap_bpack_online *s,
-			   const struct pap_bpack_mem *mem);
+			   const struct pap_mem *mem);
 
 /*
  * Takes the next breakpoint @bp (not a repeat).  PAP_OK, or PAP_ENOMEM

@@ -14,6 +14,7 @@
 
 #include "bpack.h"
 #include "fnkey.h"
+#include "mem.h"
 #include "profbin.h"
 #include "util.h"
 
@@ -39,6 +40,7 @@ static uint64_t pb_get_le(const unsigned char *at, unsigned n)
 
 /* A growing output buffer; @oom set once a growth failed. */
 struct pb_out {
+	const struct pap_mem *mem;	/* the profile's (mem.h) */
 	unsigned char *b;
 	size_t n, cap;
 	int oom;
@@ -54,7 +56,7 @@ static __attribute__((noinline)) int pb_grow(struct pb_out *o, size_t want)
 		return -1;
 	for (c = o->cap ? o->cap : 4096; c - o->n < want; c *= 2)
 		;
-	nb = realloc(o->b, c);
+	nb = pap_mem_resize(o->mem, o->b, o->cap, c);
 	if (!nb) {
 		o->oom = 1;
 		return -1;
@@ -295,66 +297,6 @@ pb_rec_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Runs first sorted by insertion in pb_sort(); the largest element. */
-#define PB_RUN 8
-#define PB_SORT_MAX 48
-
-/*
- * Sorts the @n elements of @size bytes at @a by @cmp, stably, as glibc's
- * qsort (a merge sort) orders them, so that the written bytes do not
- * depend on which sort ran: runs of PB_RUN by insertion, then merges of
- * doubling width through @tmp (room for @n).  The elements themselves
- * move, not pointers to them, so that merging reads and writes memory
- * in order.  Inline, so that each caller's comparison and copies are
- * inlined too: the writer's sorts are most of its time on a profile of
- * many distinct paths.
- */
-static inline __attribute__((always_inline)) void
-pb_sort(void *a, void *tmp, size_t n, size_t size,
-	int (*cmp)(const void *, const void *))
-{
-	unsigned char *from = a, *to = tmp, *x, e[PB_SORT_MAX];
-	size_t i, j, k, w;
-
-	for (i = 0; i < n; i += PB_RUN) {
-		size_t end = n - i > PB_RUN ? i + PB_RUN : n;
-
-		for (j = i + 1; j < end; j++) {
-			memcpy(e, from + j * size, size);
-			for (k = j; k > i && cmp(from + (k - 1) * size, e) > 0;
-			     k--)
-				memcpy(from + k * size, from + (k - 1) * size,
-				       size);
-			memcpy(from + k * size, e, size);
-		}
-	}
-	for (w = PB_RUN; w < n; w *= 2) {
-		for (i = 0; i < n; i += 2 * w) {
-			size_t mid = n - i > w ? i + w : n;
-			size_t end = n - mid > w ? mid + w : n;
-			size_t p = i, q = mid;
-
-			for (k = i; p < mid && q < end; k++)
-				if (cmp(from + q * size, from + p * size) < 0)
-					memcpy(to + k * size, from + q++ * size,
-					       size);
-				else
-					memcpy(to + k * size, from + p++ * size,
-					       size);
-			memcpy(to + k * size, from + p * size,
-			       (mid - p) * size);
-			k += mid - p;
-			memcpy(to + k * size, from + q * size,
-			       (end - q) * size);
-		}
-		x = from;
-		from = to;
-		to = x;
-	}
-	if (from != (unsigned char *)a)
-		memcpy(a, from, n * size);
-}
-
 static unsigned pb_varint_len(uint64_t v)
 {
 	unsigned n = 1;
@@ -392,6 +334,7 @@ static uint64_t pb_refs_len(const struct pb_rec *w, uint32_t from)
 /* A function's distinct breakpoints being gathered: entries, and an
  * open-addressing table of their indexes + 1, at most half full. */
 struct pb_dictset {
+	const struct pap_mem *mem;
 	struct pb_dict *d;
 	size_t nd, cap;
 	uint32_t *table;
@@ -402,10 +345,11 @@ struct pb_dictset {
 static int pb_dictset_regrow(struct pb_dictset *ds)
 {
 	size_t tn = ds->tn ? ds->tn * 2 : 64, i, h;
-	uint32_t *t = calloc(tn, sizeof(*t));
+	uint32_t *t = pap_mem_resize(ds->mem, NULL, 0, tn * sizeof(*t));
 
 	if (!t)
 		return PAP_ENOMEM;
+	memset(t, 0, tn * sizeof(*t));
 	for (i = 0; i < ds->nd; i++) {
 		struct pap_breakpoint bp = { ds->d[i].site, ds->d[i].r };
 
@@ -413,7 +357,7 @@ static int pb_dictset_regrow(struct pb_dictset *ds)
 			;
 		t[h] = (uint32_t)i + 1;
 	}
-	free(ds->table);
+	pap_mem_release(ds->mem, ds->table, ds->tn * sizeof(*ds->table));
 	ds->table = t;
 	ds->tn = tn;
 	return PAP_OK;
@@ -436,7 +380,7 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 			return ds->table[h] - 1;
 	}
 	if (ds->nd == ds->cap &&
-	    pap_grow(&ds->d, &ds->cap, sizeof(*ds->d), 64))
+	    pap_mem_grow(ds->mem, &ds->d, &ds->cap, sizeof(*ds->d), 64))
 		return PAP_ENOMEM;
 	ds->d[ds->nd].site = bp->site;
 	ds->d[ds->nd].r = bp->r;
@@ -453,11 +397,12 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held)
 {
-	struct pb_dictset ds = { NULL, 0, 0, NULL, 0 };
+	const struct pap_mem *mem = o->mem;
+	struct pb_dictset ds = { mem, NULL, 0, 0, NULL, 0 };
 	uint32_t *refs = NULL, *ids = NULL;
 	void *tmp = NULL;
 	struct pb_rec *w = NULL;
-	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
+	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 }, ntmp = 0;
 	uint32_t j;
 	int err = PAP_ENOMEM;
 
@@ -465,8 +410,8 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		nbps += recs[i]->nbps;
 	if (nbps >= UINT32_MAX / 4)
 		goto out;
-	refs = malloc((nbps + 1) * sizeof(*refs));
-	w = malloc((n + 1) * sizeof(*w));
+	refs = pap_mem_resize(mem, NULL, 0, (nbps + 1) * sizeof(*refs));
+	w = pap_mem_resize(mem, NULL, 0, (n + 1) * sizeof(*w));
 	if (!refs || !w)
 		goto out;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
@@ -494,11 +439,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			refs[k] = (uint32_t)e;
 		}
 	}
-	free(ds.table);
+	pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
 	ds.table = NULL;
-	ids = malloc((ds.nd + 1) * sizeof(*ids));
-	tmp = malloc(ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
-		     ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1);
+	ids = pap_mem_resize(mem, NULL, 0, (ds.nd + 1) * sizeof(*ids));
+	ntmp = ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
+	       ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1;
+	tmp = pap_mem_resize(mem, NULL, 0, ntmp);
 	if (!ids || !tmp)
 		goto out;
 	/* sorted in place: an entry's uses, once its class is known, hold
@@ -507,7 +453,7 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
 		ds.d[i].uses = i;
 	}
-	pb_sort(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
+	pap_sort_stable(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
@@ -531,7 +477,7 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			refs[k] = ids[refs[k]];
 	for (i = 0; i < n; i++)
 		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
-	pb_sort(w, tmp, n, sizeof(*w), pb_rec_cmp);
+	pap_sort_stable(w, tmp, n, sizeof(*w), pb_rec_cmp);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
@@ -575,20 +521,22 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	}
 	err = o->oom ? PAP_ENOMEM : PAP_OK;
 out:
-	free(ds.table);
-	free(ds.d);
-	free(w);
-	free(tmp);
-	free(refs);
-	free(ids);
+	if (ds.table)
+		pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
+	pap_mem_release(mem, ds.d, ds.cap * sizeof(*ds.d));
+	pap_mem_release(mem, w, (n + 1) * sizeof(*w));
+	pap_mem_release(mem, tmp, ntmp);
+	pap_mem_release(mem, refs, (nbps + 1) * sizeof(*refs));
+	pap_mem_release(mem, ids, (ds.nd + 1) * sizeof(*ids));
 	return err;
 }
 
 int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 			unsigned char **out, size_t *len)
 {
-	struct pb_out o = { NULL, 0, 0, 0 };
+	struct pb_out o = { p->mem, NULL, 0, 0, 0 };
 	const struct pap_prof_rec **recs;
+	unsigned char *b;
 	size_t n, i, start, nfn = 0;
 	uint64_t held = 0;
 	int err = PAP_OK;
@@ -612,7 +560,7 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 					      PAP_PROFBIN_SEG_HEAD, &held);
 			start = i;
 		}
-	free(recs);
+	pap_mem_release(p->mem, recs, (p->nrecs + 1) * sizeof(*recs));
 	if (!err && !o.oom) {
 		uint64_t body = o.n - PAP_PROFBIN_SEG_HEAD;
 
@@ -622,11 +570,13 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 		pb_bytes(&o, PAP_PROFBIN_END_MARK, 4);
 		pb_fixed(&o, 0, 4);
 	}
-	if (err || o.oom) {
-		free(o.b);
+	/* exactly its length, so that the caller knows what to give back */
+	b = err || o.oom ? NULL : pap_mem_resize(o.mem, o.b, o.cap, o.n);
+	if (!b) {
+		pap_mem_release(o.mem, o.b, o.cap);
 		return PAP_ENOMEM;
 	}
-	*out = o.b;
+	*out = b;
 	*len = o.n;
 	return PAP_OK;
 }

@@ -58,8 +58,11 @@ int pap_profbin_head_ok(const unsigned char h[PAP_PROFBIN_HEAD],
 
 /*
  * @p as one whole segment (header, body, trailer) in a buffer *@out of
- * *@len bytes the caller frees; @extra_lost is added to its lost count.
- * Equal profiles give equal bytes.  PAP_ENOMEM.
+ * *@len bytes the caller gives back with pap_mem_release(@p->mem, *@out,
+ * *@len); @extra_lost is added to its lost count.  Its memory, and all
+ * the writer uses meanwhile, come from @p->mem (mem.h): with the
+ * runtime's, it calls no malloc.  Equal profiles give equal bytes.
+ * PAP_ENOMEM.
  */
 int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 			unsigned char **out, size_t *len);

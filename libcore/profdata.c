@@ -74,7 +74,8 @@ static struct pap_breakpoint *prof_bps_alloc(struct pap_profile *p,
 			p->spare = c->next;
 			cap = c->cap;
 		} else {
-			c = malloc(sizeof(*c) + cap * sizeof(c->bps[0]));
+			c = pap_mem_resize(p->mem, NULL, 0, sizeof(*c) +
+					   cap * sizeof(c->bps[0]));
 			if (!c)
 				return NULL;
 			p->held += sizeof(*c) + cap * sizeof(c->bps[0]);
@@ -102,15 +103,49 @@ size_t pap_profile_bytes(const struct pap_profile *p)
 	       p->nbps * sizeof(struct pap_breakpoint);
 }
 
-/* Frees the chunks of list @c. */
-static void prof_chunks_free(struct pap_prof_chunk *c)
+/* Frees the chunks of list @c, from @p's memory. */
+static void prof_chunks_free(struct pap_profile *p, struct pap_prof_chunk *c)
 {
 	struct pap_prof_chunk *next;
 
 	for (; c; c = next) {
 		next = c->next;
-		free(c);
+		pap_mem_release(p->mem, c,
+				sizeof(*c) + c->cap * sizeof(c->bps[0]));
 	}
+}
+
+/*
+ * The names' text: blocks of PROF_TEXTS bytes at least, filled one after
+ * another, so that a name costs its length and no allocation of its own.
+ */
+struct pap_prof_texts {
+	struct pap_prof_texts *next;
+	size_t used, cap;
+	char text[];
+};
+
+#define PROF_TEXTS 4000
+
+/* A copy of @fn in @p's name text; NULL when out of memory. */
+static char *prof_text_copy(struct pap_profile *p, const char *fn)
+{
+	struct pap_prof_texts *t = p->texts;
+	size_t n = strlen(fn) + 1, cap;
+
+	if (!t || t->cap - t->used < n) {
+		cap = n > PROF_TEXTS ? n : PROF_TEXTS;
+		t = pap_mem_resize(p->mem, NULL, 0, sizeof(*t) + cap);
+		if (!t)
+			return NULL;
+		t->used = 0;
+		t->cap = cap;
+		t->next = p->texts;
+		p->texts = t;
+	}
+	memcpy(t->text + t->used, fn, n);
+	t->used += n;
+	return t->text + t->used - n;
 }
 
 void pap_profile_clear(struct pap_profile *p)
@@ -136,17 +171,22 @@ void pap_profile_clear(struct pap_profile *p)
 
 void pap_profile_free(struct pap_profile *p)
 {
-	size_t i;
+	const struct pap_mem *mem = p->mem;
+	struct pap_prof_texts *t, *next;
 
-	prof_chunks_free(p->chunks);
-	prof_chunks_free(p->spare);
-	for (i = 0; i < p->nnames; i++)
-		free(p->names[i].text);
-	free(p->recs);
-	free(p->slots);
-	free(p->names);
-	free(p->name_slots);
+	prof_chunks_free(p, p->chunks);
+	prof_chunks_free(p, p->spare);
+	for (t = p->texts; t; t = next) {
+		next = t->next;
+		pap_mem_release(mem, t, sizeof(*t) + t->cap);
+	}
+	pap_mem_release(mem, p->recs, p->cap_recs * sizeof(*p->recs));
+	pap_mem_release(mem, p->slots, p->nslots * sizeof(*p->slots));
+	pap_mem_release(mem, p->names, p->cap_names * sizeof(*p->names));
+	pap_mem_release(mem, p->name_slots,
+			p->nname_slots * sizeof(*p->name_slots));
 	pap_profile_init(p);
+	p->mem = mem;
 }
 
 void pap_profile_zero(struct pap_profile *p)
@@ -181,14 +221,16 @@ static inline int prof_slot_may_hold(uint64_t slot, uint64_t hash)
 /* Doubles an open-addressing table of @*n slots (prof_slot()) of
  * the @count entries at @base, @size bytes each, each with its hash at
  * offset @hash_at. */
-static int prof_regrow(uint64_t **slots, size_t *n, size_t count,
-		       const void *base, size_t size, size_t hash_at)
+static int prof_regrow(const struct pap_mem *mem, uint64_t **slots,
+		       size_t *n, size_t count, const void *base, size_t size,
+		       size_t hash_at)
 {
 	size_t want = *n ? *n * 2 : 64, i;
-	uint64_t *t = calloc(want, sizeof(uint64_t));
+	uint64_t *t = pap_mem_resize(mem, NULL, 0, want * sizeof(uint64_t));
 
 	if (!t)
 		return PAP_ENOMEM;
+	memset(t, 0, want * sizeof(uint64_t));
 	for (i = 0; i < count; i++) {
 		uint64_t h;
 		size_t s;
@@ -198,7 +240,7 @@ static int prof_regrow(uint64_t **slots, size_t *n, size_t count,
 			;
 		t[s] = prof_slot(h, i);
 	}
-	free(*slots);
+	pap_mem_release(mem, *slots, *n * sizeof(uint64_t));
 	*slots = t;
 	*n = want;
 	return PAP_OK;
@@ -210,14 +252,15 @@ static int prof_regrow(uint64_t **slots, size_t *n, size_t count,
  * + 1): PAP_ELIMIT past UINT32_MAX - 1 entries, PAP_ENOMEM, and then
  * nothing changed.
  */
-static int prof_grow(void **arr, size_t *cap, size_t size, size_t first)
+static int prof_grow(const struct pap_mem *mem, void **arr, size_t *cap,
+		     size_t size, size_t first)
 {
 	size_t want = *cap ? *cap * 2 : first;
 	void *n;
 
 	if (want > UINT32_MAX - 1)
 		return PAP_ELIMIT;
-	n = realloc(*arr, want * size);
+	n = pap_mem_resize(mem, *arr, *cap * size, want * size);
 	if (!n)
 		return PAP_ENOMEM;
 	*arr = n;
@@ -244,8 +287,8 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 	size_t s;
 
 	if (p->nnames + 1 > p->nname_slots / 2 &&
-	    prof_regrow(&p->name_slots, &p->nname_slots, p->nnames, p->names,
-			sizeof(*p->names),
+	    prof_regrow(p->mem, &p->name_slots, &p->nname_slots, p->nnames,
+			p->names, sizeof(*p->names),
 			offsetof(struct pap_prof_name, slot_hash)))
 		return PAP_ENOMEM;
 	for (s = h & (p->nname_slots - 1); p->name_slots[s];
@@ -263,14 +306,15 @@ static int prof_name(struct pap_profile *p, const char *fn, uint32_t *at)
 	}
 	if (p->nnames == p->cap_names) {
 		void *a = p->names;
-		int err = prof_grow(&a, &p->cap_names, sizeof(*p->names), 16);
+		int err = prof_grow(p->mem, &a, &p->cap_names,
+				    sizeof(*p->names), 16);
 
 		if (err)
 			return err;
 		p->names = a;
 	}
 	nm = &p->names[p->nnames];
-	nm->text = strdup(fn);
+	nm->text = prof_text_copy(p, fn);
 	if (!nm->text)
 		return PAP_ENOMEM;
 	p->held += strlen(fn) + 1;
@@ -310,7 +354,7 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 	size_t s;
 
 	if (p->nrecs + 1 > p->nslots / 2 &&
-	    prof_regrow(&p->slots, &p->nslots, p->nrecs, p->recs,
+	    prof_regrow(p->mem, &p->slots, &p->nslots, p->nrecs, p->recs,
 			sizeof(*p->recs), offsetof(struct pap_prof_rec, hash)))
 		return PAP_ENOMEM;
 	for (s = h & (p->nslots - 1); p->slots[s];
@@ -328,7 +372,8 @@ static int prof_add(struct pap_profile *p, uint32_t name, uint64_t h,
 		return PAP_ELIMIT;
 	if (p->nrecs == p->cap_recs) {
 		void *a = p->recs;
-		int err = prof_grow(&a, &p->cap_recs, sizeof(*p->recs), 64);
+		int err = prof_grow(p->mem, &a, &p->cap_recs,
+				    sizeof(*p->recs), 64);
 
 		if (err)
 			return err;
@@ -710,7 +755,7 @@ static int prof_finish(struct prof_parse *ps, struct pap_profile *p, int r)
 {
 	free(ps->bps);
 	pap_bpack_buf_free(&ps->pack);
-	if (!r && !p->nrecs && !p->lost &&
+	if (!r && !p->nrecs && !p->lost && p->mem == ps->tmp.mem &&
 	    (!p->max_recs || ps->tmp.nrecs <= p->max_recs)) {
 		/* into an empty profile: the parsed one is the result */
 		ps->tmp.max_recs = p->max_recs;
@@ -1023,22 +1068,28 @@ static uint32_t *prof_name_ranks(const struct pap_profile *p)
 	uint32_t *rank, r = 0;
 	size_t i;
 
-	by_text = malloc((p->nnames + 1) * sizeof(*by_text));
-	rank = malloc((p->nnames + 1) * sizeof(*rank));
+	/* room for the sort's merges after the names */
+	by_text = pap_mem_resize(p->mem, NULL, 0,
+				 (2 * p->nnames + 1) * sizeof(*by_text));
+	rank = pap_mem_resize(p->mem, NULL, 0,
+			      (p->nnames + 1) * sizeof(*rank));
 	if (!by_text || !rank) {
-		free(by_text);
-		free(rank);
+		pap_mem_release(p->mem, by_text,
+				(2 * p->nnames + 1) * sizeof(*by_text));
+		pap_mem_release(p->mem, rank, (p->nnames + 1) * sizeof(*rank));
 		return NULL;
 	}
 	for (i = 0; i < p->nnames; i++)
 		by_text[i] = &p->names[i];
-	qsort(by_text, p->nnames, sizeof(*by_text), prof_name_cmp);
+	pap_sort_stable(by_text, by_text + p->nnames, p->nnames,
+			sizeof(*by_text), prof_name_cmp);
 	for (i = 0; i < p->nnames; i++) {
 		if (i && strcmp(by_text[i - 1]->text, by_text[i]->text))
 			r = (uint32_t)i;
 		rank[by_text[i] - p->names] = r;
 	}
-	free(by_text);
+	pap_mem_release(p->mem, by_text,
+			(2 * p->nnames + 1) * sizeof(*by_text));
 	return rank;
 }
 
@@ -1248,7 +1299,8 @@ static int prof_sorted(const struct pap_profile *p,
 	*rank = prof_name_ranks(p);
 	if (!*order || !*rank) {
 		free(*order);
-		free(*rank);
+		pap_mem_release(p->mem, *rank,
+				(p->nnames + 1) * sizeof(**rank));
 		return PAP_ENOMEM;
 	}
 	for (i = 0; i < p->nrecs; i++) {
@@ -1272,14 +1324,15 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
 	size_t *at, i, sum;
 
 	rank = prof_name_ranks(p);
-	at = calloc(p->nnames + 1, sizeof(*at));
-	out = malloc((p->nrecs + 1) * sizeof(*out));
+	at = pap_mem_resize(p->mem, NULL, 0, (p->nnames + 1) * sizeof(*at));
+	out = pap_mem_resize(p->mem, NULL, 0, (p->nrecs + 1) * sizeof(*out));
 	if (!rank || !at || !out) {
-		free(rank);
-		free(at);
-		free(out);
+		pap_mem_release(p->mem, rank, (p->nnames + 1) * sizeof(*rank));
+		pap_mem_release(p->mem, at, (p->nnames + 1) * sizeof(*at));
+		pap_mem_release(p->mem, out, (p->nrecs + 1) * sizeof(*out));
 		return NULL;
 	}
+	memset(at, 0, (p->nnames + 1) * sizeof(*at));
 	/* a counting sort on the function's rank, stable */
 	for (i = 0; i < p->nrecs; i++)
 		if (p->recs[i].count)
@@ -1294,8 +1347,8 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
 		if (p->recs[i].count)
 			out[at[rank[p->recs[i].name]]++] = &p->recs[i];
 	*n = sum;
-	free(rank);
-	free(at);
+	pap_mem_release(p->mem, rank, (p->nnames + 1) * sizeof(*rank));
+	pap_mem_release(p->mem, at, (p->nnames + 1) * sizeof(*at));
 	return out;
 }
 
@@ -1311,7 +1364,7 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	pap_profbin_header(head);
 	fwrite(head, 1, sizeof(head), f);
 	fwrite(seg, 1, len, f);
-	free(seg);
+	pap_mem_release(p->mem, seg, len);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -1368,7 +1421,8 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 	}
 	prof_room(o, sizeof(o->buf));
 	free(o);
-	free(rank);
+	pap_mem_release(p->mem, rank,
+			(p->nnames + 1) * sizeof(*rank));
 	free(order);
 	return ferror(f) ? -1 : 0;
 }

@@ -31,6 +31,7 @@
 
 #include <pap/records.h>
 
+#include "mem.h"
 #include "papdefs.h"
 
 #ifdef __cplusplus
@@ -78,6 +79,9 @@ struct pap_prof_name {
 /* Where records' breakpoints live: chunks filled one after another and
  * freed together (profdata.c). */
 struct pap_prof_chunk;
+/* Where the names' text lives: blocks filled one after another and
+ * freed together (profdata.c). */
+struct pap_prof_texts;
 
 struct pap_profile {
 	struct pap_prof_rec *recs;
@@ -99,8 +103,13 @@ struct pap_profile {
 	 * for the profile's life (the runtime's ABI strings).  Set it on an
 	 * empty profile only. */
 	int by_address;
+	/* where its memory comes from (NULL: malloc).  Set it on an empty
+	 * profile only: the runtime's never calls malloc, so that a signal
+	 * handler may add to it while its thread is inside malloc. */
+	const struct pap_mem *mem;
 	struct pap_prof_chunk *chunks;	/* the newest first */
 	struct pap_prof_chunk *spare;	/* emptied by pap_profile_clear */
+	struct pap_prof_texts *texts;	/* the names' text, the newest first */
 	size_t held;		/* bytes in chunks and function strings */
 	size_t nbps;		/* breakpoints of the records, in all */
 	/* the age of what is added now, remembered by each function's name:
@@ -268,7 +277,8 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f);
  * the order of the functions' texts (the functions of equal texts
  * together), each function's records in the order @p holds them: what the
  * binary writer takes, which orders each function's records itself.  In
- * an array the caller frees; NULL when out of memory.
+ * an array of @p->nrecs + 1 entries from @p->mem, which the caller gives
+ * back with pap_mem_release(); NULL when out of memory.
  */
 const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
 					      size_t *n);
@@ -296,6 +306,19 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
  */
 int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 			   const char *who, void (*written)(void *), void *arg);
+/*
+ * pap_profile_merge_file for the runtime's spills, which may run in a
+ * signal handler that interrupted malloc: it takes no memory but
+ * @mine->mem's (mem.h) and reads nothing back.  @mine goes in as a
+ * segment appended to a version 4 @path, or as a new file when @path is
+ * absent or empty, even when the log is due for compaction; the search
+ * for a dead collector's losses is left to the next ordinary writer.
+ * 0 when written; 1 when only an ordinary writer could (@path is text,
+ * not this pap's, or ends in a segment cut short): nothing written, the
+ * caller keeps @mine; -1 with a message prefixed by @who.
+ */
+int pap_profile_spill_file(const char *path, const struct pap_profile *mine,
+			   const char *who);
 
 /* Bytes of segments after the first below which a file is never
  * compacted on its way. */

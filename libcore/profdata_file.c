@@ -204,7 +204,8 @@ enum pf_tail { PF_CLEAN, PF_TORN, PF_BAD };
  * framing included.
  */
 static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
-				  uint64_t *good)
+				  uint64_t *good, const struct pap_mem *mem,
+				  int spilling)
 {
 	unsigned char head[PAP_PROFBIN_HEAD], t[PAP_PROFBIN_SEG_TAIL];
 	unsigned char h[PAP_PROFBIN_SEG_HEAD], *d;
@@ -238,16 +239,19 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 				return PF_CLEAN;
 			if (!pf_pread_all(fd, h, sizeof(h), start) &&
 			    !pap_profbin_seg_len(h, &len1) && len1 == len &&
-			    (d = malloc(len + 1))) {
+			    (d = pap_mem_resize(mem, NULL, 0, len + 1))) {
 				r = pf_pread_all(fd, d, (size_t)len,
 						 start + PAP_PROFBIN_SEG_HEAD) ||
 				    pap_profbin_seg_tail_ok(t, len, d);
-				free(d);
+				pap_mem_release(mem, d, len + 1);
 				if (!r)
 					return PF_CLEAN;
 			}
 		}
 	}
+	/* a spill leaves a tail to look into to the next ordinary writer */
+	if (spilling)
+		return PF_BAD;
 	/* recovery: walk the segments from the start */
 	if (lseek(fd, 0, SEEK_SET) ||
 	    !(d = (unsigned char *)pap_read_fd(fd, (size_t)size, &n)))
@@ -359,10 +363,13 @@ static int pf_lock(const char *lockpath, const char *who)
  * with the lock held.  1 when done; 0 when the file must be rewritten
  * instead (no such file, empty, text, not this pap's, or its log is due
  * for compaction); -1 when the append failed (the file left as it was,
- * a message given).
+ * a message given).  When @spilling, nothing is read back and no memory
+ * taken but @mine->mem's: a file due for compaction is appended to all
+ * the same, and 2 says that only a rewrite would do (a text file, one
+ * not this pap's, or a tail to recover).
  */
 static int pf_append(const char *path, const struct pap_profile *mine,
-		     uint64_t extra_lost, const char *who)
+		     uint64_t extra_lost, const char *who, int spilling)
 {
 	struct stat st;
 	unsigned char *seg = NULL;
@@ -377,12 +384,18 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	fd = pap_target_open(path, O_RDWR | O_APPEND, who, &what);
 	if (fd < 0)
 		return what == PAP_TARGET_ABSENT ? 0 : -1;
-	if (fstat(fd, &st) || !st.st_size)
+	if (fstat(fd, &st)) {
+		rc = spilling ? 2 : 0;
+		goto out;
+	}
+	if (!st.st_size)
 		goto out;
 	size = (uint64_t)st.st_size;
-	tail = pf_check_tail(fd, size, &first, &good);
-	if (tail == PF_BAD)
+	tail = pf_check_tail(fd, size, &first, &good, mine->mem, spilling);
+	if (tail == PF_BAD) {
+		rc = spilling ? 2 : 0;
 		goto out;
+	}
 	if (tail == PF_TORN) {
 		if (ftruncate(fd, (off_t)good))
 			goto out;
@@ -405,8 +418,12 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	 * bounded (a larger log is compacted by pap-decode compact) */
 	floor = first > PAP_PROFILE_LOG_FLOOR ? first : PAP_PROFILE_LOG_FLOOR;
 	log = size - PAP_PROFBIN_HEAD - first;
-	if (!first ||
-	    (log + len > floor && size + len <= PAP_PROFILE_COMPACT_MAX))
+	if (!first) {
+		rc = spilling ? 2 : 0;
+		goto out;
+	}
+	if (!spilling && log + len > floor &&
+	    size + len <= PAP_PROFILE_COMPACT_MAX)
 		goto out;
 	if (pf_write_all(fd, seg, len, PF_KILL_APPEND_MID)) {
 		int e = errno;
@@ -421,7 +438,8 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	pf_test_point(PF_KILL_APPEND_AFTER);
 	rc = 1;
 out:
-	free(seg);
+	if (seg)
+		pap_mem_release(mine->mem, seg, len);
 	close(fd);
 	return rc;
 }
@@ -501,7 +519,8 @@ static int pf_lock_or_fall_back(const struct pf_names *nm, const char *who)
  */
 static int pf_merge_locked(const char *path, const struct pf_names *nm,
 			   int lockfd, const struct pap_profile *mine,
-			   const char *who, void (*written)(void *), void *arg)
+			   const char *who, void (*written)(void *), void *arg,
+			   int spilling)
 {
 	struct pf_dead_collectors dead = { { NULL }, 0, 0 };
 	struct pap_profile all, view;
@@ -513,10 +532,17 @@ static int pf_merge_locked(const char *path, const struct pf_names *nm,
 	unsigned i;
 
 	pap_profile_init(&all);
-	pf_find_dead_collectors(path, &dead);
-	done = pf_append(path, mine, dead.lost, who);
+	/* a spill leaves dead collectors to the next ordinary writer: the
+	 * search takes malloc's memory */
+	if (!spilling)
+		pf_find_dead_collectors(path, &dead);
+	done = pf_append(path, mine, dead.lost, who, spilling);
 	if (done < 0)
 		goto out;
+	if (done == 2) {
+		rc = 1;
+		goto out;
+	}
 	if (!done) {
 		/* no file yet, an old one, or compaction: rewritten whole */
 		if (pf_read_old(path, &all, nm->bad, who))
@@ -550,7 +576,7 @@ static int pf_merge_locked(const char *path, const struct pf_names *nm,
 			goto out;
 		}
 		done = pf_replace(path, seg, len, who);
-		free(seg);
+		pap_mem_release(view.mem, seg, len);
 		if (done)
 			goto out;
 	}
@@ -567,8 +593,10 @@ out:
 	return rc;
 }
 
-int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
-			   const char *who, void (*written)(void *), void *arg)
+/* pap_profile_merge_file, or when @spilling pap_profile_spill_file. */
+static int pf_merge(const char *path, const struct pap_profile *mine,
+		    const char *who, void (*written)(void *), void *arg,
+		    int spilling)
 {
 	struct pf_names nm;
 	char fallback[sizeof(nm.fallback)];
@@ -595,7 +623,20 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
 	}
 	if (lockfd < 0)
 		return -1;
-	return pf_merge_locked(path, &nm, lockfd, mine, who, written, arg);
+	return pf_merge_locked(path, &nm, lockfd, mine, who, written, arg,
+			       spilling);
+}
+
+int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
+			   const char *who, void (*written)(void *), void *arg)
+{
+	return pf_merge(path, mine, who, written, arg, 0);
+}
+
+int pap_profile_spill_file(const char *path, const struct pap_profile *mine,
+			   const char *who)
+{
+	return pf_merge(path, mine, who, NULL, NULL, 1);
 }
 
 int pap_profile_compact_file(const char *path, const char *who)

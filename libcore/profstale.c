@@ -107,6 +107,7 @@ int pap_profile_drop_stale(struct pap_profile *p, uint64_t *nrecs,
 		goto out;
 	/* the records kept, into a profile of their own */
 	pap_profile_init(&keep);
+	keep.mem = p->mem;
 	keep.max_recs = p->max_recs;
 	keep.gen = p->gen;
 	for (i = 0; i < p->nrecs && !err; i++) {

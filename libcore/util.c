@@ -7,10 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "papdefs.h"
 #include "util.h"
 
 int pap_grow(void *arrp, size_t *cap, size_t size, size_t first)
+{
+	return pap_mem_grow(NULL, arrp, cap, size, first);
+}
+
+int pap_mem_grow(const struct pap_mem *mem, void *arrp, size_t *cap,
+		 size_t size, size_t first)
 {
 	size_t want = *cap ? *cap * 2 : first;
 	void *old, *n;
@@ -20,7 +27,7 @@ int pap_grow(void *arrp, size_t *cap, size_t size, size_t first)
 	/* the pointer is read and written as bytes: @arrp may point to any
 	 * object pointer type */
 	memcpy(&old, arrp, sizeof(old));
-	n = realloc(old, want * size);
+	n = pap_mem_resize(mem, old, *cap * size, want * size);
 	if (!n)
 		return PAP_ENOMEM;
 	memcpy(arrp, &n, sizeof(n));

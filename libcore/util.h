@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* a + b, or UINT64_MAX when the sum does not fit. */
 static inline uint64_t pap_sat_add(uint64_t a, uint64_t b)
@@ -84,6 +85,73 @@ static inline uint64_t pap_fnv1a_str(const char *s)
  * would not fit a size_t) leaves the array and *@cap as they were.
  */
 int pap_grow(void *arrp, size_t *cap, size_t size, size_t first);
+/* pap_grow() with the memory from @mem (NULL: malloc; mem.h). */
+struct pap_mem;
+int pap_mem_grow(const struct pap_mem *mem, void *arrp, size_t *cap,
+		 size_t size, size_t first);
+
+/* Runs first sorted by insertion in pap_sort_stable(); its largest
+ * element. */
+#define PAP_SORT_RUN 8
+#define PAP_SORT_MAX 48
+
+/*
+ * Sorts the @n elements of @size bytes (at most PAP_SORT_MAX) at @a by
+ * @cmp, stably, as glibc's qsort (a merge sort) orders them, so that
+ * written bytes do not depend on which sort ran: runs of PAP_SORT_RUN by
+ * insertion, then merges of doubling width through @tmp (room for @n).
+ * The elements themselves move, not pointers to them, so that merging
+ * reads and writes memory in order.  It allocates nothing (qsort may
+ * call malloc, which a signal handler must not).  Inline, so that each
+ * caller's comparison and copies are inlined too: the profile writer's
+ * sorts are most of its time on a profile of many distinct paths.
+ */
+static inline __attribute__((always_inline)) void
+pap_sort_stable(void *a, void *tmp, size_t n, size_t size,
+		int (*cmp)(const void *, const void *))
+{
+	unsigned char *from = (unsigned char *)a, *to = (unsigned char *)tmp;
+	unsigned char *x, e[PAP_SORT_MAX];
+	size_t i, j, k, w;
+
+	for (i = 0; i < n; i += PAP_SORT_RUN) {
+		size_t end = n - i > PAP_SORT_RUN ? i + PAP_SORT_RUN : n;
+
+		for (j = i + 1; j < end; j++) {
+			memcpy(e, from + j * size, size);
+			for (k = j; k > i && cmp(from + (k - 1) * size, e) > 0;
+			     k--)
+				memcpy(from + k * size, from + (k - 1) * size,
+				       size);
+			memcpy(from + k * size, e, size);
+		}
+	}
+	for (w = PAP_SORT_RUN; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t mid = n - i > w ? i + w : n;
+			size_t end = n - mid > w ? mid + w : n;
+			size_t p = i, q = mid;
+
+			for (k = i; p < mid && q < end; k++)
+				if (cmp(from + q * size, from + p * size) < 0)
+					memcpy(to + k * size, from + q++ * size,
+					       size);
+				else
+					memcpy(to + k * size, from + p++ * size,
+					       size);
+			memcpy(to + k * size, from + p * size,
+			       (mid - p) * size);
+			k += mid - p;
+			memcpy(to + k * size, from + q * size,
+			       (end - q) * size);
+		}
+		x = from;
+		from = to;
+		to = x;
+	}
+	if (from != (unsigned char *)a)
+		memcpy(a, from, n * size);
+}
 
 /*
  * A number of bytes as people write it: digits, then nothing or one of

@@ -104,10 +104,13 @@ static struct rt_aggregate *rt_agg_own(void)
 	if (t)
 		return t;
 	rt_start();
-	t = calloc(1, sizeof(*t));
+	t = rt_map_resize(NULL, 0, sizeof(*t));	/* zeroed */
 	if (!t)
 		return NULL;
 	pap_profile_init(&t->prof);
+	/* a signal handler may add to it while the thread is inside
+	 * malloc (pages.c) */
+	t->prof.mem = &rt_map_mem;
 	/* the ABI's strings are stable: a record is found by its
 	 * function's address, never by hashing and comparing its text */
 	t->prof.by_address = 1;
@@ -223,17 +226,25 @@ static struct rt_aggregate *rt_agg_enter(void)
  * makes (aggregate held).  Under the aggregates' lock: a dump waits for
  * the spill rather than exit with it half done.  If the file cannot be
  * written, the records stay and spilling stops (the message is the
- * writer's); the dump tries again at exit.
+ * writer's); the dump tries again at exit.  A file only the dump can
+ * write (text, or a tail to recover) keeps the records too, and the next
+ * spill waits for twice as much.
  */
 static void rt_agg_spill(struct rt_aggregate *t)
 {
 	char name[4096];
+	int rc;
 
 	rt_agg_flush(t);
 	pthread_mutex_lock(&rt_agg_lock);
-	if (pap_profile_merge_file(rt_where_profile(name, sizeof(name)),
-				   &t->prof, "pap", NULL, NULL)) {
+	/* no malloc: this may be a signal handler's record (pages.c) */
+	rc = pap_profile_spill_file(rt_where_profile(name, sizeof(name)),
+				    &t->prof, "pap");
+	if (rc < 0) {
 		rt_spill_at = 0;
+	} else if (rc > 0) {
+		/* only the dump can write this file: tried again later */
+		rt_spill_at = rt_spill_at > SIZE_MAX / 2 ? 0 : rt_spill_at * 2;
 	} else {
 		pap_profile_clear(&t->prof);
 		memset(t->cache, 0, sizeof(t->cache));

@@ -10,12 +10,10 @@
  * wrongly.  No lock, no allocation and no system call on the common
  * path: an activation without breakpoints is one call into the sinks.
  */
-#define _GNU_SOURCE	/* mremap */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include <pap/abi.h>
 
@@ -40,7 +38,7 @@ static RT_TLS size_t rt_nbps, rt_cap_bps;
 static RT_TLS struct pap_breakpoint *rt_scratch;
 static RT_TLS size_t rt_cap_scratch;
 /* a long path's breakpoints packed (bpack.h), in use with rt_scratch */
-static RT_TLS struct pap_bpack_buf rt_packed;
+static RT_TLS struct pap_bpack_buf rt_packed = { .mem = &rt_map_mem };
 static RT_TLS uint64_t rt_serial;
 
 /*
@@ -78,7 +76,6 @@ struct rt_long {
 static RT_TLS struct rt_long **rt_longs;
 static RT_TLS size_t rt_nlongs, rt_cap_longs;
 static void rt_long_drop_from(uint64_t act);
-static void rt_map_release(void *p, size_t size);
 static void rt_block_signals(sigset_t *old);
 
 /*
@@ -111,10 +108,10 @@ void rt_entry_thread_end(void)
 	rt_map_release(rt_longs, rt_cap_longs * sizeof(*rt_longs));
 	rt_longs = NULL;
 	rt_cap_longs = 0;
+	rt_map_release(rt_scratch, rt_cap_scratch * sizeof(*rt_scratch));
 	rt_nbps = rt_cap_bps = rt_cap_scratch = 0;
 	rt_bps = NULL;
 	rt_bp_act = NULL;
-	free(rt_scratch);
 	rt_scratch = NULL;
 	pap_bpack_buf_free(&rt_packed);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -157,44 +154,6 @@ static int rt_act_intact(uint64_t act)
 	rt_agg_lost(1);
 	return 0;
 }
-
-/*
- * Memory for the breakpoint stack and the packers: mapped pages, not
- * malloc's, because instrumented code in a signal handler pushes
- * breakpoints too, and the thread it interrupted may be inside malloc.
- * rt_map_resize makes @p (NULL: a new mapping) of @old bytes @size bytes,
- * keeping its content; NULL, @p untouched, when it cannot.
- */
-static size_t rt_pages(size_t bytes)
-{
-	return (bytes + 4095) & ~(size_t)4095;
-}
-
-static void *rt_map_resize(void *p, size_t old, size_t size)
-{
-	size_t o = rt_pages(old), n = rt_pages(size);
-	void *q;
-
-	if (!p || !o) {
-		q = mmap(NULL, n, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		return q == MAP_FAILED ? NULL : q;
-	}
-	if (n == o)
-		return p;
-	q = mremap(p, o, n, MREMAP_MAYMOVE);
-	return q == MAP_FAILED ? NULL : q;
-}
-
-static void rt_map_release(void *p, size_t size)
-{
-	if (p && size)
-		munmap(p, rt_pages(size));
-}
-
-static const struct pap_bpack_mem rt_map_mem = {
-	rt_map_resize, rt_map_release
-};
 
 /* Blocks every signal this thread can block; *@old gets the mask to
  * give back with pthread_sigmask(SIG_SETMASK, ...). */
@@ -554,7 +513,7 @@ void __pap_count(const char *fn, uint64_t id)
 static void rt_release_big(struct pap_breakpoint **buf, size_t *cap)
 {
 	if (*cap > RT_KEEP_BPS) {
-		free(*buf);
+		rt_map_release(*buf, *cap * sizeof(**buf));
 		*buf = NULL;
 		*cap = 0;
 	}
@@ -622,8 +581,10 @@ static void rt_record_bps(const char *fn, uint64_t act, uint64_t r,
 			goto packed;
 		}
 		if (n > rt_cap_scratch) {
-			struct pap_breakpoint *ns = realloc(rt_scratch, n *
-							    sizeof(*ns));
+			struct pap_breakpoint *ns;
+
+			ns = rt_map_resize(rt_scratch, rt_cap_scratch *
+					   sizeof(*ns), n * sizeof(*ns));
 
 			if (!ns) {
 				rt_in_scratch = 0;

@@ -31,13 +31,17 @@
  *
  * A record goes to this thread's ring when it has one with room, else
  * into its aggregate (sink.h says how).  rtwhere.c (where records go),
- * intern.c (function keys of shared objects) and trace.c (the test
- * oracle's tracer) stand beside the layers and call none of them.
+ * intern.c (function keys of shared objects), pages.c (memory that a
+ * signal handler may take) and trace.c (the test oracle's tracer) stand
+ * beside the layers and call none of them.
  */
 #ifndef PAP_RT_H
 #define PAP_RT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "mem.h"
 
 /*
  * The runtime's thread-local state: initial-exec, so that reaching it is
@@ -62,6 +66,17 @@ void rt_start(void);
 /* This thread's end runs each layer's end (rt_agg_thread_end,
  * rt_entry_thread_end); after rt_start(). */
 void rt_on_thread_end(void);
+
+/*
+ * The runtime's memory (pages.c): mapped pages, which a signal handler
+ * may take while its thread is inside malloc.  rt_map_resize makes @p
+ * (NULL: a new mapping, zeroed) of @old bytes @size bytes, keeping its
+ * content; NULL, @p untouched, when it cannot.  rt_map_mem gives them to
+ * the core's structures (mem.h).
+ */
+void *rt_map_resize(void *p, size_t old, size_t size);
+void rt_map_release(void *p, size_t size);
+extern const struct pap_mem rt_map_mem;
 
 /* entry.c's part of a thread's end: its breakpoint buffers are freed;
  * and of a forked child: the parent's thread was in none of its calls. */

@@ -39,26 +39,53 @@ struct rt_tally {
 static pthread_mutex_t rt_tally_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_tally *rt_tallies;
 
+/* Blocks are carved from mappings of this many bytes at least, and never
+ * given back: a function's counters live as long as the process. */
+#define RT_TALLY_REGION ((size_t)64 << 10)
+
+static char *rt_tally_free_at;
+static size_t rt_tally_room;
+
+/* @size zeroed bytes, 8-aligned, from mapped pages (rt_tally_lock held);
+ * NULL when out of memory. */
+static void *rt_tally_carve(size_t size)
+{
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	if (size > rt_tally_room) {
+		size_t region = size > RT_TALLY_REGION ? size :
+						       RT_TALLY_REGION;
+		char *m = rt_map_resize(NULL, 0, region);
+
+		if (!m)
+			return NULL;
+		rt_tally_free_at = m;
+		rt_tally_room = region;
+	}
+	p = rt_tally_free_at;
+	rt_tally_free_at += size;
+	rt_tally_room -= size;
+	return p;
+}
+
 /* A new block of @n zeroed counters for (@fn, @kind), on the list; NULL
  * when out of memory. */
 static struct rt_tally *rt_tally_new(const char *fn, uint8_t kind, uint64_t n)
 {
-	struct rt_tally *t = malloc(sizeof(*t));
+	struct rt_tally *t;
 
-	if (!t)
-		return NULL;
-	t->counts = calloc(2 * n, sizeof(uint64_t));
-	if (!t->counts) {
-		free(t);
-		return NULL;
-	}
-	t->done = t->counts + n;
-	t->fn = fn;
-	t->kind = kind;
-	t->n = n;
 	pthread_mutex_lock(&rt_tally_lock);
-	t->next = rt_tallies;
-	rt_tallies = t;
+	t = rt_tally_carve(sizeof(*t) + 2 * n * sizeof(uint64_t));
+	if (t) {
+		t->counts = (uint64_t *)(t + 1);
+		t->done = t->counts + n;
+		t->fn = fn;
+		t->kind = kind;
+		t->n = n;
+		t->next = rt_tallies;
+		rt_tallies = t;
+	}
 	pthread_mutex_unlock(&rt_tally_lock);
 	return t;
 }

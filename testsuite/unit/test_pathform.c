@@ -336,7 +336,7 @@ static void check_walk(const struct pap_plan *plan, const struct pap_plan *bl,
 	struct pap_activation act;
 	struct pap_exec_sink sink = pap_activation_sink(&act);
 	struct pap_exec_state st = { 0, 0 };
-	struct pap_bpack_buf pb = { NULL, 0, NULL };
+	struct pap_bpack_buf pb = { 0 };
 	struct pap_pieces pc;
 	struct pap_rseq form, ids;
 	struct pap_memo *memo = pap_memo_new(1 << 16);

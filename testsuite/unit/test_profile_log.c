@@ -4,8 +4,10 @@
  * Random profiles survive text and binary both ways; equal profiles are
  * equal files; segments appended add up; every cut of a file reads its
  * whole segments or is refused, and damage inside is refused, naming the
- * byte.
+ * byte; a spill appends without malloc, or leaves a file it cannot
+ * append to alone.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -80,7 +84,7 @@ static const char *const fns[] = {
 static void random_profile(struct pap_profile *p, uint64_t seed, size_t n,
 			   uint64_t order)
 {
-	struct pap_bpack_buf pack = { NULL, 0, NULL };
+	struct pap_bpack_buf pack = { 0 };
 	struct pap_breakpoint bps[64];
 	size_t i, *perm = malloc(n * sizeof(*perm));
 
@@ -120,7 +124,8 @@ static void random_profile(struct pap_profile *p, uint64_t seed, size_t n,
 			bps[k].r = c < 4 ? c * 1000 :
 				   UINT64_MAX - (rng_next(&s) % 4) * 77777;
 		}
-		rec = pap_bpack_into(&pack, bps, &nb);
+		/* (an empty packing has no buffer to point at) */
+		rec = nb ? pap_bpack_into(&pack, bps, &nb) : bps;
 		assert_non_null(rec);
 		assert_int_equal(pap_profile_add(p, fn, PAP_REC_PATH,
 						 rng_next(&s) % 5 != 0,
@@ -282,6 +287,24 @@ static struct bytes log_file(uint64_t seed, unsigned n, size_t recs,
 	return f;
 }
 
+/* The profile file @path reads as @want, compared as text. */
+static void assert_file_is(const char *path, const struct pap_profile *want)
+{
+	struct pap_profile got;
+	char err[256], *t1, *t2;
+
+	pap_profile_init(&got);
+	if (pap_profile_read_file(&got, path, (size_t)1 << 30, err,
+				  sizeof(err), NULL))
+		fail_msg("%s", err);
+	t1 = as_text(want);
+	t2 = as_text(&got);
+	assert_string_equal(t1, t2);
+	free(t1);
+	free(t2);
+	pap_profile_free(&got);
+}
+
 /*
  * test_log_append: 12 segments in one file read as the sum of their
  * profiles; and 12 merges into a file on disk (appends, with compaction
@@ -377,15 +400,7 @@ static void test_log_append(void **state)
 		fclose(fp);
 		assert_true(segs > 2 * PAP_PROFILE_LOG_FLOOR);
 		assert_true((size_t)size < segs);
-		pap_profile_init(&got);
-		if (pap_profile_read_file(&got, path, (size_t)1 << 30, err,
-					  sizeof(err), NULL))
-			fail_msg("%s", err);
-		t1 = as_text(&sum);
-		t2 = as_text(&got);
-		assert_string_equal(t1, t2);
-		free(t1);
-		free(t2);
+		assert_file_is(path, &sum);
 	}
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/p.prof.lock", dir);
@@ -604,6 +619,177 @@ static void test_log_malformed(void **state)
 	refused(after, sizeof(after), "after the segment's last function");
 }
 
+/* Mapped pages, counted: memory as the runtime gives it (librt/pages.c). */
+static long map_held;
+
+static void *map_resize(void *p, size_t old, size_t size)
+{
+	void *q;
+
+	size = (size + 4095) & ~(size_t)4095;
+	old = (old + 4095) & ~(size_t)4095;
+	q = p && old ? mremap(p, old, size, MREMAP_MAYMOVE) :
+		       mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	map_held += (long)size - (long)(p ? old : 0);
+	return q;
+}
+
+static void map_release(void *p, size_t size)
+{
+	size = (size + 4095) & ~(size_t)4095;
+	munmap(p, size);
+	map_held -= (long)size;
+}
+
+static const struct pap_mem map_mem = { map_resize, map_release };
+
+/*
+ * malloc, calloc and realloc counted while @counting, by way of glibc's
+ * own (AddressSanitizer has its own, so a sanitized build counts none).
+ */
+static int counting;
+static unsigned long mallocs;
+#ifndef __SANITIZE_ADDRESS__
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+
+void *malloc(size_t n)
+{
+	mallocs += counting;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	mallocs += counting;
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+	mallocs += counting;
+	return __libc_realloc(p, n);
+}
+#endif
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+static struct bytes file_bytes(const char *path)
+{
+	struct bytes b = { NULL, 0 };
+	FILE *f = fopen(path, "rb");
+	long n = file_size(path);
+
+	assert_non_null(f);
+	assert_true(n >= 0);
+	b.d = malloc((size_t)n + 1);
+	assert_non_null(b.d);
+	b.n = fread(b.d, 1, (size_t)n, f);
+	fclose(f);
+	return b;
+}
+
+/* A random profile of seed @seed in mapped pages, spilled into @path:
+ * what pap_profile_spill_file returned; none of it called malloc, and a
+ * file appended to grew by the profile's segment exactly.  The profile
+ * is added to @sum when it went in. */
+static int spilled(const char *path, uint64_t seed, struct pap_profile *sum)
+{
+	struct pap_profile p;
+	unsigned char *seg;
+	size_t len;
+	long before = file_size(path);
+	int rc;
+
+	pap_profile_init(&p);
+	p.mem = &map_mem;
+	random_profile(&p, seed, 3000, 0);
+	mallocs = 0;
+	counting = 1;
+	rc = pap_profile_spill_file(path, &p, "test");
+	counting = 0;
+	assert_int_equal(mallocs, 0);
+	assert_int_equal(pap_profbin_segment(&p, 0, &seg, &len), 0);
+	if (!rc && before > 0)
+		assert_int_equal(file_size(path), before + (long)len);
+	else if (!rc)
+		assert_int_equal(file_size(path), PAP_PROFBIN_HEAD + (long)len);
+	pap_mem_release(p.mem, seg, len);
+	if (!rc)
+		assert_int_equal(pap_profile_merge(sum, &p), 0);
+	pap_profile_free(&p);
+	return rc;
+}
+
+/*
+ * test_log_spill: spills (the runtime's, which a signal handler may make
+ * while its thread is inside malloc) call no malloc: into a missing file
+ * and 30 times into a log well past compaction, each appended as it is,
+ * the file reading as their sum; a text profile and a file ending in a
+ * cut segment are left byte for byte alone (1: only an ordinary writer
+ * can merge there); every mapped page is given back.
+ */
+static void test_log_spill(void **state)
+{
+	char dir[] = "/tmp/papspillXXXXXX", path[64], lock[80];
+	struct pap_profile sum;
+	struct bytes before, after;
+	char *t1;
+	unsigned i;
+	FILE *fp;
+
+	(void)state;
+	pap_profile_init(&sum);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.prof", dir);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	for (i = 0; i < 30; i++)
+		assert_int_equal(spilled(path, 7000 + i, &sum), 0);
+	assert_true(file_size(path) > 2 * (long)PAP_PROFILE_LOG_FLOOR);
+	assert_file_is(path, &sum);
+
+	/* a segment cut short at the end: left for the next ordinary
+	 * writer to cut off */
+	assert_int_equal(truncate(path, file_size(path) - 3), 0);
+	before = file_bytes(path);
+	assert_int_equal(spilled(path, 9000, &sum), 1);
+	after = file_bytes(path);
+	assert_int_equal(after.n, before.n);
+	assert_memory_equal(after.d, before.d, before.n);
+	free(before.d);
+	free(after.d);
+
+	/* a text profile */
+	t1 = as_text(&sum);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fputs(t1, fp) >= 0, 1);
+	fclose(fp);
+	before = file_bytes(path);
+	assert_int_equal(spilled(path, 9001, &sum), 1);
+	after = file_bytes(path);
+	assert_int_equal(after.n, before.n);
+	assert_memory_equal(after.d, before.d, before.n);
+	free(before.d);
+	free(after.d);
+	free(t1);
+
+	assert_int_equal(map_held, 0);
+	unlink(path);
+	unlink(lock);
+	rmdir(dir);
+	pap_profile_free(&sum);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_log_cuts),
 		cmocka_unit_test(test_log_damage),
 		cmocka_unit_test(test_log_malformed),
+		cmocka_unit_test(test_log_spill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -495,10 +495,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return pap_close_stdout(prog);
 		case 'V':
 			printf("pap-collector (pap) %s\n", PAP_VERSION_STRING);
-			return 0;
+			return pap_close_stdout(prog);
 		default:	/* getopt said what */
 			return pap_usage_error(prog);
 		}

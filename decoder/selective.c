@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pap/version.h>
+
 #include "decoder.h"
 #include "fnkey.h"
 #include "selective.h"
@@ -267,7 +269,10 @@ int print_selective(FILE *out, struct decoder *d,
 	size_t i;
 
 	if (json) {
-		fputs("{\"selective\": ", out);
+		fprintf(out, "{\"format_version\": %d, \"pap_version\": \"%s\", "
+			"\"lost\": %llu, \"selective\": ", JSON_FORMAT_VERSION,
+			PAP_VERSION_STRING,
+			(unsigned long long)(prof ? prof->lost : 0));
 		print_selective_json(out, &rep);
 		fputs("}\n", out);
 	} else if (rep.nfs) {

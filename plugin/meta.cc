@@ -6,6 +6,7 @@
 #include "plugin.h"
 
 #include "meta.h"
+#include "../libcore/target.h"	/* not GCC's target.h */
 
 /* the entries of the unit's instrumented functions, in order */
 static struct pap_text pap_meta;
@@ -81,31 +82,34 @@ void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 					   file, mode, graph, lines, checksum);
 }
 
-/* Writes the unit's metadata atomically (a temporary file renamed):
- * the header, the compile directory, each function's entry. */
+/*
+ * Writes the unit's metadata atomically: the header, the compile
+ * directory, each function's entry into a temporary created exclusively
+ * next to the file, without following a link (libcore/target.h), then
+ * renamed over it.  A target that is not a regular file of this user is
+ * left alone and the compile fails, saying why; so does a failed write.
+ */
 void pap_meta_write(void)
 {
-	struct pap_text tmp = { NULL, 0, 0 };
 	const char *path = pap_meta_path();
-	char cwd[4096];
+	char tmp[4096 + 64], cwd[4096];
+	int off;
 	FILE *f;
 
 	if (!pap_meta.len)
 		return;
-	pap_text_printf(&tmp, "%s.tmp%d", path, (int)getpid());
-	f = fopen(tmp.s, "w");
+	f = pap_target_begin(path, "pap", tmp, sizeof(tmp), &off);
 	if (!f) {
-		error("pap: cannot write %qs: %m", tmp.s);
-		goto out;
+		if (!off)
+			error_at(UNKNOWN_LOCATION, "pap: metadata %qs not written",
+				 path);
+		return;
 	}
 	fputs(PAP_META_HEADER, f);
 	if (getcwd(cwd, sizeof(cwd)) && !strchr(cwd, '\n'))
 		fprintf(f, "directory %s\n", cwd);
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
-	if (fclose(f) || rename(tmp.s, path)) {
-		error("pap: cannot write %qs: %m", path);
-		unlink(tmp.s);
-	}
-out:
-	pap_text_free(&tmp);
+	if (pap_target_commit(f, tmp, path, "pap"))
+		error_at(UNKNOWN_LOCATION, "pap: metadata %qs not written",
+			 path);
 }

@@ -26,7 +26,7 @@ usage_error() {
 		[ "$(sed -n 2p err)" = "Try '$name --help' for more information." ]
 }
 
-echo "1..17"
+echo "1..18"
 
 check "pap-decode: an unknown option" \
 	'usage_error pap-decode "$decode" --no-such-option x.prof'
@@ -63,8 +63,18 @@ if [ -w /dev/full ]; then
 	r4=$?
 	check "output to a full disk: exit 1 from diff, print, a report, pap-plan" \
 		'[ $r1 -eq 1 ] && [ $r2 -eq 1 ] && [ $r3 -eq 1 ] && [ $r4 -eq 1 ] && grep -q "standard output: No space left on device" err'
+	# --help and --version of every tool: their text lost is an error too
+	r=0
+	for t in "$decode" "$plan" "$coll"; do
+		for o in --help --version; do
+			"$t" $o >/dev/full 2>/dev/null && r=1
+		done
+	done
+	check "--help and --version to a full disk: exit non-zero, every tool" \
+		'[ $r -eq 0 ]'
 else
 	skip "write errors (no /dev/full)"
+	skip "--help and --version write errors (no /dev/full)"
 fi
 
 # counts that would pass 2^64-1 stop there, said: main ran once here; a

@@ -13,7 +13,7 @@ acts() { "$decode" --format=paths "$2" 2>/dev/null | awk -v f="$1" \
 fresh() { rm -rf "$tmp/$1" && mkdir "$tmp/$1" && cd "$tmp/$1" &&
 	cp "$tmp/loop.c" .; }
 
-echo "1..11"
+echo "1..13"
 
 cat >loop.c <<'C'
 #include <stdio.h>
@@ -103,6 +103,30 @@ if "$papgcc" -v loop.c -o loop 2>err && ./loop >/dev/null &&
 else
 	not_ok "-v: one-step compile and link, the plugin in gcc's commands"
 	diag err
+fi
+
+# the two steps apart, as a build with CFLAGS=-v runs them
+fresh verbose2
+if "$papgcc" -v -O2 -c loop.c 2>err && [ -s loop.papm ] &&
+   "$papgcc" -v loop.o -o loop 2>>err && ./loop >/dev/null &&
+   [ "$(acts work pap.prof)" -eq 1 ]; then
+	ok "-v -c then -v to link: instrumented, metadata, runtime linked"
+else
+	not_ok "-v -c then -v to link: instrumented, metadata, runtime linked"
+	diag err 5
+fi
+
+# questions about gcc itself: gcc's own answers, nothing added
+fresh ask
+cc=${PAP_CC:-gcc}
+if [ "$("$papgcc" -print-prog-name=cc1)" = "$("$cc" -print-prog-name=cc1)" ] &&
+   [ "$("$papgcc" -print-search-dirs)" = "$("$cc" -print-search-dirs)" ] &&
+   [ "$("$papgcc" -dumpmachine)" = "$("$cc" -dumpmachine)" ] &&
+   [ "$("$papgcc" -v 2>&1)" = "$("$cc" -v 2>&1)" ] &&
+   [ "$(ls)" = loop.c ]; then
+	ok "-print-*, -dumpmachine, -v alone: gcc's answers"
+else
+	not_ok "-print-*, -dumpmachine, -v alone: gcc's answers"
 fi
 
 cd "$tmp" || exit 1

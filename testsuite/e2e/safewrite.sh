@@ -32,7 +32,7 @@ acts() { "$decode" --format=paths "$1" 2>/dev/null |
 run() { PAP_PROFILE=$1 timeout 60 ./p 2>err >out; st=$?; }
 unchanged='[ $st -eq 3 ] && [ "$(cat out)" = "out 7" ]'
 
-echo "1..30"
+echo "1..32"
 
 cat >p.c <<'C'
 #include <stdio.h>
@@ -243,6 +243,31 @@ kill -TERM $cpid
 wait $cpid
 check "a snapshot: written, a link planted at its temporary's name not followed" \
 	'[ -f s.prof.snap ] && [ "$(cat victim)" = precious ] && "$decode" print s.prof.snap >/dev/null'
+
+# the plugin's metadata: its temporary (NAME.papm.tmp.PID, older pap's
+# NAME.papm.tmpPID) never follows a planted link, and a NAME.papm that is
+# not a regular file is left alone.  cc1's pid is known only in a pid
+# namespace of its own (root), where pids start at 1.
+mkdir meta && cp p.c meta/m.c
+if [ "$(id -u)" -eq 0 ] && unshare -p -f true 2>/dev/null; then
+	i=1
+	while [ $i -le 200 ]; do
+		ln -s "$tmp/victim" "meta/m.papm.tmp.$i"
+		ln -s "$tmp/victim" "meta/m.papm.tmp$i"
+		i=$((i + 1))
+	done
+	(cd meta && timeout 120 unshare -p -f "$papgcc" -O2 -c m.c) 2>err
+	st=$?
+	check "metadata: links planted at the temporary's names not followed" \
+		'[ $st -eq 0 ] && [ "$(cat victim)" = precious ] && [ -f meta/m.papm ] && [ ! -L meta/m.papm ] && grep -q "^function f" meta/m.papm'
+else
+	skip "metadata's temporary and planted links (needs root and unshare -p)"
+fi
+rm -rf meta/m.papm* && ln -s "$tmp/victim" meta/m.papm
+(cd meta && "$papgcc" -O2 -c m.c) 2>err
+st=$?
+check "metadata: a link at NAME.papm refused, the compile fails saying so" \
+	'[ $st -ne 0 ] && [ -L meta/m.papm ] && [ "$(cat victim)" = precious ] && grep -q "m.papm: is a symbolic link" err'
 
 # pap-decode --html: never into a directory reached through a link
 mkdir real

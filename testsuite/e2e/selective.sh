@@ -46,7 +46,7 @@ sel_full_acts a.paths >a.acts
 
 nnever=$(sel_expect a.paths all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..23"
+echo "1..24"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -169,6 +169,29 @@ for f in json.load(open(sys.argv[1]))["selective"]:
 else
 	not_ok "json report: the paths of interest's counts"
 	diag $d/json.err
+fi
+# --format=selective-json: the same counts, the stamp every JSON output
+# carries (format_version, pap_version, lost), valid against the schema
+"$decode" --format=selective-json $d/pap.prof >$d/s.json 2>$d/sjson.err
+if python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["format_version"] == 2 and r["pap_version"] and r["lost"] == 0
+for f in r["selective"]:
+    for p in f["paths"]:
+        print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/s.json 2>&1 |
+   sort -n | cmp -s - $d/want; then
+	python3 "$top_srcdir/testsuite/tools/json-valid.py" \
+		"$top_srcdir/doc/pap-report.schema.json" $d/s.json >$d/valid.log 2>&1
+	case $? in
+	0) ok "selective-json: the counts, format_version, pap_version, lost, valid against the schema" ;;
+	77) ok "selective-json: the counts, format_version, pap_version, lost (schema not checked)" ;;
+	*)
+		not_ok "selective-json: not valid against the schema"
+		diag $d/valid.log ;;
+	esac
+else
+	not_ok "selective-json: the counts, format_version, pap_version, lost"
+	diag $d/sjson.err
 fi
 "$decode" coverage $d/pap.prof >$d/cov.txt 2>&1
 taken=$(awk '$2 > 0' $d/want | wc -l)

@@ -445,6 +445,9 @@ static size_t find_repeat(const uint32_t *b, size_t n, size_t i, size_t *reps)
 	for (p = 1; p <= 64 && i + 2 * p <= n; p++) {
 		size_t r = 1;
 
+		/* most periods fail on the first element: no call for them */
+		if (b[i] != b[i + p])
+			continue;
 		while (i + (r + 1) * p <= n &&
 		       !memcmp(b + i, b + i + r * p, p * sizeof(*b)))
 			r++;

@@ -323,7 +323,9 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_json(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_block_counts(FILE *out, struct dprofile *dp);
-void print_bl_stream(FILE *out, struct dprofile *dp);
+/* The Ball-Larus id stream of each path --top, --min-count and
+ * --min-share show, hottest first, one line a path. */
+void print_bl_stream(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);

@@ -82,6 +82,21 @@ check "--top=3 --min-count --min-share: each format shows the same paths" \
 	 "$decode" --no-source --top=0 --min-count=$c paths/bench.prof |
 	   grep -c " blocks: " | grep -qx $(wc -l <pc) &&
 	 "$decode" --format=paths --min-share=100 paths/bench.prof | wc -l | grep -qx 0'
+check "bl: --top, --min-count and --min-share select the paths of --format=paths" \
+	'"$decode" --format=bl --top=3 paths/bench.prof | cut -d" " -f1,2 >b3 &&
+	 "$decode" --format=paths --top=3 paths/bench.prof | cut -d" " -f1,2 |
+	   cmp -s - b3 && [ $(wc -l <b3) -eq 3 ] &&
+	 c=$(awk "{ print \$2 }" all.paths | sort -rn | sed -n 7p) &&
+	 "$decode" --format=bl --top=0 --min-count=$c paths/bench.prof |
+	   wc -l | grep -qx $(awk -v c=$c "\$2 >= c" all.paths | wc -l) &&
+	 "$decode" --format=bl --min-share=100 paths/bench.prof | wc -l | grep -qx 0'
+check "blocks, lcov, coverage: a note that they count every path" \
+	'"$decode" --format=lcov --top=3 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "note: lcov counts every path" &&
+	 "$decode" coverage --min-count=2 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "note: coverage counts every path" &&
+	 ! "$decode" --format=bl --top=3 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "counts every path"'
 
 "$decode" --format=paths bps/bench.prof >long.paths
 "$decode" bps/bench.prof >long.text

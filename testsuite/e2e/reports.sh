@@ -164,6 +164,11 @@ check "diff: paths that appear are exactly those only in the new profile" \
 	'[ $(grep -c "^  appears " d) -eq $(awk "{ \$2 = \"\"; print }" pa pa pb | sort | uniq -u | wc -l) ]'
 check "diff: paths that disappear are exactly those only in the old profile" \
 	'[ $(grep -c "^  disappears " d) -eq $(awk "{ \$2 = \"\"; print }" pa pb pb | sort | uniq -u | wc -l) ]'
+check "diff: --top=0 lists every change, as a larger --top does; 10 by default" \
+	'"$decode" diff --top=0 a.prof b.prof | cmp -s - d &&
+	 [ $(grep -Ec "^  (grows|shrinks) " d) -gt 10 ] &&
+	 "$decode" diff a.prof b.prof >d10 &&
+	 [ $(grep -Ec "^  (grows|shrinks) " d10) -eq 10 ]'
 check "diff of a profile with itself lists nothing" \
 	'"$decode" diff a.prof a.prof >same && [ $(grep -c "^  " same) -eq 0 ]'
 

@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..35"
+echo "1..37"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -273,5 +273,20 @@ check "options: bad numbers and regular expressions are errors" \
 check "decode: records reported lost are said, with their number" \
 	'"$decode" lost.prof >/dev/null 2>err && grep -q "lost.prof: 7 records were reported lost" err &&
 	 "$decode" a.prof >/dev/null 2>err && ! grep -q "reported lost" err'
+
+# --- the README's example, as pap-decode prints it now ---
+mkdir -p "$tmp/readme/examples" && cd "$tmp/readme" &&
+	cp "$top_srcdir/examples/collatz.c" examples/ &&
+	"$papgcc" -O2 examples/collatz.c -o collatz && ./collatz 12 >/dev/null &&
+	"$decode" pap.prof >report 2>err ||
+	not_ok "README example: cannot build, run or decode examples/collatz.c"
+# the example block after "The report leads with", "[...]" where it cuts
+awk '/^The report leads with/ { want = 1 } want && /^```$/ { if (in_ex) exit
+	in_ex = 1; next } in_ex && $0 != "[...]"' "$top_srcdir/README.md" >readme.ex
+check "README: every line of its example report is in the report, in order" \
+	'[ $(wc -l <readme.ex) -gt 5 ] &&
+	 awk "NR == FNR { w[++n] = \$0; next } i < n && \$0 == w[i + 1] { i++ }
+	      END { exit i != n }" readme.ex report'
+cd "$tmp" || exit 1
 
 tap_done

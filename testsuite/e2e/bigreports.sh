@@ -115,8 +115,15 @@ check "json: every path's blocks_packed expands to its blocks and to --format=pa
 	 cut -d" " -f4- all.paths | sed "s/^/ /" | cmp -s - exp'
 "$decode" --format=json --top=0 bps/bench.prof >long.json
 json_paths long.json
-check "json: paths over 1000 blocks have blocks_packed only, expanding to the path" \
-	'! grep -q "\"blocks\": \[" long.json && expand <packed.$$ >lexp &&
+check "json: paths over 1000 blocks have blocks_packed only, over 10^4 marks cut" \
+	'! grep -q "\"blocks\": \[" long.json &&
+	 [ $(grep -c "\"packed_cut\": true" long.json) -eq $(grep -c " \.\.\." packed.$$) ] &&
+	 [ $(grep -c " \.\.\." packed.$$) -gt 0 ] &&
+	 awk "{ if (NF > 400) bad = 1 } END { exit bad }" packed.$$'
+"$decode" --format=json --top=0 --json-blocks bps/bench.prof >longf.json
+json_paths longf.json
+check "json: with --json-blocks every blocks_packed is whole, expanding to the path" \
+	'! grep -q "packed_cut" longf.json && expand <packed.$$ >lexp &&
 	 cut -d" " -f4- long.paths | sed "s/^/ /" | cmp -s - lexp'
 "$decode" --format=json --top=5 --json-blocks bps/bench.prof >forced.json
 json_paths forced.json
@@ -124,10 +131,10 @@ check "json: --json-blocks gives every path its blocks; --top 5 shows 5" \
 	'[ $(wc -l <ids.$$) -eq 5 ] && expand <packed.$$ | cmp -s - ids.$$'
 "$decode" --format=json paths/bench.prof >default.json
 "$decode" --format=json --k=2 paths/bench.prof >k.json
-check "json: 10 paths by default, what was left out, format_version, lost" \
+check "json: 10 paths by default, what was left out, format_version 3, lost" \
 	'[ $(grep -c "\"blocks_packed\"" default.json) -eq 10 ] &&
 	 grep -q "\"paths_left_out\": $((distinct - 10))," default.json &&
-	 grep -q "^{\"format_version\": 2, \"pap_version\": \"[0-9]" default.json &&
+	 grep -q "^{\"format_version\": 3, \"pap_version\": \"[0-9]" default.json &&
 	 grep -q "\"lost\": 0" default.json'
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$valid" "$schema" all.json long.json forced.json default.json \

@@ -3,7 +3,11 @@
 # median of 3 runs of each report, for 10^6 distinct paths and for 10^8
 # breakpoints (override with PATHS=N BPS=N), against the targets of
 # doc/benchmarks.md (each default report in 5 s and 256 MB, | head in 1 s,
-# HTML in 10 s with no page over 2 MB).  Usage: decode.sh BUILDDIR
+# HTML in 10 s with no page over 2 MB).  Then the same default reports
+# on the profiles of real programs that `make bench-scale` left in
+# BUILDDIR/bench/work/scale/run/pap/*/pap.prof (lua, zlib, coremark,
+# interp, sort), or on those PROFILES="NAME=FILE ..." names.
+# Usage: decode.sh BUILDDIR
 set -eu
 b=$(cd "${1:-.}" && pwd)
 tmp=$(mktemp -d)
@@ -44,5 +48,26 @@ for kind in paths bps; do
 	echo "   coverage           $(run3 "$b/decoder/pap-decode" coverage "$prof")"
 	echo "   merge with itself  $(run3 "$b/decoder/pap-decode" merge "$prof" "$prof")"
 	rm -rf "${tmp:?}/$kind"
+done
+# real programs' profiles: NAME=FILE each
+real=${PROFILES:-}
+if [ -z "$real" ]; then
+	for p in "$b"/bench/work/scale/run/pap/*/pap.prof; do
+		[ -f "$p" ] || continue
+		real="$real $(basename "$(dirname "$p")")=$p"
+	done
+fi
+[ -n "$real" ] ||
+	echo "== no real program's profile (make bench-scale, or PROFILES=NAME=FILE)"
+for np in $real; do
+	name=${np%%=*} prof=${np#*=}
+	echo "== $name: $(wc -c <"$prof") bytes of profile"
+	echo "   text (default)     $(run3 "$b/decoder/pap-decode" "$prof")"
+	echo "   --format=json      $(run3 "$b/decoder/pap-decode" --format=json "$prof")"
+	echo "   json output        $("$b/decoder/pap-decode" --format=json "$prof" 2>/dev/null | wc -c | awk '{ printf "%.2f MB", $1 / 1048576 }')"
+	echo "   text | head -1     $(run3 sh -c '"$0" "$1" | head -1' "$b/decoder/pap-decode" "$prof")"
+	echo "   --html             $(run3 "$b/decoder/pap-decode" --html="$tmp/html" "$prof")"
+	echo "   largest HTML page  $(ls -S "$tmp/html" | head -1 | xargs -I{} wc -c "$tmp/html/{}" | awk '{ printf "%.2f MB", $1 / 1048576 }')"
+	rm -rf "$tmp/html"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

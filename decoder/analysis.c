@@ -445,6 +445,9 @@ static size_t find_repeat(const uint32_t *b, size_t n, size_t i, size_t *reps)
 	for (p = 1; p <= 64 && i + 2 * p <= n; p++) {
 		size_t r = 1;
 
+		/* most periods fail on the first element: no call for them */
+		if (b[i] != b[i + p])
+			continue;
 		while (i + (r + 1) * p <= n &&
 		       !memcmp(b + i, b + i + r * p, p * sizeof(*b)))
 			r++;
@@ -723,6 +726,46 @@ void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p)
 	struct seq_printer sp = { num_item, num_open, num_close, &c };
 
 	print_compressed(&sp, p->blocks, p->n);
+}
+
+static void num_gap(void *ctx)
+{
+	fputs(" ...", ((struct num_ctx *)ctx)->out);
+}
+
+int put_numbers_bounded(FILE *out, struct dfunc *f, const struct dpath *p,
+			uint64_t max_marks)
+{
+	struct num_ctx c = { out, f->fn };
+	struct seq_printer sp = { num_item, num_open, num_close, &c };
+	struct path_emit e = { f, p, p->blocks, p->n, piece_blocks, NULL };
+	struct pap_rseq form;
+	int rc;
+
+	if (!max_marks) {
+		if (!path_long(p)) {
+			put_packed_numbers(out, f, p);
+			return 0;
+		}
+		if (print_form(&sp, f, p, piece_blocks)) {
+			fputs(" ...", out);
+			return -1;
+		}
+		return 0;
+	}
+	/* a long path's form is built once for both passes */
+	pap_rseq_init(&form);
+	if (path_long(p)) {
+		if (path_form(f, p, &form) != PAP_OK) {
+			pap_rseq_free(&form);
+			fputs(" ...", out);
+			return -1;
+		}
+		e.form = &form;
+	}
+	rc = print_bounded_max(&sp, num_gap, emit_seq, &e, max_marks);
+	pap_rseq_free(&form);
+	return rc ? 1 : 0;
 }
 
 void json_string(FILE *out, const char *s)

@@ -161,6 +161,12 @@ static void p_close(void *ctx, size_t reps)
 int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 		  seq_emitter emit, void *arg)
 {
+	return print_bounded_max(sp, gap, emit, arg, PRINT_MAX_MARKS);
+}
+
+int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
+		      seq_emitter emit, void *arg, uint64_t max_marks)
+{
 	struct bound b;
 	struct seq_printer m = { m_item, m_open, m_close, &b };
 	struct seq_printer p = { p_item, p_open, p_close, &b };
@@ -170,7 +176,7 @@ int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 	b.gap = gap;
 	if (emit(&m, arg))
 		return -1;
-	b.whole = b.marks <= PRINT_MAX_MARKS;
+	b.whole = b.marks <= max_marks;
 	b.depth = 0;
 	return emit(&p, arg) || !b.whole;
 }

@@ -151,11 +151,21 @@ void piece_lines(const struct seq_printer *sp, struct dfunc *f,
 void put_form_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
 /* The same of open path @p, from its blocks. */
 void put_packed_numbers(FILE *out, struct dfunc *f, const struct dpath *p);
+/*
+ * The same of @p (open, or long) in bounded space: whole when it has at
+ * most @max_marks marks (0: whatever its size), else as print_bounded()
+ * cuts it, " ..." for each run left out.  Returns 1 when cut, -1 when
+ * the form could not be built (" ..." written), else 0.
+ */
+int put_numbers_bounded(FILE *out, struct dfunc *f, const struct dpath *p,
+			uint64_t max_marks);
 
 /* The JSON report's format version (doc/formats.md). */
-#define JSON_FORMAT_VERSION 2
+#define JSON_FORMAT_VERSION 3
 /* Paths of at most this many blocks get a "blocks" array in JSON. */
 #define JSON_BLOCKS_MAX 1000
+/* A path's "blocks_packed" of more marks is cut (doc/formats.md). */
+#define JSON_PACKED_MAX_MARKS 10000
 
 struct dprofile {
 	struct dfunc *fs;	/* sorted by name */
@@ -323,7 +333,9 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_json(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_block_counts(FILE *out, struct dprofile *dp);
-void print_bl_stream(FILE *out, struct dprofile *dp);
+/* The Ball-Larus id stream of each path --top, --min-count and
+ * --min-share show, hottest first, one line a path. */
+void print_bl_stream(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
@@ -484,6 +496,9 @@ typedef int (*seq_emitter)(const struct seq_printer *sp, void *arg);
  */
 int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 		  seq_emitter emit, void *arg);
+/* print_bounded() with @max_marks in place of PRINT_MAX_MARKS. */
+int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
+		      seq_emitter emit, void *arg, uint64_t max_marks);
 /* What emit_seq() prints: a path's blocks or its source lines. */
 struct path_emit {
 	struct dfunc *f;

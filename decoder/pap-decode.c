@@ -62,8 +62,8 @@ static void usage(FILE *f)
 "      --min-share=PCT  only paths of at least PCT%% of their function's\n"
 "                       activations and, in the k-IPF, nodes of at least\n"
 "                       PCT%% of their root (the k-BLPP paper prunes at 10)\n"
-"      --top=N          show the N hottest paths per function (text and\n"
-"                       json: 10 by default; 0: all)\n"
+"      --top=N          show the N hottest paths per function (text, json\n"
+"                       and diff: 10 by default; 0: all)\n"
 "      --sort=ORDER     text: functions by activations (default), paths\n"
 "                       (distinct paths) or name\n"
 "      --function=REGEX only functions whose name matches REGEX (POSIX\n"
@@ -331,6 +331,29 @@ static void cli_free(struct cli *c)
 	source_cache_free();
 }
 
+/*
+ * Says on standard error when --top, --min-count or --min-share were
+ * given to a report that adds up every path of the functions it shows
+ * (block and line counts, coverage, pictures): there they select nothing,
+ * and the reader should know the counts are not those of the paths kept.
+ */
+static void note_path_filters(const struct cli *c)
+{
+	const char *what = c->coverage ? "coverage" : NULL;
+
+	if (!c->top_given && !c->o.min_count && !c->o.min_share)
+		return;
+	if (!what && !c->html && c->format != FMT_TEXT &&
+	    c->format != FMT_JSON && c->format != FMT_PATHS &&
+	    c->format != FMT_BL)
+		what = format_names[c->format];
+	if (what)
+		fprintf(stderr, "%s: note: %s counts every path of the "
+			"functions shown; --top, --min-count and --min-share "
+			"select paths only in the text, json, paths, bl and "
+			"HTML reports\n", pap_prog, what);
+}
+
 static int run_report(struct cli *c, const char *path)
 {
 	struct pap_profile prof;
@@ -343,6 +366,7 @@ static int run_report(struct cli *c, const char *path)
 	if (!c->top_given && !c->coverage && !c->html &&
 	    (c->format == FMT_TEXT || c->format == FMT_JSON))
 		c->o.top = REPORT_TOP;
+	note_path_filters(c);
 	/* text and json decode a function when they print it */
 	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
 		    !c->coverage && !c->html;
@@ -385,7 +409,7 @@ static int run_report(struct cli *c, const char *path)
 			print_block_counts(stdout, &dp);
 			break;
 		case FMT_BL:
-			print_bl_stream(stdout, &dp);
+			print_bl_stream(stdout, &dp, &c->o);
 			break;
 		case FMT_DOT:
 			for (i = 0; i < dp.nfs; i++)
@@ -471,6 +495,10 @@ int main(int argc, char **argv)
 			c.diff ? "two profiles, OLD and NEW" : "one PROFILE");
 		rc = -1;
 	}
+	/* diff is bounded as the text report is: 10 a section unless
+	 * --top says, --top=0 for all */
+	if (!rc && c.diff && !c.top_given)
+		c.o.top = REPORT_TOP;
 	if (!rc && c.diff)
 		rc = cmd_diff(&c.d, &c.o, argv[optind], argv[optind + 1]);
 	else if (!rc)

@@ -51,21 +51,23 @@ static void json_path(FILE *out, struct dfunc *df, struct dpath *p,
 {
 	uint32_t l;
 	size_t k;
-	int blocks = !path_long(p) && (o->all_blocks ||
-					p->n <= JSON_BLOCKS_MAX);
+	int open = !path_long(p);
+	int blocks = open && (o->all_blocks || p->n <= JSON_BLOCKS_MAX);
+	int cut;
 
-	if (blocks && path_open(df, p))
+	if (open && path_open(df, p))
 		return;
 	fprintf(out, "%s\n    {\"count\": %llu, \"complete\": %s, "
 		"\"resumed\": %s, \"length\": %zu, \"blocks_packed\": \"",
 		first ? "" : ",", (unsigned long long)p->count,
 		p->complete ? "true" : "false", p->resumed ? "true" : "false",
 		p->n);
-	if (blocks)
-		put_packed_numbers(out, df, p);
-	else
-		put_form_numbers(out, df, p);
+	/* bounded as the text report bounds a path, unless forced */
+	cut = put_numbers_bounded(out, df, p, o->all_blocks ? 0 :
+				  JSON_PACKED_MAX_MARKS);
 	fputc('"', out);
+	if (cut)
+		fputs(", \"packed_cut\": true", out);
 	if (blocks) {
 		fputs(", \"blocks\": [", out);
 		for (k = 0; k < p->n; k++) {
@@ -80,8 +82,9 @@ static void json_path(FILE *out, struct dfunc *df, struct dpath *p,
 			fputs("]}", out);
 		}
 		fputc(']', out);
-		path_close(p);
 	}
+	if (open)
+		path_close(p);
 	fputc('}', out);
 }
 

@@ -374,7 +374,7 @@ static int put_bl_form(FILE *out, struct dfunc *df, struct dpath *p)
 	return err;
 }
 
-void print_bl_stream(FILE *out, struct dprofile *dp)
+void print_bl_stream(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
 	size_t f, i, j;
 
@@ -386,6 +386,8 @@ void print_bl_stream(FILE *out, struct dprofile *dp)
 			size_t n;
 			int err;
 
+			if (!path_shown(o, df, i))
+				continue;
 			if (path_long(&df->paths[i])) {
 				fprintf(out, "%s %llu", df->fn->name,
 					(unsigned long long)

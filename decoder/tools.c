@@ -502,7 +502,7 @@ static int sel_diff(struct decoder *d, const struct ropts *o,
 {
 	struct sel_report ra, rb;
 	struct sel_change *ch = NULL;
-	size_t n = 0, all = 0, i, shown, limit = o->top ? o->top : 10;
+	size_t n = 0, all = 0, i, shown, limit = o->top ? o->top : SIZE_MAX;
 	int rc = 0;
 
 	if (sel_report_build(d, pa, o, &ra) | sel_report_build(d, pb, o, &rb))
@@ -567,7 +567,7 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 		x->delta = (x->b ? x->b->share : 0) - (x->a ? x->a->share : 0);
 	}
 	qsort(ch, nch, sizeof(*ch), change_cmp);
-	limit = o->top ? o->top : 10;
+	limit = o->top ? o->top : SIZE_MAX;
 	printf("paths that appear in %s:\n", new);
 	for (i = shown = 0; i < nch && shown < limit; i++)
 		if (!ch[i].a && ch[i].b->f->paths[ch[i].b->path].count >=

@@ -82,6 +82,21 @@ check "--top=3 --min-count --min-share: each format shows the same paths" \
 	 "$decode" --no-source --top=0 --min-count=$c paths/bench.prof |
 	   grep -c " blocks: " | grep -qx $(wc -l <pc) &&
 	 "$decode" --format=paths --min-share=100 paths/bench.prof | wc -l | grep -qx 0'
+check "bl: --top, --min-count and --min-share select the paths of --format=paths" \
+	'"$decode" --format=bl --top=3 paths/bench.prof | cut -d" " -f1,2 >b3 &&
+	 "$decode" --format=paths --top=3 paths/bench.prof | cut -d" " -f1,2 |
+	   cmp -s - b3 && [ $(wc -l <b3) -eq 3 ] &&
+	 c=$(awk "{ print \$2 }" all.paths | sort -rn | sed -n 7p) &&
+	 "$decode" --format=bl --top=0 --min-count=$c paths/bench.prof |
+	   wc -l | grep -qx $(awk -v c=$c "\$2 >= c" all.paths | wc -l) &&
+	 "$decode" --format=bl --min-share=100 paths/bench.prof | wc -l | grep -qx 0'
+check "blocks, lcov, coverage: a note that they count every path" \
+	'"$decode" --format=lcov --top=3 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "note: lcov counts every path" &&
+	 "$decode" coverage --min-count=2 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "note: coverage counts every path" &&
+	 ! "$decode" --format=bl --top=3 paths/bench.prof 2>&1 >/dev/null |
+	   grep -q "counts every path"'
 
 "$decode" --format=paths bps/bench.prof >long.paths
 "$decode" bps/bench.prof >long.text
@@ -100,8 +115,15 @@ check "json: every path's blocks_packed expands to its blocks and to --format=pa
 	 cut -d" " -f4- all.paths | sed "s/^/ /" | cmp -s - exp'
 "$decode" --format=json --top=0 bps/bench.prof >long.json
 json_paths long.json
-check "json: paths over 1000 blocks have blocks_packed only, expanding to the path" \
-	'! grep -q "\"blocks\": \[" long.json && expand <packed.$$ >lexp &&
+check "json: paths over 1000 blocks have blocks_packed only, over 10^4 marks cut" \
+	'! grep -q "\"blocks\": \[" long.json &&
+	 [ $(grep -c "\"packed_cut\": true" long.json) -eq $(grep -c " \.\.\." packed.$$) ] &&
+	 [ $(grep -c " \.\.\." packed.$$) -gt 0 ] &&
+	 awk "{ if (NF > 400) bad = 1 } END { exit bad }" packed.$$'
+"$decode" --format=json --top=0 --json-blocks bps/bench.prof >longf.json
+json_paths longf.json
+check "json: with --json-blocks every blocks_packed is whole, expanding to the path" \
+	'! grep -q "packed_cut" longf.json && expand <packed.$$ >lexp &&
 	 cut -d" " -f4- long.paths | sed "s/^/ /" | cmp -s - lexp'
 "$decode" --format=json --top=5 --json-blocks bps/bench.prof >forced.json
 json_paths forced.json
@@ -109,10 +131,10 @@ check "json: --json-blocks gives every path its blocks; --top 5 shows 5" \
 	'[ $(wc -l <ids.$$) -eq 5 ] && expand <packed.$$ | cmp -s - ids.$$'
 "$decode" --format=json paths/bench.prof >default.json
 "$decode" --format=json --k=2 paths/bench.prof >k.json
-check "json: 10 paths by default, what was left out, format_version, lost" \
+check "json: 10 paths by default, what was left out, format_version 3, lost" \
 	'[ $(grep -c "\"blocks_packed\"" default.json) -eq 10 ] &&
 	 grep -q "\"paths_left_out\": $((distinct - 10))," default.json &&
-	 grep -q "^{\"format_version\": 2, \"pap_version\": \"[0-9]" default.json &&
+	 grep -q "^{\"format_version\": 3, \"pap_version\": \"[0-9]" default.json &&
 	 grep -q "\"lost\": 0" default.json'
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$valid" "$schema" all.json long.json forced.json default.json \

@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..35"
+echo "1..37"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -164,6 +164,11 @@ check "diff: paths that appear are exactly those only in the new profile" \
 	'[ $(grep -c "^  appears " d) -eq $(awk "{ \$2 = \"\"; print }" pa pa pb | sort | uniq -u | wc -l) ]'
 check "diff: paths that disappear are exactly those only in the old profile" \
 	'[ $(grep -c "^  disappears " d) -eq $(awk "{ \$2 = \"\"; print }" pa pb pb | sort | uniq -u | wc -l) ]'
+check "diff: --top=0 lists every change, as a larger --top does; 10 by default" \
+	'"$decode" diff --top=0 a.prof b.prof | cmp -s - d &&
+	 [ $(grep -Ec "^  (grows|shrinks) " d) -gt 10 ] &&
+	 "$decode" diff a.prof b.prof >d10 &&
+	 [ $(grep -Ec "^  (grows|shrinks) " d10) -eq 10 ]'
 check "diff of a profile with itself lists nothing" \
 	'"$decode" diff a.prof a.prof >same && [ $(grep -c "^  " same) -eq 0 ]'
 
@@ -268,5 +273,20 @@ check "options: bad numbers and regular expressions are errors" \
 check "decode: records reported lost are said, with their number" \
 	'"$decode" lost.prof >/dev/null 2>err && grep -q "lost.prof: 7 records were reported lost" err &&
 	 "$decode" a.prof >/dev/null 2>err && ! grep -q "reported lost" err'
+
+# --- the README's example, as pap-decode prints it now ---
+mkdir -p "$tmp/readme/examples" && cd "$tmp/readme" &&
+	cp "$top_srcdir/examples/collatz.c" examples/ &&
+	"$papgcc" -O2 examples/collatz.c -o collatz && ./collatz 12 >/dev/null &&
+	"$decode" pap.prof >report 2>err ||
+	not_ok "README example: cannot build, run or decode examples/collatz.c"
+# the example block after "The report leads with", "[...]" where it cuts
+awk '/^The report leads with/ { want = 1 } want && /^```$/ { if (in_ex) exit
+	in_ex = 1; next } in_ex && $0 != "[...]"' "$top_srcdir/README.md" >readme.ex
+check "README: every line of its example report is in the report, in order" \
+	'[ $(wc -l <readme.ex) -gt 5 ] &&
+	 awk "NR == FNR { w[++n] = \$0; next } i < n && \$0 == w[i + 1] { i++ }
+	      END { exit i != n }" readme.ex report'
+cd "$tmp" || exit 1
 
 tap_done

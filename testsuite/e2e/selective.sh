@@ -175,7 +175,7 @@ fi
 "$decode" --format=selective-json $d/pap.prof >$d/s.json 2>$d/sjson.err
 if python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format_version"] == 2 and r["pap_version"] and r["lost"] == 0
+assert r["format_version"] == 3 and r["pap_version"] and r["lost"] == 0
 for f in r["selective"]:
     for p in f["paths"]:
         print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/s.json 2>&1 |

@@ -8,6 +8,7 @@
  * named by PAP_TRACE (default pap.trace), flushed at exit.  Slow, simple
  * and obviously right: that is the point.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,7 +85,12 @@ void __pap_trace_end(int complete)
 	if (!tr_file) {
 		const char *path = getenv("PAP_TRACE");
 
-		tr_file = fopen(path && *path ? path : "pap.trace", "a");
+		/* appended to, never through a planted link */
+		int fd = open(path && *path ? path : "pap.trace",
+			      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+			      O_CLOEXEC, 0666);
+
+		tr_file = fd < 0 ? NULL : fdopen(fd, "a");
 		if (!tr_file) {
 			perror("pap: trace");
 			abort();

@@ -32,7 +32,7 @@ acts() { "$decode" --format=paths "$1" 2>/dev/null |
 run() { PAP_PROFILE=$1 timeout 60 ./p 2>err >out; st=$?; }
 unchanged='[ $st -eq 3 ] && [ "$(cat out)" = "out 7" ]'
 
-echo "1..32"
+echo "1..33"
 
 cat >p.c <<'C'
 #include <stdio.h>
@@ -275,5 +275,12 @@ ln -s real html
 "$decode" --html=html ok.prof 2>err
 check "pap-decode --html through a symbolic link: refused, nothing written" \
 	'[ $? -ne 0 ] && [ -z "$(ls real)" ] && grep -q "html: not a directory of this user" err'
+
+# the tracer (the tests' oracle, trace mode): PAP_TRACE through a link
+mkdir trace && cp p.c trace/t.c
+(cd trace && PAP_PLUGIN_ARGS=-fplugin-arg-pap-trace "$papgcc" -O2 -o t t.c &&
+ ln -s "$tmp/victim" t.trace && PAP_TRACE=t.trace ./t) >/dev/null 2>err
+check "trace: PAP_TRACE naming a link refused, its target left alone" \
+	'[ "$(cat victim)" = precious ] && grep -q "pap: trace" err'
 
 tap_done

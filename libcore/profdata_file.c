@@ -364,9 +364,9 @@ static int pf_lock(const char *lockpath, const char *who)
  * instead (no such file, empty, text, not this pap's, or its log is due
  * for compaction); -1 when the append failed (the file left as it was,
  * a message given).  When @spilling, nothing is read back and no memory
- * taken but @mine->mem's: a file due for compaction is appended to all
- * the same, and 2 says that only a rewrite would do (a text file, one
- * not this pap's, or a tail to recover).
+ * taken but @mine->mem's: a file due for compaction, or a header alone,
+ * is appended to all the same, and 2 says that only a rewrite would do
+ * (a text file, one not this pap's, or a tail to recover).
  */
 static int pf_append(const char *path, const struct pap_profile *mine,
 		     uint64_t extra_lost, const char *who, int spilling)
@@ -418,12 +418,8 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	 * bounded (a larger log is compacted by pap-decode compact) */
 	floor = first > PAP_PROFILE_LOG_FLOOR ? first : PAP_PROFILE_LOG_FLOOR;
 	log = size - PAP_PROFBIN_HEAD - first;
-	if (!first) {
-		rc = spilling ? 2 : 0;
-		goto out;
-	}
-	if (!spilling && log + len > floor &&
-	    size + len <= PAP_PROFILE_COMPACT_MAX)
+	if (!spilling && (!first || (log + len > floor &&
+				     size + len <= PAP_PROFILE_COMPACT_MAX)))
 		goto out;
 	if (pf_write_all(fd, seg, len, PF_KILL_APPEND_MID)) {
 		int e = errno;

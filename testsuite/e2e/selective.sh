@@ -151,48 +151,39 @@ fi
 # against the schema), coverage (paths taken) and the HTML index, each
 # against the oracle's counts of one build
 d=b-O22
-"$decode" --format=json $d/pap.prof >$d/r.json 2>$d/json.err
-if python3 -c 'import json, sys
-for f in json.load(open(sys.argv[1]))["selective"]:
-    for p in f["paths"]:
-        print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/r.json 2>&1 |
-   sort -n | cmp -s - $d/want; then
-	python3 "$top_srcdir/testsuite/tools/json-valid.py" \
-		"$top_srcdir/doc/pap-report.schema.json" $d/r.json >$d/valid.log 2>&1
-	case $? in
-	0) ok "json report: each path of interest's count, valid against the schema" ;;
-	77) ok "json report: each path of interest's count (schema not checked: no python3-jsonschema)" ;;
-	*)
-		not_ok "json report: not valid against the schema"
-		diag $d/valid.log ;;
-	esac
-else
-	not_ok "json report: the paths of interest's counts"
-	diag $d/json.err
-fi
-# --format=selective-json: the same counts, the stamp every JSON output
-# carries (format_version, pap_version, lost), valid against the schema
-"$decode" --format=selective-json $d/pap.prof >$d/s.json 2>$d/sjson.err
-if python3 -c 'import json, sys
+# json_counts FORMAT WHAT ASSERT: pap-decode --format=FORMAT's paths of
+# interest (python, after the python statement ASSERT on the report r)
+# against the oracle's counts, and the report valid against the schema
+json_counts() {
+	"$decode" --format=$1 $d/pap.prof >$d/$1.json 2>$d/$1.err
+	if python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format_version"] == 3 and r["pap_version"] and r["lost"] == 0
+'"$3"'
 for f in r["selective"]:
     for p in f["paths"]:
-        print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/s.json 2>&1 |
-   sort -n | cmp -s - $d/want; then
-	python3 "$top_srcdir/testsuite/tools/json-valid.py" \
-		"$top_srcdir/doc/pap-report.schema.json" $d/s.json >$d/valid.log 2>&1
-	case $? in
-	0) ok "selective-json: the counts, format_version, pap_version, lost, valid against the schema" ;;
-	77) ok "selective-json: the counts, format_version, pap_version, lost (schema not checked)" ;;
-	*)
-		not_ok "selective-json: not valid against the schema"
-		diag $d/valid.log ;;
-	esac
-else
-	not_ok "selective-json: the counts, format_version, pap_version, lost"
-	diag $d/sjson.err
-fi
+        print(p["spec"].rsplit(":", 1)[1], p["count"])' $d/$1.json 2>&1 |
+	   sort -n | cmp -s - $d/want; then
+		python3 "$top_srcdir/testsuite/tools/json-valid.py" \
+			"$top_srcdir/doc/pap-report.schema.json" $d/$1.json \
+			>$d/valid.log 2>&1
+		case $? in
+		0) ok "$2, valid against the schema" ;;
+		77) ok "$2 (schema not checked: no python3-jsonschema)" ;;
+		*)
+			not_ok "$2: not valid against the schema"
+			diag $d/valid.log ;;
+		esac
+	else
+		not_ok "$2"
+		diag $d/$1.err
+	fi
+}
+json_counts json "json report: each path of interest's count" ""
+# --format=selective-json: the same counts, the stamp every JSON output
+# carries (format_version, pap_version, lost)
+json_counts selective-json \
+	"selective-json: the counts, format_version, pap_version, lost" \
+	'assert r["format_version"] == 3 and r["pap_version"] and r["lost"] == 0'
 "$decode" coverage $d/pap.prof >$d/cov.txt 2>&1
 taken=$(awk '$2 > 0' $d/want | wc -l)
 if awk -v all="$(wc -l <$d/want)" -v taken="$taken" '

@@ -95,7 +95,7 @@ static int check_sums(struct seen *s, const struct pap_profile *p,
 }
 
 /* Writes @p to @out ("-": standard output) through a temporary file,
- * as version 4 or, with @text, as text. */
+ * as binary or, with @text, as text. */
 static int write_profile(const struct pap_profile *p, const char *out,
 			 int text)
 {
@@ -161,7 +161,7 @@ int cmd_merge(int argc, char **argv)
 			       "PROFILE...\n"
 			       "Adds the profiles' counts into one profile, "
 			       "written to OUT (default: standard\noutput) in "
-			       "the binary format (version 4), or with --text "
+			       "the binary format (version 6), or with --text "
 			       "as text.  Records\nof one function with "
 			       "different checksums are refused; with "
 			       "--drop-stale, those\nof the older build (an "
@@ -269,8 +269,8 @@ int cmd_print(int argc, char **argv)
 	struct pap_profile p;
 	const char *path = one_profile(argc, argv, "print",
 		"Writes the profile, of any version, to standard output as "
-		"text: version 1,\n2 or 3, the oldest that holds it, "
-		"records in their fixed order.\n");
+		"text\n(version 6), records in their fixed order, then a "
+		"line counting them.\n");
 	int rc = 1;
 
 	if (!path)
@@ -285,7 +285,7 @@ int cmd_print(int argc, char **argv)
 int cmd_compact(int argc, char **argv)
 {
 	const char *path = one_profile(argc, argv, "compact",
-		"Rewrites the profile as one segment (version 4), under its "
+		"Rewrites the profile as one segment (version 6), under its "
 		"lock, as merging\ndoes once its appended segments outweigh "
 		"the first: equal profiles give\nequal files.\n");
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profbin.c - the binary profile (version 4): segments, and a segment's
- * body, each function's breakpoints stored once in a dictionary and its
- * paths as sequences of references.
+ * profbin.c - the binary profile (versions 4 to 6): segments, and a
+ * segment's body, each function's breakpoints stored once in a dictionary
+ * and its paths as sequences of references.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -113,33 +113,55 @@ int pap_profbin_is(const void *d, size_t n)
 	return n >= 4 && !memcmp(d, PAP_PROFBIN_MAGIC, 4);
 }
 
-void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD])
+void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD],
+			uint64_t committed)
 {
 	memcpy(out, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN);
 	pb_put_le(out + 8, PAP_PROFILE_VERSION_BIN, 4);
 	pb_put_le(out + 12, PAP_PROFBIN_PAP_VERSION(PAP_VERSION_MAJOR,
 						    PAP_VERSION_MINOR,
 						    PAP_VERSION_PATCH), 4);
+	pb_put_le(out + PAP_PROFBIN_COMMIT_AT, committed, 8);
 }
 
-int pap_profbin_head_ok(const unsigned char h[PAP_PROFBIN_HEAD],
-			uint32_t *pap_version, size_t *at)
+int pap_profbin_head_ok(const unsigned char *h, size_t n,
+			struct pap_profbin_head *out, size_t *at)
 {
-	uint64_t v = pb_get_le(h + 8, 4), word = pb_get_le(h + 12, 4);
+	struct pap_profbin_head hd = { 0, 0, PAP_PROFBIN_HEAD_OLD, 0 };
+	uint64_t word;
 
 	*at = 0;
-	if (memcmp(h, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN))
+	if (n < PAP_PROFBIN_MAGIC_LEN ||
+	    memcmp(h, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN))
+		return -1;
+	*at = n;
+	if (n < PAP_PROFBIN_HEAD_OLD)
 		return -1;
 	*at = 8;
-	if (v < PAP_PROFILE_VERSION_BIN_OLDEST || v > PAP_PROFILE_VERSION_BIN)
+	word = pb_get_le(h + 8, 4);
+	if (word < PAP_PROFILE_VERSION_BIN_OLDEST ||
+	    word > PAP_PROFILE_VERSION_BIN)
 		return -1;
-	/* version 4: flags, 0; version 5: who wrote it */
+	hd.version = (uint32_t)word;
+	/* version 4: flags, 0; from version 5: who wrote it */
 	*at = 12;
-	if (v == 4 && word)
+	word = pb_get_le(h + 12, 4);
+	if (hd.version == 4 && word)
 		return -1;
-	*at = PAP_PROFBIN_HEAD;
-	if (pap_version)
-		*pap_version = (uint32_t)word;
+	hd.pap_version = (uint32_t)word;
+	if (hd.version >= 6) {
+		hd.len = PAP_PROFBIN_HEAD;
+		*at = n;
+		if (n < PAP_PROFBIN_HEAD)
+			return -1;
+		*at = PAP_PROFBIN_COMMIT_AT;
+		hd.committed = pb_get_le(h + PAP_PROFBIN_COMMIT_AT, 8);
+		if (hd.committed < PAP_PROFBIN_HEAD)
+			return -1;
+	}
+	*at = hd.len;
+	if (out)
+		*out = hd;
 	return 0;
 }
 
@@ -884,31 +906,50 @@ static int pb_segment_after(const unsigned char *d, size_t n, size_t from)
 	return 0;
 }
 
-int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
-		     size_t *good, const char *file, char *err, size_t errlen)
+/* The error of a header pap_profbin_head_ok() found wrong at @at. */
+static int pb_head_error(const unsigned char *d, size_t n, size_t at,
+			 const char *file, char *err, size_t errlen)
 {
-	size_t off = PAP_PROFBIN_HEAD, at;
-	uint64_t v;
-
-	*good = n;
-	if (n < PAP_PROFBIN_MAGIC_LEN ||
-	    memcmp(d, PAP_PROFBIN_MAGIC, PAP_PROFBIN_MAGIC_LEN))
-		return pb_error_at(file, err, errlen, 0, "a version 4 "
-				   "profile's magic number is wrong (the file "
-				   "was changed, as by a text-mode copy)");
-	if (n < PAP_PROFBIN_HEAD)
+	if (at == 0)
+		return pb_error_at(file, err, errlen, 0, "a binary profile's "
+				   "magic number is wrong (the file was "
+				   "changed, as by a text-mode copy)");
+	if (at == n)
 		return pb_error_at(file, err, errlen, n, "the file ends "
 				   "inside the profile's header");
-	v = pb_get_le(d + 8, 4);
-	if (pap_profbin_head_ok(d, NULL, &at) && at == 8)
+	if (at == 8)
 		return pb_error_at(file, err, errlen, 8, "profile version "
 				   "%llu is not supported (this pap reads "
-				   "versions 1 to %d)", (unsigned long long)v,
+				   "text versions 1 to %d and %d, binary "
+				   "versions %d to %d)", (unsigned long long)
+				   pb_get_le(d + 8, 4), PAP_PROFILE_VERSION_OLD,
+				   PAP_PROFILE_VERSION,
+				   PAP_PROFILE_VERSION_BIN_OLDEST,
 				   PAP_PROFILE_VERSION_BIN);
 	if (at == 12)
 		return pb_error_at(file, err, errlen, 12, "unknown profile "
 				   "flags %#llx", (unsigned long long)
 				   pb_get_le(d + 12, 4));
+	return pb_error_at(file, err, errlen, at, "committed length %llu is "
+			   "shorter than the header", (unsigned long long)
+			   pb_get_le(d + PAP_PROFBIN_COMMIT_AT, 8));
+}
+
+int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
+		     size_t *good, uint64_t *committed, const char *file,
+		     char *err, size_t errlen)
+{
+	struct pap_profbin_head hd;
+	size_t off, at;
+	int at_c;
+
+	*good = n;
+	*committed = 0;
+	if (pap_profbin_head_ok(d, n, &hd, &at))
+		return pb_head_error(d, n, at, file, err, errlen);
+	*committed = hd.committed;
+	off = hd.len;
+	at_c = !hd.committed || hd.committed == off;
 	while (off < n) {
 		uint64_t len;
 		const unsigned char *body;
@@ -916,7 +957,7 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 
 		if (n - off < PAP_PROFBIN_SEG_HEAD) {
 			*good = off;	/* cut inside the header */
-			return PAP_OK;
+			break;
 		}
 		if (pap_profbin_seg_len(d + off, &len))
 			return pb_error_at(file, err, errlen, off, "not the "
@@ -933,7 +974,7 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 						   "segments follow",
 						   (unsigned long long)len);
 			*good = off;
-			return PAP_OK;
+			break;
 		}
 		body = d + off + PAP_PROFBIN_SEG_HEAD;
 		if (pap_profbin_seg_tail_ok(body + len, len, NULL))
@@ -952,6 +993,14 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 			return r;
 		off += PAP_PROFBIN_SEG_HEAD + (size_t)len +
 		       PAP_PROFBIN_SEG_TAIL;
+		at_c |= hd.committed == off;
 	}
+	/* C within the whole segments is where one of them ends; beyond
+	 * them the file was cut, which the caller says */
+	if (!at_c && hd.committed <= *good)
+		return pb_error_at(file, err, errlen, PAP_PROFBIN_COMMIT_AT,
+				   "committed length %llu is not where a "
+				   "segment ends", (unsigned long long)
+				   hd.committed);
 	return PAP_OK;
 }

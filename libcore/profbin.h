@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profbin.h - the binary profile, version 4: a log of segments
+ * profbin.h - the binary profile, versions 4 to 6: a log of segments
  * (internal to the core library; doc/formats.md has the layout).
  *
- *   file:     magic "\x89PAP\r\n\x1a\n", u32 version (4), u32 flags (0),
- *             then one or more segments
+ *   file:     magic "\x89PAP\r\n\x1a\n", u32 version (6), u32 pap's
+ *             version, u64 C (the file's committed length), then one or
+ *             more segments
  *   segment:  "PSEG", u32 flags (0), u64 L, L bytes of body,
  *             u64 FNV-1a of the body, u64 L, "PEND", u32 0
  *
  * Fixed-width numbers are little-endian whatever the host.  A segment
  * holds a whole profile; a file's profile is the sum of its segments.
  * The trailer repeats L so that the last segment is found, and checked,
- * from the file's end.
+ * from the file's end.  A writer appends a segment, then sets C to the
+ * file's new length: a file shorter than C was cut, even at a segment's
+ * end; one longer holds whole segments of a writer killed before it set
+ * C, which count.  Version 5's header is 16 bytes, without C; version
+ * 4's has flags (0) where version 5 names pap's version.
  */
 #ifndef PAP_CORE_PROFBIN_H
 #define PAP_CORE_PROFBIN_H
@@ -27,34 +32,47 @@ extern "C" {
 
 #define PAP_PROFBIN_MAGIC "\x89PAP\r\n\x1a\n"
 #define PAP_PROFBIN_MAGIC_LEN 8
-#define PAP_PROFBIN_HEAD 16	/* magic, version, pap's version */
+#define PAP_PROFBIN_HEAD 24	/* magic, version, pap's version, C */
+#define PAP_PROFBIN_HEAD_OLD 16	/* versions 4 and 5: no C */
+#define PAP_PROFBIN_COMMIT_AT 16	/* where C is */
 #define PAP_PROFBIN_SEG_HEAD 16	/* marker, flags, L */
 #define PAP_PROFBIN_SEG_TAIL 24	/* checksum, L, end marker, 0 */
 #define PAP_PROFBIN_SEG_MARK "PSEG"
 #define PAP_PROFBIN_END_MARK "PEND"
 
-/* Does @d[0..@n) start like a version 4 file (its magic's first four
+/* Does @d[0..@n) start like a binary profile (its magic's first four
  * bytes)? */
 int pap_profbin_is(const void *d, size_t n);
 
-/* The file header, 16 bytes, into @out: the newest format version and
- * this pap's version (PAP_PROFBIN_PAP_VERSION). */
-void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD]);
+/* The file header into @out: the newest format version, this pap's
+ * version (PAP_PROFBIN_PAP_VERSION) and @committed, the file's length
+ * once what its writer writes now is there. */
+void pap_profbin_header(unsigned char out[PAP_PROFBIN_HEAD],
+			uint64_t committed);
 
 /* pap's version as a version 5 header holds it: major << 16 | minor << 8
  * | patch, each below 256. */
 #define PAP_PROFBIN_PAP_VERSION(major, minor, patch) \
 	((uint32_t)(major) << 16 | (uint32_t)(minor) << 8 | (uint32_t)(patch))
 
+/* A file header as pap_profbin_head_ok() reads it. */
+struct pap_profbin_head {
+	uint32_t version;	/* 4, 5 or 6 */
+	uint32_t pap_version;	/* who wrote the file; 0: not said */
+	size_t len;		/* PAP_PROFBIN_HEAD, or _OLD before 6 */
+	uint64_t committed;	/* C; 0 before version 6 */
+};
+
 /*
- * Checks a file header: 0 when it is one this pap reads (version 4, its
- * flags 0, or version 5), with *@pap_version (may be NULL) the version
- * of pap that wrote the file (0: not said, version 4); else -1, with
- * *@at the offset of what is wrong (0 the magic, 8 the version, 12 the
- * flags), 16 when it is sound.
+ * Checks the file header at @h[0..@n): 0 when it is one this pap reads
+ * (version 4, its flags 0, version 5, or version 6 whose C is at least
+ * the header), with *@out (may be NULL) what it says; else -1, with *@at
+ * the offset of what is wrong (0 the magic, 8 the version, 12 the flags,
+ * 16 C, or @n when the header does not fit in @n bytes), the header's
+ * length when it is sound.
  */
-int pap_profbin_head_ok(const unsigned char h[PAP_PROFBIN_HEAD],
-			uint32_t *pap_version, size_t *at);
+int pap_profbin_head_ok(const unsigned char *h, size_t n,
+			struct pap_profbin_head *out, size_t *at);
 
 /*
  * @p as one whole segment (header, body, trailer) in a buffer *@out of
@@ -80,10 +98,13 @@ int pap_profbin_seg_tail_ok(const unsigned char t[PAP_PROFBIN_SEG_TAIL],
 			    uint64_t len, const unsigned char *body);
 
 /*
- * Walks the version 4 file @d[0..@n) (named @file in messages): checks
+ * Walks the binary profile @d[0..@n) (named @file in messages): checks
  * the header and each segment's framing and checksum, and adds each
  * segment's records to @p.  A last segment cut short (the file ends
- * inside it) is not read: *@good is where it starts, else @n.  A bad
+ * inside it) is not read: *@good is where it starts, else @n.
+ * *@committed is C (0 before version 6): when it is beyond @n the file
+ * was cut; when it is within the whole segments read it must be where
+ * one ends, else the file is corrupt.  A bad
  * header, framing or checksum, or a malformed body, is PAP_ECORRUPT
  * with "FILE: error: byte OFFSET: ..." in @err; then @p may hold the
  * records of the segments before.  PAP_ENOMEM, PAP_ELIMIT
@@ -91,7 +112,8 @@ int pap_profbin_seg_tail_ok(const unsigned char t[PAP_PROFBIN_SEG_TAIL],
  * checked.
  */
 int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
-		     size_t *good, const char *file, char *err, size_t errlen);
+		     size_t *good, uint64_t *committed, const char *file,
+		     char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -682,7 +682,44 @@ struct prof_parse {
 	size_t cap;
 	struct pap_bpack_buf pack;	/* older versions' long paths packed */
 	int version;
+	int ended;		/* version 6: its end line was read */
 };
+
+/* The end line "e LINES" after its letter: LINES must be how many lines
+ * came between the header and it. */
+static int prof_end_line(struct prof_parse *ps)
+{
+	struct prof_lexer *lx = &ps->lx;
+	const char *s;
+	size_t n;
+	uint64_t lines;
+	int err = prof_u64(lx, &lines, "line count");
+
+	if (err)
+		return err;
+	if (prof_word(lx, &s, &n))
+		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
+				  s);
+	if (lines != lx->line - 2)
+		return prof_error(lx, "the end line counts %llu %s, but %u "
+				  "came before it: lines were lost or added",
+				  (unsigned long long)lines,
+				  pap_plural(lines, "line", "lines"),
+				  lx->line - 2);
+	ps->ended = 1;
+	return PAP_OK;
+}
+
+/* A version 6 text that ended without its end line was cut at a line's
+ * end; PAP_ECORRUPT then, else PAP_OK. */
+static int prof_check_end(struct prof_parse *ps)
+{
+	if (ps->version < PAP_PROFILE_VERSION || ps->ended)
+		return PAP_OK;
+	return prof_error(&ps->lx, "the profile ends without its end line "
+			  "('%c LINES'): the file is cut short",
+			  PAP_PROFILE_END_LETTER);
+}
 
 /* Checks the header line at the start of @text; 0 or PAP_ECORRUPT. */
 static int prof_header(struct prof_parse *ps, const char *text)
@@ -693,13 +730,15 @@ static int prof_header(struct prof_parse *ps, const char *text)
 	if (strncmp(text, "pap-profile ", 12))
 		return prof_error(&ps->lx, "not a pap profile");
 	vlen = strcspn(text + 12, "\n");
-	if (text[12] < '1' || text[12] > '0' + PAP_PROFILE_VERSION ||
-	    vlen != 1)
+	if (vlen != 1 || ((text[12] < '1' ||
+			   text[12] > '0' + PAP_PROFILE_VERSION_OLD) &&
+			  text[12] != '0' + PAP_PROFILE_VERSION))
 		return prof_error(&ps->lx, "profile version '%.*s' is not "
 				  "supported (this pap reads text versions 1 "
-				  "to %d and binary version %d)",
+				  "to %d and %d, binary versions %d to %d)",
 				  vlen > 20 ? 20 : (int)vlen, text + 12,
-				  PAP_PROFILE_VERSION,
+				  PAP_PROFILE_VERSION_OLD, PAP_PROFILE_VERSION,
+				  PAP_PROFILE_VERSION_BIN_OLDEST,
 				  PAP_PROFILE_VERSION_BIN);
 	if (text[13] != '\n')
 		return prof_error(&ps->lx, "the last line has no newline: "
@@ -723,8 +762,13 @@ static int prof_body(struct prof_parse *ps, const char *text)
 			lx->line++;
 			continue;
 		}
-		if (kind == PAP_PROFILE_LOST_LETTER && ps->version >= 2 &&
-		    *lx->p == ' ')
+		if (ps->ended)
+			r = prof_error(lx, "a line after the end line");
+		else if (kind == PAP_PROFILE_END_LETTER &&
+			 ps->version >= PAP_PROFILE_VERSION && *lx->p == ' ')
+			r = prof_end_line(ps);
+		else if (kind == PAP_PROFILE_LOST_LETTER && ps->version >= 2 &&
+			 *lx->p == ' ')
 			r = prof_lost(lx, &ps->tmp);
 		else if (pap_rec_of_letter(kind) < 0 || *lx->p != ' ')
 			r = prof_error(lx, "unknown record");
@@ -787,22 +831,23 @@ static void prof_parse_init(struct prof_parse *ps, const char *file,
 }
 
 /*
- * Reads the version 4 file @d[0..@n) into @p as pap_profile_parse_mem()
+ * Reads the binary file @d[0..@n) into @p as pap_profile_parse_mem()
  * says: all of it or nothing, a warning in @err when its last segment was
- * cut short.
+ * cut short or the file is shorter than its committed length.
  */
 static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
 			  size_t n, const char *file, char *err, size_t errlen)
 {
 	struct prof_parse ps;
 	char note[256] = "";
-	uint64_t nstale = 0;
+	uint64_t nstale = 0, committed;
 	size_t good, nfns = 0;
 	int r;
 
 	prof_parse_init(&ps, file, err, errlen);
 	ps.tmp.max_recs = p->max_recs;
-	r = pap_profbin_read(&ps.tmp, d, n, &good, file, err, errlen);
+	r = pap_profbin_read(&ps.tmp, d, n, &good, &committed, file, err,
+			     errlen);
 	if (r == PAP_ECORRUPT || r == PAP_ELIMIT) {
 		/* the message is pap_profbin_read()'s */
 		pap_profile_free(&ps.tmp);
@@ -823,6 +868,13 @@ static int prof_parse_bin(struct pap_profile *p, const unsigned char *d,
 			 "byte %zu, are a segment cut short (its writer was "
 			 "killed or the disk was full); left out%s%s", file,
 			 n - good, pap_plural(n - good, "byte", "bytes"), good,
+			 *note ? "; " : "", note);
+	else if (!r && committed > n)
+		snprintf(err, errlen, "%s: warning: the file was cut: its "
+			 "writer left it %llu bytes long, %llu more than it "
+			 "has; the records of what is missing are not in this "
+			 "profile%s%s", file, (unsigned long long)committed,
+			 (unsigned long long)(committed - n),
 			 *note ? "; " : "", note);
 	else if (!r && *note)
 		snprintf(err, errlen, "%s: %s", file, note);
@@ -857,7 +909,8 @@ int pap_profile_parse_mem(struct pap_profile *p, const void *data,
 		prof_finish(&ps, p, r);
 		return r;
 	}
-	r = prof_finish(&ps, p, prof_body(&ps, text + 14));
+	r = prof_body(&ps, text + 14);
+	r = prof_finish(&ps, p, r ? r : prof_check_end(&ps));
 	free(text);
 	return r;
 }
@@ -996,6 +1049,8 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 	}
 	close(fd);
 	free(buf);
+	if (!r)
+		r = prof_check_end(&ps);
 	if (r) {
 		prof_finish(&ps, p, r);
 		return r;
@@ -1274,20 +1329,6 @@ static void prof_put_num(struct prof_out *o, uint64_t v)
 	o->n += prof_put_u64(o->buf + o->n, v);
 }
 
-/* The oldest version that can hold @p: older readers keep reading what
- * they can. */
-static int prof_version(const struct pap_profile *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nrecs; i++)
-		if (p->recs[i].count &&
-		    pap_bpack_has_repeat(p->recs[i].bps, p->recs[i].nbps))
-			return PAP_PROFILE_VERSION;
-	return p->lost ? PAP_PROFILE_VERSION_NOREPEAT :
-			 PAP_PROFILE_VERSION_NOLOSS;
-}
-
 /* @p's records in their written order, counts of zero too, into a new
  * array *@order; ranks of names into *@rank. */
 static int prof_sorted(const struct pap_profile *p,
@@ -1361,7 +1402,7 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 		errno = ENOMEM;
 		return -1;
 	}
-	pap_profbin_header(head);
+	pap_profbin_header(head, sizeof(head) + len);
 	fwrite(head, 1, sizeof(head), f);
 	fwrite(seg, 1, len, f);
 	pap_mem_release(p->mem, seg, len);
@@ -1375,6 +1416,7 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 	uint32_t *rank, k;
 	char letter[2] = { 0, ' ' };
 	size_t i;
+	uint64_t lines = 0;
 
 	o = malloc(sizeof(*o));
 	if (!o || prof_sorted(p, &order, &rank)) {
@@ -1385,12 +1427,13 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 	o->f = f;
 	o->n = 0;
 	prof_put_str(o, "pap-profile", 11);
-	prof_put_num(o, prof_version(p));
+	prof_put_num(o, PAP_PROFILE_VERSION);
 	if (p->lost) {
 		letter[0] = PAP_PROFILE_LOST_LETTER;
 		prof_put_str(o, "\n", 1);
 		prof_put_str(o, letter, 1);
 		prof_put_num(o, p->lost);
+		lines++;
 	}
 	prof_put_str(o, "\n", 1);
 	for (i = 0; i < p->nrecs; i++) {
@@ -1418,7 +1461,12 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 			prof_put_num(o, r->bps[k].r);
 		}
 		prof_put_str(o, "\n", 1);
+		lines++;
 	}
+	letter[0] = PAP_PROFILE_END_LETTER;
+	prof_put_str(o, letter, 1);
+	prof_put_num(o, lines);
+	prof_put_str(o, "\n", 1);
 	prof_room(o, sizeof(o->buf));
 	free(o);
 	pap_mem_release(p->mem, rank,

@@ -9,17 +9,19 @@
  * aggregates into one per thread, merges them into the profile file at
  * exit, and the decoder reads the file back.
  *
- * File format (doc/formats.md): version 4 is binary, a log of segments
- * each holding a whole profile, which the file's profile is the sum of
- * (profbin.h); each function's distinct breakpoints are stored once and
- * its paths refer to them.  Versions 1 to 3 are text, still read, and
- * written for people and scripts (pap_profile_write_text):
- *   pap-profile 1            (2 when records were lost, 3 when a record
- *                            holds a repeat)
- *   l LOST                   (version 2 on: records reported lost)
+ * File format (doc/formats.md): versions 4 to 6 are binary, a log of
+ * segments each holding a whole profile, which the file's profile is the
+ * sum of (profbin.h); each function's distinct breakpoints are stored once
+ * and its paths refer to them.  Text, for people and scripts
+ * (pap_profile_write_text), is version 6; versions 1 to 3 are still read:
+ *   pap-profile 6            (1 to 3: without the end line; "l" from
+ *                            2 on, repeats in breakpoints from 3 on)
+ *   l LOST                   (records reported lost)
  *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...  (breakpoints packed:
  *                            bpack.h; a repeat's SITE is 4294967294)
  *   b FUNCTION COUNT ID
+ *   e LINES                  (the last line: how many lines come between
+ *                            the first and it)
  * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records
  * are written in a fixed order (doc/formats.md), so equal profiles are
  * equal files.
@@ -38,19 +40,22 @@
 extern "C" {
 #endif
 
-/* the binary format, written by default: version 5 is version 4 whose
- * header names the pap that wrote the file; both are read */
-#define PAP_PROFILE_VERSION_BIN 5
+/* the binary format, written by default: version 6's header holds the
+ * file's committed length, version 5's the pap that wrote it, version 4's
+ * neither; all three are read (profbin.h) */
+#define PAP_PROFILE_VERSION_BIN 6
 #define PAP_PROFILE_VERSION_BIN_OLDEST 4
-/* the newest text version */
-#define PAP_PROFILE_VERSION 3
-/* text written when no record holds a repeat (bpack.h), so such files
- * stay version 2, or 1 when no record was lost either */
-#define PAP_PROFILE_VERSION_NOREPEAT 2
-#define PAP_PROFILE_VERSION_NOLOSS 1
+/* the text format written: version 3's lines, then an end line counting
+ * them, so that a file cut at a line's end is told from a whole one */
+#define PAP_PROFILE_VERSION 6
+/* text versions 1 to 3, still read: no end line */
+#define PAP_PROFILE_VERSION_OLD 3
 
 /* the letter of a profile file's lost-records line */
 #define PAP_PROFILE_LOST_LETTER 'l'
+/* the letter of a version 6 text profile's end line, its last:
+ * "e N", N the number of lines between the header and it */
+#define PAP_PROFILE_END_LETTER 'e'
 
 struct pap_prof_rec {
 	char *fn;		/* the profile's copy: names[name] */
@@ -244,10 +249,13 @@ int pap_profile_drop_stale(struct pap_profile *p, uint64_t *nrecs,
  * Reads a profile file's @len bytes at @data (named @file in messages),
  * of any version, and adds its records to @p.  On malformed input
  * nothing is added, and @err gets "FILE:LINE: error: ..." (text) or
- * "FILE: error: byte OFFSET: ..." (version 4).  A version 4 file whose
- * last segment is cut short (its writer was killed, or the disk filled)
- * is read without it: 0, and @err gets "FILE: warning: ..." saying how
- * many bytes were left out; else @err is "" on success.
+ * "FILE: error: byte OFFSET: ..." (binary).  A binary file whose last
+ * segment is cut short (its writer was killed, or the disk filled) is
+ * read without it, and one shorter than its committed length (cut after
+ * a segment) is read as it is: 0, and @err gets "FILE: warning: ..."
+ * saying how many bytes were left out or are missing; else @err is ""
+ * on success.  A version 6 text file without its end line is cut short:
+ * an error.
  */
 int pap_profile_parse_mem(struct pap_profile *p, const void *data,
 			  size_t len, const char *file, char *err,
@@ -266,11 +274,11 @@ int pap_profile_parse(struct pap_profile *p, const char *text,
 int pap_profile_read_file(struct pap_profile *p, const char *path,
 			  size_t max, char *err, size_t errlen,
 			  void (*tick)(size_t done, size_t size));
-/* Writes @p as a version 4 file (header and one segment), records in
+/* Writes @p as a binary file (header and one segment), records in
  * their fixed order; 0 or -1 (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
-/* Writes @p as text, in the oldest of versions 1 to 3 that holds it,
- * records in their fixed order; 0 or -1 (see errno). */
+/* Writes @p as text (version 6, its end line last), records in their
+ * fixed order; 0 or -1 (see errno). */
 int pap_profile_write_text(const struct pap_profile *p, FILE *f);
 /*
  * @p's records with a nonzero count, *@n of them, grouped by function in
@@ -287,13 +295,16 @@ const struct pap_prof_rec **pap_profile_order(const struct pap_profile *p,
  * Merges @mine into the profile file @path, which other processes may be
  * merging into at the same time, under an exclusive lock on PATH.lock,
  * and calls @written(@arg) (if not NULL) once @mine is in the file,
- * before letting go of the lock.  A version 4 PATH gets @mine appended
- * as one segment, after a last segment cut short is cut off; when the
+ * before letting go of the lock.  A version 6 PATH gets @mine appended
+ * as one segment, after a last segment cut short is cut off, and its
+ * committed length set to the new end once the segment is there; when the
  * segments after the first come to outweigh it (and
  * PAP_PROFILE_LOG_FLOOR), PATH is compacted instead: read, added to,
  * written to PATH.tmp.PID as one segment and renamed over PATH, unless
  * that would read back more than PAP_PROFILE_COMPACT_MAX bytes.  So is a
- * missing or empty PATH, or a text one (versions 1 to 3).  An existing
+ * missing or empty PATH, a text one, one of binary versions 4 and 5, or
+ * one shorter than its committed length (cut: what is left is kept, the
+ * cut said).  An existing
  * regular file of ours that is not a profile is kept as PATH.bad.PID;
  * anything else at PATH (directory, device, FIFO, symbolic link, another
  * user's file) is refused and left alone, and a null device or an empty
@@ -310,11 +321,12 @@ int pap_profile_merge_file(const char *path, const struct pap_profile *mine,
  * pap_profile_merge_file for the runtime's spills, which may run in a
  * signal handler that interrupted malloc: it takes no memory but
  * @mine->mem's (mem.h) and reads nothing back.  @mine goes in as a
- * segment appended to a version 4 @path, or as a new file when @path is
+ * segment appended to a version 6 @path, or as a new file when @path is
  * absent or empty, even when the log is due for compaction; the search
  * for a dead collector's losses is left to the next ordinary writer.
  * 0 when written; 1 when only an ordinary writer could (@path is text,
- * not this pap's, or ends in a segment cut short): nothing written, the
+ * of an older version, not this pap's, cut, or ends in a segment cut
+ * short): nothing written, the
  * caller keeps @mine; -1 with a message prefixed by @who.
  */
 int pap_profile_spill_file(const char *path, const struct pap_profile *mine,
@@ -342,7 +354,7 @@ int pap_profile_spill_file(const char *path, const struct pap_profile *mine,
 int pap_profile_can_merge(const char *path, const char *who);
 
 /*
- * Rewrites the profile file @path as one segment (version 4), under its
+ * Rewrites the profile file @path as one segment (binary), under its
  * lock, as merging does when it compacts: equal profiles give equal
  * files.  0, or -1 with "WHO: PATH: ..." on stderr.
  */

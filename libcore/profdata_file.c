@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profdata_file.c - merging into a profile file that many processes share:
- * a version 4 file is a log of segments, each process appending its own
- * (doc/formats.md, "Merging into a shared profile").
+ * a binary file is a log of segments, each process appending its own and
+ * then the file's committed length (doc/formats.md, "Merging into a
+ * shared profile").
  */
 #include <dirent.h>
 #include <errno.h>
@@ -132,6 +133,27 @@ static int pf_write_all(int fd, const unsigned char *buf, size_t n,
 	return 0;
 }
 
+/* Writes @n bytes of @buf at @off of @fd; 0 or -1 (errno). */
+static int pf_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = pwrite(fd, (const char *)buf + done, n - done,
+				   (off_t)(off + done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 /* Reads @n bytes at @off of @fd into @buf; 0, or -1 when they are not
  * all there. */
 static int pf_pread_all(int fd, void *buf, size_t n, uint64_t off)
@@ -164,7 +186,7 @@ static int pf_replace(const char *path, const unsigned char *seg,
 	char tmppath[4096 + 32];
 	int fd, e;
 
-	pap_profbin_header(head);
+	pap_profbin_header(head, sizeof(head) + len);
 	fd = pap_target_tmp(path, tmppath, sizeof(tmppath), who);
 	if (fd < 0)
 		return -1;
@@ -190,18 +212,18 @@ static int pf_replace(const char *path, const unsigned char *seg,
 	return 0;
 }
 
-/* What the end of a version 4 file holds. */
+/* What the end of a binary file holds. */
 enum pf_tail { PF_CLEAN, PF_TORN, PF_BAD };
 
 /*
- * Checks the version 4 file open at @fd, of @size bytes: PF_CLEAN when
- * its last segment is whole (found from the end; its checksum is checked
+ * Checks the binary file open at @fd, of @size bytes: PF_CLEAN when its
+ * last segment is whole (found from the end; its checksum is checked
  * unless it is the first, which came whole through a rename), PF_TORN
  * when the file ends inside a segment after sound ones (*@good: where
- * that segment starts), PF_BAD otherwise (not a version 4 file this pap
- * writes, or damaged before its end).  Only a tail that is not clean is
- * looked for from the start.  *@first: the first segment's size, all
- * framing included.
+ * that segment starts), PF_BAD otherwise (not a version 6 file, shorter
+ * than its committed length, or damaged before its end).  Only a tail
+ * that is not clean is looked for from the start.  *@first: the first
+ * segment's size, all framing included.
  */
 static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 				  uint64_t *good, const struct pap_mem *mem,
@@ -209,16 +231,19 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 {
 	unsigned char head[PAP_PROFBIN_HEAD], t[PAP_PROFBIN_SEG_TAIL];
 	unsigned char h[PAP_PROFBIN_SEG_HEAD], *d;
-	uint64_t len, start, len1 = 0;
+	struct pap_profbin_head hd;
+	uint64_t len, start, len1 = 0, committed;
 	size_t n, got, at;
 	char err[256];
 	int r;
 
 	*first = 0;
 	*good = size;
+	/* older versions, and a file cut, are rewritten whole */
 	if (size < PAP_PROFBIN_HEAD || pf_pread_all(fd, head, sizeof(head), 0))
 		return PF_BAD;
-	if (pap_profbin_head_ok(head, NULL, &at))
+	if (pap_profbin_head_ok(head, sizeof(head), &hd, &at) ||
+	    hd.version < PAP_PROFILE_VERSION_BIN || hd.committed > size)
 		return PF_BAD;
 	if (size >= PAP_PROFBIN_HEAD + PAP_PROFBIN_SEG_HEAD &&
 	    !pf_pread_all(fd, h, sizeof(h), PAP_PROFBIN_HEAD) &&
@@ -256,7 +281,8 @@ static enum pf_tail pf_check_tail(int fd, uint64_t size, uint64_t *first,
 	if (lseek(fd, 0, SEEK_SET) ||
 	    !(d = (unsigned char *)pap_read_fd(fd, (size_t)size, &n)))
 		return PF_BAD;
-	r = pap_profbin_read(NULL, d, n, &got, "", err, sizeof(err));
+	r = pap_profbin_read(NULL, d, n, &got, &committed, "", err,
+			     sizeof(err));
 	*good = got;
 	free(d);
 	if (r || n != size)
@@ -358,21 +384,23 @@ static int pf_lock(const char *lockpath, const char *who)
 }
 
 /*
- * Appends @mine (its lost count raised by @extra_lost) to the version 4
- * file @path as one segment, after cutting off a segment cut short;
- * with the lock held.  1 when done; 0 when the file must be rewritten
- * instead (no such file, empty, text, not this pap's, or its log is due
+ * Appends @mine (its lost count raised by @extra_lost) to the version 6
+ * file @path as one segment, after cutting off a segment cut short, then
+ * sets the file's committed length to its new end; with the lock held.
+ * 1 when done; 0 when the file must be rewritten instead (no such file,
+ * empty, text, an older version, cut, not this pap's, or its log is due
  * for compaction); -1 when the append failed (the file left as it was,
  * a message given).  When @spilling, nothing is read back and no memory
  * taken but @mine->mem's: a file due for compaction, or a header alone,
  * is appended to all the same, and 2 says that only a rewrite would do
- * (a text file, one not this pap's, or a tail to recover).
+ * (a text file, an older version, a cut one, one not this pap's, or a
+ * tail to recover).
  */
 static int pf_append(const char *path, const struct pap_profile *mine,
 		     uint64_t extra_lost, const char *who, int spilling)
 {
 	struct stat st;
-	unsigned char *seg = NULL;
+	unsigned char *seg = NULL, head[PAP_PROFBIN_HEAD];
 	uint64_t first, good, size, floor, log;
 	size_t len;
 	enum pf_tail tail;
@@ -381,7 +409,7 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	enum pap_target what;
 
 	/* a regular file of ours only: never written through */
-	fd = pap_target_open(path, O_RDWR | O_APPEND, who, &what);
+	fd = pap_target_open(path, O_RDWR, who, &what);
 	if (fd < 0)
 		return what == PAP_TARGET_ABSENT ? 0 : -1;
 	if (fstat(fd, &st)) {
@@ -421,18 +449,26 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	if (!spilling && (!first || (log + len > floor &&
 				     size + len <= PAP_PROFILE_COMPACT_MAX)))
 		goto out;
-	if (pf_write_all(fd, seg, len, PF_KILL_APPEND_MID)) {
-		int e = errno;
-
-		if (ftruncate(fd, (off_t)size))
-			e = errno;
-		fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
-			strerror(e));
-		rc = -1;
-		goto out;
-	}
+	/* the segment, then the length that commits it: a writer killed
+	 * in between leaves a whole segment past the committed length,
+	 * which readers count */
+	pap_profbin_header(head, size + len);
+	if (lseek(fd, (off_t)size, SEEK_SET) < 0 ||
+	    pf_write_all(fd, seg, len, PF_KILL_APPEND_MID))
+		goto write_error;
 	pf_test_point(PF_KILL_APPEND_AFTER);
+	if (pf_pwrite_all(fd, head + PAP_PROFBIN_COMMIT_AT, 8,
+			  PAP_PROFBIN_COMMIT_AT))
+		goto write_error;
 	rc = 1;
+	goto out;
+write_error:
+	rc = errno;
+	if (ftruncate(fd, (off_t)size))
+		rc = errno;
+	fprintf(stderr, "%s: %s: cannot write: %s\n", who, path,
+		strerror(rc));
+	rc = -1;
 out:
 	if (seg)
 		pap_mem_release(mine->mem, seg, len);

@@ -11,7 +11,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 acts() { "$decode" --format=paths "$2" | awk -v f="$1" '$1 == f { s += $2 }
 	END { print s + 0 }'; }
 
-echo "1..22"
+echo "1..24"
 
 cat >noret.c <<'C'
 #include <stdlib.h>
@@ -129,6 +129,24 @@ check "a full disk inside or before the append: the writer says so, the file is 
 ./loop 30 >/dev/null
 check "and with room again, the next writer appends: 33 runs" \
 	'[ "$(acts work pap.prof)" -eq $((33 * 31)) ]'
+
+# a file cut exactly where a segment ends (a copy stopped there) is whole
+# segments, but shorter than the length its last writer committed
+rm -f seg.prof
+PAP_PROFILE=seg.prof ./loop 30 >/dev/null
+s1=$(wc -c <seg.prof)
+PAP_PROFILE=seg.prof ./loop 30 >/dev/null
+head -c "$s1" seg.prof >segcut.prof
+"$decode" --format=paths one.prof | sort >want1
+"$decode" --format=paths segcut.prof 2>errc | sort >gotc
+check "a profile cut where a segment ends: what is left is read, the cut said" \
+	'[ "$(wc -c <seg.prof)" -gt "$s1" ] && cmp -s gotc want1 &&
+	 grep -q "^segcut.prof: warning: the file was cut: its writer left it [0-9]* bytes long" errc'
+PAP_PROFILE=segcut.prof ./loop 30 >/dev/null 2>errw
+check "... the next writer keeps what is left, says so, and commits the file anew" \
+	'grep -q "segcut.prof: warning: the file was cut" errw &&
+	 [ "$(acts work segcut.prof)" -eq $((2 * 31)) ] &&
+	 "$decode" --format=paths segcut.prof >/dev/null 2>errr && [ ! -s errr ]'
 
 cp pap.prof good.prof
 "$decode" print good.prof >good.txt

@@ -278,12 +278,19 @@ static void test_profile_order(void **state)
 	}
 	qsort(want, NREC, sizeof(*want), line_cmp);
 	ta = write_text(&a);
-	assert_true(strncmp(ta, "pap-profile 1\n", 14) == 0);
+	assert_true(strncmp(ta, "pap-profile 6\n", 14) == 0);
 	for (line = strtok(ta + 14, "\n"); line; line = strtok(NULL, "\n")) {
-		assert_true(ngot < NREC);
+		assert_true(ngot <= NREC);
 		got[ngot++] = line;
 	}
-	assert_int_equal(ngot, NREC);
+	/* the records, then the end line counting them */
+	assert_int_equal(ngot, NREC + 1);
+	{
+		char end[32];
+
+		snprintf(end, sizeof(end), "e %d", NREC);
+		assert_string_equal(got[NREC], end);
+	}
 	/* functions in order: the second word never goes down */
 	for (i = 1; i < NREC; i++)
 		assert_true(strcmp(strchr(got[i - 1], ' ') + 1,
@@ -366,21 +373,21 @@ static void test_profile_numbers(void **state)
 	pap_profile_init(&p);
 	assert_int_equal(pap_profile_add(&p, FN, PAP_REC_PATH, 1, UINT64_MAX,
 					 bps, n, 1), 0);
-	at = snprintf(want, sizeof(want), "pap-profile 1\np %s 1 1 %llu %u",
+	at = snprintf(want, sizeof(want), "pap-profile 6\np %s 1 1 %llu %u",
 		      FN, (unsigned long long)UINT64_MAX, n);
 	for (i = 0; i < n; i++)
 		at += snprintf(want + at, sizeof(want) - (size_t)at,
 			       " %u %llu", bps[i].site,
 			       (unsigned long long)bps[i].r);
-	snprintf(want + at, sizeof(want) - (size_t)at, "\n");
+	snprintf(want + at, sizeof(want) - (size_t)at, "\ne 1\n");
 	text = write_text(&p);
 	assert_string_equal(text, want);
 	free(text);
 	pap_profile_free(&p);
 }
 
-/* test_profile_repeats: a record holding a repeat (bpack.h) makes the
- * file version 3 and reads back equal; a repeat in an older version, or
+/* test_profile_repeats: a record holding a repeat (bpack.h) is written
+ * and reads back equal; a repeat in an older version, or
  * one that reaches before the path's start, is refused, naming the line;
  * an older version's long path is packed as it is read. */
 static void test_profile_repeats(void **state)
@@ -399,8 +406,8 @@ static void test_profile_repeats(void **state)
 					 4), 0);
 	p.lost = 2;
 	text = write_text(&p);
-	assert_string_equal(text, "pap-profile 3\nl 2\np " FN " 1 4 9 3 1 7 2 "
-			    "8 4294967294 8589934597\n");
+	assert_string_equal(text, "pap-profile 6\nl 2\np " FN " 1 4 9 3 1 7 2 "
+			    "8 4294967294 8589934597\ne 2\n");
 	if (pap_profile_parse(&q, text, "r.prof", err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(q.nrecs, 1);
@@ -480,6 +487,68 @@ static void test_profile_cut_short(void **state)
 							   err, sizeof(err),
 							   NULL), 0);
 		assert_non_null(strstr(err, want + 6));
+		pap_profile_free(&p);
+		unlink(path);
+		strcpy(path + strlen(path) - 6, "XXXXXX");
+	}
+}
+
+/* test_profile_end_line: a version 6 text profile cut at a line's end,
+ * which no newline check can see, is refused for its missing end line,
+ * from memory and from a file; an end line counting other than the lines
+ * before it, or a line after it, is refused; versions 1 to 3 have none. */
+static void test_profile_end_line(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "pap-profile 6\n", "c.prof:2: error: the profile ends "
+		  "without its end line ('e LINES'): the file is cut short" },
+		{ "pap-profile 6\nl 3\np " FN " 1 1 4 0\n", "c.prof:4: error: "
+		  "the profile ends without its end line" },
+		{ "pap-profile 6\np " FN " 1 1 4 0\ne 1\n", NULL },
+		{ "pap-profile 6\ne 0\n", NULL },
+		{ "pap-profile 6\np " FN " 1 1 4 0\ne 2\n", "c.prof:3: error: "
+		  "the end line counts 2 lines, but 1 came before it" },
+		{ "pap-profile 6\ne 0\np " FN " 1 1 4 0\ne 1\n", "c.prof:3: "
+		  "error: a line after the end line" },
+		{ "pap-profile 3\np " FN " 1 1 4 0\n", NULL },
+		{ "pap-profile 3\np " FN " 1 1 4 0\ne 1\n", "c.prof:3: error: "
+		  "unknown record" },
+		{ "pap-profile 5\n", "c.prof:1: error: profile version '5' is "
+		  "not supported" },
+	};
+	char err[256], path[] = "/tmp/test_profile_end.XXXXXX";
+	struct pap_profile p;
+	size_t i;
+	int fd, r;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pap_profile_init(&p);
+		r = pap_profile_parse(&p, cases[i].text, "c.prof", err,
+				      sizeof(err));
+		if (!cases[i].want && r)
+			fail_msg("case %zu: %s", i, err);
+		if (cases[i].want) {
+			assert_int_not_equal(r, 0);
+			if (strncmp(err, cases[i].want, strlen(cases[i].want)))
+				fail_msg("case %zu: '%s'", i, err);
+			assert_int_equal(p.nrecs, 0);
+		}
+		pap_profile_free(&p);
+
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_true(write(fd, cases[i].text, strlen(cases[i].text)) ==
+			    (ssize_t)strlen(cases[i].text));
+		close(fd);
+		pap_profile_init(&p);
+		r = pap_profile_read_file(&p, path, 1 << 20, err, sizeof(err),
+					  NULL);
+		assert_int_equal(r != 0, cases[i].want != NULL);
+		if (cases[i].want)
+			assert_non_null(strstr(err, cases[i].want + 6));
 		pap_profile_free(&p);
 		unlink(path);
 		strcpy(path + strlen(path) - 6, "XXXXXX");
@@ -746,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_profile_many_breakpoints),
 		cmocka_unit_test(test_profile_claimed_count),
 		cmocka_unit_test(test_profile_cut_short),
+		cmocka_unit_test(test_profile_end_line),
 		cmocka_unit_test(test_profile_order),
 		cmocka_unit_test(test_profile_numbers),
 		cmocka_unit_test(test_profile_repeats),

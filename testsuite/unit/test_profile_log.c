@@ -257,7 +257,7 @@ static void test_log_equal_files(void **state)
 }
 
 /* A file of the header and @n segments, segment i holding the random
- * profile of seed @seed + i; their sum into @sum. */
+ * profile of seed @seed + i, committed whole; their sum into @sum. */
 static struct bytes log_file(uint64_t seed, unsigned n, size_t recs,
 			     struct pap_profile *sum, size_t *ends)
 {
@@ -265,7 +265,6 @@ static struct bytes log_file(uint64_t seed, unsigned n, size_t recs,
 	unsigned i;
 
 	assert_non_null(f.d);
-	pap_profbin_header(f.d);
 	for (i = 0; i < n; i++) {
 		struct pap_profile p;
 		unsigned char *seg;
@@ -284,6 +283,7 @@ static struct bytes log_file(uint64_t seed, unsigned n, size_t recs,
 		free(seg);
 		pap_profile_free(&p);
 	}
+	pap_profbin_header(f.d, f.n);
 	return f;
 }
 
@@ -342,6 +342,20 @@ static void test_log_append(void **state)
 		assert_int_equal(pap_profile_merge_file(path, &p, "test", NULL,
 							NULL), 0);
 		pap_profile_free(&p);
+	}
+	/* each append committed the file's new length */
+	{
+		struct pap_profbin_head hd;
+		unsigned char h[PAP_PROFBIN_HEAD];
+		size_t at;
+
+		fp = fopen(path, "rb");
+		assert_non_null(fp);
+		assert_int_equal(fread(h, 1, sizeof(h), fp), sizeof(h));
+		assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+		assert_int_equal(pap_profbin_head_ok(h, sizeof(h), &hd, &at), 0);
+		assert_int_equal(hd.committed, ftell(fp));
+		fclose(fp);
 	}
 	pap_profile_init(&got);
 	if (pap_profile_read_file(&got, path, (size_t)1 << 30, err,
@@ -413,8 +427,10 @@ static void test_log_append(void **state)
 /*
  * test_log_cuts: a file of three segments cut at every byte reads, from
  * the end of the header on, as the sum of the segments whole before the
- * cut (a warning saying how much was left out when the cut is inside
- * one); a cut inside the header is an error naming the file.
+ * cut, with a warning saying how much was left out (inside a segment) or
+ * is missing (at a segment's end: shorter than its committed length);
+ * only the whole file reads without one.  A cut inside the header is an
+ * error naming the file.
  */
 static void test_log_cuts(void **state)
 {
@@ -459,10 +475,14 @@ static void test_log_cuts(void **state)
 			t = as_text(&p);
 			assert_string_equal(t, texts[k]);
 			free(t);
-			if (at == (k ? ends[k - 1] : PAP_PROFBIN_HEAD))
+			if (at == f.n)
 				assert_string_equal(err, "");
+			else if (at == (k ? ends[k - 1] : PAP_PROFBIN_HEAD))
+				assert_non_null(strstr(err, "t.prof: warning: "
+						       "the file was cut"));
 			else
-				assert_non_null(strstr(err, "t.prof: warning: "));
+				assert_non_null(strstr(err, "t.prof: warning: "
+						       "the last "));
 		}
 		free(cut.d);
 		pap_profile_free(&p);
@@ -472,6 +492,72 @@ static void test_log_cuts(void **state)
 		pap_profile_free(&part[k]);
 	}
 	free(f.d);
+	pap_profile_free(&sum);
+}
+
+/*
+ * test_log_old_versions: a file of versions 4 and 5 (a 16-byte header,
+ * no committed length) reads as the same segments in version 6 do; a
+ * merge into a version 5 file rewrites it as version 6, holding both.
+ */
+static void test_log_old_versions(void **state)
+{
+	char dir[] = "/tmp/paplogXXXXXX", path[64], err[256];
+	struct pap_profile sum, mine, got;
+	struct bytes f, old;
+	unsigned char h[PAP_PROFBIN_HEAD];
+	char *t1, *t2;
+	int v;
+	FILE *fp;
+
+	(void)state;
+	pap_profile_init(&sum);
+	f = log_file(31, 3, 20, &sum, NULL);
+	t1 = as_text(&sum);
+	old.n = f.n - (PAP_PROFBIN_HEAD - PAP_PROFBIN_HEAD_OLD);
+	old.d = malloc(old.n);
+	assert_non_null(old.d);
+	memcpy(old.d, f.d, PAP_PROFBIN_COMMIT_AT);
+	memcpy(old.d + PAP_PROFBIN_HEAD_OLD, f.d + PAP_PROFBIN_HEAD,
+	       f.n - PAP_PROFBIN_HEAD);
+	for (v = 4; v <= 5; v++) {
+		old.d[8] = (unsigned char)v;
+		if (v == 4)
+			memset(old.d + 12, 0, 4);	/* its flags */
+		pap_profile_init(&got);
+		if (read_mem(&got, &old, err, sizeof(err)))
+			fail_msg("version %d: %s", v, err);
+		assert_string_equal(err, "");
+		t2 = as_text(&got);
+		assert_string_equal(t1, t2);
+		free(t2);
+		pap_profile_free(&got);
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.prof", dir);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(old.d, 1, old.n, fp), old.n);
+	fclose(fp);
+	pap_profile_init(&mine);
+	random_profile(&mine, 99, 20, 0);
+	assert_int_equal(pap_profile_merge(&sum, &mine), 0);
+	assert_int_equal(pap_profile_merge_file(path, &mine, "test", NULL,
+						NULL), 0);
+	assert_file_is(path, &sum);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(h, 1, sizeof(h), fp), sizeof(h));
+	fclose(fp);
+	assert_int_equal(h[8], PAP_PROFILE_VERSION_BIN);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/p.prof.lock", dir);
+	unlink(path);
+	rmdir(dir);
+	free(t1);
+	free(f.d);
+	free(old.d);
+	pap_profile_free(&mine);
 	pap_profile_free(&sum);
 }
 
@@ -525,6 +611,46 @@ static void test_log_damage(void **state)
 		assert_non_null(strstr(err, "unknown profile flags"));
 		pap_profile_free(&p);
 	}
+	/* the committed length: where a segment ends, or beyond the file
+	 * (a cut, tested above); anywhere else it is damage */
+	{
+		static const long off[] = { -1, 1, 8 };
+		struct pap_profile p, whole;
+		char *t1, *t2;
+		unsigned i;
+
+		pap_profile_init(&whole);
+		pap_profbin_header(f.d, f.n);
+		assert_int_equal(read_mem(&whole, &f, err, sizeof(err)), 0);
+		for (i = 0; i < 3; i++) {
+			pap_profile_init(&p);
+			pap_profbin_header(f.d, (uint64_t)((long)ends[1] +
+							   off[i]));
+			assert_int_not_equal(read_mem(&p, &f, err,
+						      sizeof(err)), 0);
+			assert_non_null(strstr(err, "t.prof: error: byte 16: "
+					       "committed length"));
+			pap_profile_free(&p);
+		}
+		pap_profbin_header(f.d, PAP_PROFBIN_HEAD - 1);
+		pap_profile_init(&p);
+		assert_int_not_equal(read_mem(&p, &f, err, sizeof(err)), 0);
+		assert_non_null(strstr(err, "shorter than the header"));
+		pap_profile_free(&p);
+		/* a writer killed before it committed its whole segment:
+		 * the segment counts, nothing is said */
+		pap_profbin_header(f.d, ends[1]);
+		pap_profile_init(&p);
+		assert_int_equal(read_mem(&p, &f, err, sizeof(err)), 0);
+		assert_string_equal(err, "");
+		t1 = as_text(&whole);
+		t2 = as_text(&p);
+		assert_string_equal(t1, t2);
+		free(t1);
+		free(t2);
+		pap_profile_free(&p);
+		pap_profile_free(&whole);
+	}
 	free(f.d);
 	pap_profile_free(&sum);
 }
@@ -541,7 +667,7 @@ static struct bytes framed(const unsigned char *body, size_t n)
 	      PAP_PROFBIN_SEG_TAIL;
 	f.d = calloc(1, f.n);
 	assert_non_null(f.d);
-	pap_profbin_header(f.d);
+	pap_profbin_header(f.d, f.n);
 	at = f.d + PAP_PROFBIN_HEAD;
 	memcpy(at, PAP_PROFBIN_SEG_MARK, 4);
 	for (i = 0, v = n; i < 8; i++, v >>= 8)
@@ -801,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_log_equal_files),
 		cmocka_unit_test(test_log_append),
 		cmocka_unit_test(test_log_cuts),
+		cmocka_unit_test(test_log_old_versions),
 		cmocka_unit_test(test_log_damage),
 		cmocka_unit_test(test_log_malformed),
 		cmocka_unit_test(test_log_spill),

@@ -378,7 +378,8 @@ static void test_profile_lost_round_trip(void **state)
 	n = (size_t)ftell(f);
 	fclose(f);
 	text[n] = 0;
-	assert_string_equal(text, "pap-profile 1\nb f:0123456789abcdef 2 3\n");
+	assert_string_equal(text,
+			    "pap-profile 6\nb f:0123456789abcdef 2 3\ne 1\n");
 	a.lost = 5;
 	f = fmemopen(text, sizeof(text), "w");
 	assert_int_equal(pap_profile_write_text(&a, f), 0);
@@ -386,7 +387,8 @@ static void test_profile_lost_round_trip(void **state)
 	fclose(f);
 	text[n] = 0;
 	assert_string_equal(text,
-			    "pap-profile 2\nl 5\nb f:0123456789abcdef 2 3\n");
+			    "pap-profile 6\nl 5\nb f:0123456789abcdef 2 3\n"
+			    "e 2\n");
 	assert_int_equal(pap_profile_parse(&b, text, "t", err, sizeof(err)), 0);
 	assert_int_equal(pap_profile_parse(&b, text, "t", err, sizeof(err)), 0);
 	assert_int_equal(b.lost, 10);

@@ -107,9 +107,9 @@ static void pf_test_point(enum pf_kill mode)
 		raise(SIGKILL);
 }
 
-/* Writes @n bytes of @buf to @fd, with the test point @kill (if not 0)
- * halfway; 0 or -1 (errno). */
-static int pf_write_all(int fd, const unsigned char *buf, size_t n,
+/* Writes @n bytes of @buf at @off of @fd, with the test point @kill (if
+ * not 0) halfway; 0 or -1 (errno). */
+static int pf_write_all(int fd, const void *buf, size_t n, uint64_t off,
 			enum pf_kill kill)
 {
 	size_t done = 0, half = n / 2;
@@ -119,29 +119,9 @@ static int pf_write_all(int fd, const unsigned char *buf, size_t n,
 
 		if (kill && done == half)
 			pf_test_point(kill);
-		w = write(fd, buf + done, (kill && done < half ? half : n) -
-				     done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!w)
-				errno = ENOSPC;
-			return -1;
-		}
-		done += (size_t)w;
-	}
-	return 0;
-}
-
-/* Writes @n bytes of @buf at @off of @fd; 0 or -1 (errno). */
-static int pf_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = pwrite(fd, (const char *)buf + done, n - done,
-				   (off_t)(off + done));
-
+		w = pwrite(fd, (const char *)buf + done,
+			   (kill && done < half ? half : n) - done,
+			   (off_t)(off + done));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -190,8 +170,9 @@ static int pf_replace(const char *path, const unsigned char *seg,
 	fd = pap_target_tmp(path, tmppath, sizeof(tmppath), who);
 	if (fd < 0)
 		return -1;
-	if (pf_write_all(fd, head, sizeof(head), 0) ||
-	    pf_write_all(fd, seg, len, PF_KILL_COMPACT_MID) || close(fd)) {
+	if (pf_write_all(fd, head, sizeof(head), 0, 0) ||
+	    pf_write_all(fd, seg, len, sizeof(head), PF_KILL_COMPACT_MID) ||
+	    close(fd)) {
 		e = errno;
 		fprintf(stderr, "%s: error: %s: cannot write: %s\n", who,
 			tmppath, strerror(e));
@@ -453,12 +434,11 @@ static int pf_append(const char *path, const struct pap_profile *mine,
 	 * in between leaves a whole segment past the committed length,
 	 * which readers count */
 	pap_profbin_header(head, size + len);
-	if (lseek(fd, (off_t)size, SEEK_SET) < 0 ||
-	    pf_write_all(fd, seg, len, PF_KILL_APPEND_MID))
+	if (pf_write_all(fd, seg, len, size, PF_KILL_APPEND_MID))
 		goto write_error;
 	pf_test_point(PF_KILL_APPEND_AFTER);
-	if (pf_pwrite_all(fd, head + PAP_PROFBIN_COMMIT_AT, 8,
-			  PAP_PROFBIN_COMMIT_AT))
+	if (pf_write_all(fd, head + PAP_PROFBIN_COMMIT_AT, 8,
+			 PAP_PROFBIN_COMMIT_AT, 0))
 		goto write_error;
 	rc = 1;
 	goto out;

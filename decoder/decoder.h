@@ -207,6 +207,13 @@ struct dprofile {
  */
 int func_decode(struct dprofile *dp, struct dfunc *f);
 
+/*
+ * Lets go of what @f keeps to decode its paths faster (pieces decoded
+ * before, unpacking room, block texts): a report done with the function
+ * holds its paths only.  Decoding them again rebuilds it.
+ */
+void func_release(struct dfunc *f);
+
 /* Paths per function in the text and JSON reports without --top. */
 #define REPORT_TOP 10
 

@@ -650,6 +650,31 @@ out:
 	return rc;
 }
 
+/* The most blocks sort_run() expands at once to order paths. */
+#define SORT_OPEN_BLOCKS ((size_t)1 << 24)
+
+/*
+ * path_open() for by_count(): @p's blocks only, in an array of their
+ * size, the edges let go at once; path_close() closes it.  0 or -1.
+ */
+static int open_blocks(struct dfunc *f, struct dpath *p)
+{
+	struct pap_path e;
+	uint32_t head[DPATH_HEAD];
+
+	pap_path_init(&e);
+	if (decode_edges(f, p->rec, &e) != PAP_OK ||
+	    !(p->blocks = malloc((e.len + 2) * sizeof(uint32_t)))) {
+		pap_path_free(&e);
+		return -1;
+	}
+	edge_blocks(pap_meta_plan(f->fn)->cfg, p->rec, &e, p->blocks, head);
+	pap_path_free(&e);
+	p->edges = NULL;
+	p->opens = 1;
+	return 0;
+}
+
 /* Hottest first, nothing else. */
 static int by_count_only(const void *a, const void *b)
 {
@@ -672,8 +697,8 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 {
 	uint32_t *heads = NULL;
 	struct pap_path scratch;
-	size_t k, start = i, end = j;
-	int failed = 0;
+	size_t k, start = i, end = j, blocks;
+	int failed = 0, bl;
 
 	if (!f->paths[i].head) {
 		heads = malloc((j - i) * DPATH_HEAD * sizeof(*heads));
@@ -695,11 +720,15 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 		for (j = i + 1; j < end &&
 		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
 			;
-		for (k = i; j - i > 1 && k < j && !path_long(&f->paths[k]); k++)
-			;
-		if (k < j) {
-			/* a long path among them: compared block by block
-			 * from the forms, never expanded */
+		for (k = i, blocks = 0, bl = 0; j - i > 1 && k < j &&
+		     !path_long(&f->paths[k]); k++) {
+			blocks += f->paths[k].n;
+			bl |= f->paths[k].bl_only;	/* has no form */
+		}
+		if (k < j || (blocks > SORT_OPEN_BLOCKS && !bl)) {
+			/* a long path among them, or too many blocks to
+			 * hold at once: compared block by block from the
+			 * forms, never expanded */
 			sort_func = f;
 			qsort(f->paths + i, j - i, sizeof(*f->paths), by_form);
 			i = j;
@@ -707,7 +736,7 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 		}
 		if (j - i > 1 && f->paths[i].n > DPATH_HEAD) {
 			for (k = i; k < j; k++)
-				if (path_open(f, &f->paths[k]))
+				if (open_blocks(f, &f->paths[k]))
 					break;
 			if (k == j)
 				qsort(f->paths + i, j - i, sizeof(*f->paths),
@@ -881,6 +910,16 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	if (rc)
 		dp->d->errors++;
 	return rc;
+}
+
+void func_release(struct dfunc *f)
+{
+	pap_memo_free(f->memo);
+	f->memo = NULL;
+	pap_bpack_buf_free(&f->unpacked);
+	pap_pieces_free(&f->pieces);
+	free(f->numtext);
+	f->numtext = NULL;
 }
 
 int decode_profile(struct decoder *d, const struct pap_profile *prof,

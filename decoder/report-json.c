@@ -145,6 +145,7 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		fputs(f ? ",\n  " : "\n  ", out);
 		json_function(out, df, o);
 		fflush(out);	/* a reader that stops ends it here */
+		func_release(df);
 	}
 	fputs("\n], \"activations\": ", out);
 	fprintf(out, "%llu", (unsigned long long)dp->total);

@@ -293,6 +293,7 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fputc('\n', out);
 		print_function(out, df, o, hot, &nhot, top);
 		fflush(out);
+		func_release(df);
 	}
 	if (hot && dp->nfs > 1) {
 		qsort(hot, nhot, sizeof(*hot), hot_cmp);

@@ -700,7 +700,9 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 	size_t k, start = i, end = j, blocks;
 	int failed = 0, bl;
 
-	if (!f->paths[i].head) {
+	for (k = i; k < j && f->paths[k].head; k++)
+		;
+	if (k < j) {
 		heads = malloc((j - i) * DPATH_HEAD * sizeof(*heads));
 		if (!heads)
 			return -1;
@@ -708,6 +710,8 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 		for (k = i; k < j && !failed; k++) {
 			struct dpath p;
 
+			if (f->paths[k].head)
+				continue;
 			f->paths[k].head = heads + (k - i) * DPATH_HEAD;
 			failed = decode_rec(f, f->paths[k].rec, &p, &scratch,
 					    f->paths[k].head) != PAP_OK;
@@ -748,7 +752,9 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 		i = j;
 	}
 	for (k = start; heads && k < end; k++)
-		f->paths[k].head = NULL;
+		if (f->paths[k].head >= heads &&
+		    f->paths[k].head < heads + (end - start) * DPATH_HEAD)
+			f->paths[k].head = NULL;
 	free(heads);
 	return failed ? -1 : 0;
 }

@@ -14,8 +14,7 @@
 #include "textfile.h"
 #include "util.h"
 
-/* The function's EPP numbering, built once. */
-static const struct pap_plan *func_bl(struct dfunc *f)
+const struct pap_plan *func_bl_plan(struct dfunc *f)
 {
 	const struct pap_plan *own;
 
@@ -52,7 +51,7 @@ static int id_push(void *ctx, uint64_t id, size_t first, size_t n)
 int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids)
 {
-	const struct pap_plan *bl = func_bl(f);
+	const struct pap_plan *bl = func_bl_plan(f);
 	struct id_sink s = { NULL, 0, 0 };
 	int err;
 
@@ -110,7 +109,7 @@ static int gram_add(void *ctx, const uint64_t *run, uint32_t k,
 static int path_bl_form(struct dfunc *f, struct dpath *p,
 			struct pap_rseq *ids)
 {
-	const struct pap_plan *bl = func_bl(f);
+	const struct pap_plan *bl = func_bl_plan(f);
 	struct pap_rseq form;
 	int err;
 
@@ -249,7 +248,7 @@ static int lines_add(uint32_t **v, size_t *n, size_t *cap, uint32_t line)
 
 size_t bl_lines(struct dfunc *f, uint64_t id, uint32_t **lines)
 {
-	const struct pap_plan *bl = func_bl(f);
+	const struct pap_plan *bl = func_bl_plan(f);
 	const struct pap_cfg *cfg;
 	struct pap_path p;
 	size_t i, n = 0, cap = 0;

@@ -4,17 +4,41 @@
  * and "( ... )^N" groups) whole when it is short, else its first parts,
  * its largest repeated group and its last parts, "..." for the rest.
  *
- * The sequence is produced twice by the caller's emitter: once to
- * measure it (how many marks, how many top-level parts, which group
- * covers the most elements), once to print what is kept.  Memory is
- * constant whatever the path's length.
+ * The sequence is produced once by the caller's emitter, to measure it
+ * (how many marks, how many top-level parts, which group covers the most
+ * elements); what printing can use of it is kept as it goes by: the
+ * whole sequence while it is short, and of the first, the largest and
+ * the last parts what printing them cut shows.  Then only those are
+ * printed, without producing the sequence again.  Memory is bounded
+ * whatever the path's length (by the marks of a kept part's prefix and
+ * its nesting).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "decoder.h"
 
 /* Group nesting followed for measuring; deeper groups count as one. */
 #define BOUND_DEPTH 64
+
+/* One call to a seq_printer, as kept for printing it later. */
+enum { EV_ITEM, EV_OPEN, EV_CLOSE };
+struct ev {
+	uint64_t reps;		/* EV_CLOSE */
+	uint32_t v;		/* EV_ITEM */
+	uint32_t kind;
+};
+
+/* The calls of one top-level part that printing it can make. */
+struct part {
+	struct ev *ev;
+	size_t n, cap;
+	uint64_t unit;		/* which part */
+	int valid;
+};
+
+/* Parts kept from the end of the sequence: the last PRINT_TAIL_PARTS. */
+#define TAIL_RING PRINT_TAIL_PARTS
 
 struct bound {
 	const struct seq_printer *in;
@@ -24,6 +48,15 @@ struct bound {
 	/* measured */
 	uint64_t marks, nunits, core, core_len;
 	uint64_t len[BOUND_DEPTH];	/* elements in each open group */
+	/* kept while measuring */
+	uint64_t max_marks;
+	struct part all;	/* every call, while at most max_marks */
+	struct part cur;	/* the current part's */
+	uint64_t cur_marks;	/* items and opens kept of it */
+	size_t cut_depth;	/* past the cut: closes below this are kept */
+	int cur_cut;
+	struct part head[PRINT_HEAD_PARTS], tail[TAIL_RING], core_part;
+	int oom;
 	/* printing */
 	int whole, shown, cut, skipping;
 	size_t printed_depth;	/* groups opened and printed */
@@ -35,16 +68,109 @@ static void sat_add(uint64_t *a, uint64_t b)
 	*a = *a + b < *a ? UINT64_MAX : *a + b;
 }
 
+static void ev_push(struct bound *b, struct part *p, struct ev e)
+{
+	if (p->n == p->cap) {
+		size_t c = p->cap ? 2 * p->cap : 32;
+		struct ev *n = realloc(p->ev, c * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		p->ev = n;
+		p->cap = c;
+	}
+	p->ev[p->n++] = e;
+}
+
+static void part_copy(struct bound *b, struct part *to,
+		      const struct part *from)
+{
+	to->n = 0;
+	to->valid = 1;
+	to->unit = from->unit;
+	if (from->n > to->cap) {
+		struct ev *n = realloc(to->ev, from->n * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			to->valid = 0;
+			return;
+		}
+		to->ev = n;
+		to->cap = from->n;
+	}
+	if (from->n)
+		memcpy(to->ev, from->ev, from->n * sizeof(*to->ev));
+	to->n = from->n;
+}
+
+/*
+ * Keeps call @e, made at nesting @depth (before it): in the whole
+ * sequence while that stays within max_marks, and in the current part
+ * as far as printing it shows: its first PRINT_PART_MARKS items and
+ * opens and the one that cuts it, then only the closes of the groups
+ * open at the cut.
+ */
+static void keep(struct bound *b, struct ev e, size_t depth)
+{
+	if (b->all.valid) {
+		if (b->marks > b->max_marks) {
+			free(b->all.ev);
+			memset(&b->all, 0, sizeof(b->all));
+		} else {
+			ev_push(b, &b->all, e);
+		}
+	}
+	if (!depth && e.kind != EV_CLOSE) {
+		b->cur.n = 0;
+		b->cur.unit = b->nunits;
+		b->cur_marks = 0;
+		b->cur_cut = 0;
+	}
+	if (!b->cur_cut) {
+		ev_push(b, &b->cur, e);
+		if (e.kind != EV_CLOSE && ++b->cur_marks > PRINT_PART_MARKS) {
+			b->cur_cut = 1;
+			b->cut_depth = depth + (e.kind == EV_OPEN);
+		}
+	} else if (e.kind == EV_CLOSE && depth && depth - 1 < b->cut_depth) {
+		ev_push(b, &b->cur, e);
+		b->cut_depth = depth - 1;
+	}
+}
+
+/* The current part has ended; @is_core: it is the largest group yet. */
+static void part_end(struct bound *b, int is_core)
+{
+	struct part t;
+	uint64_t u = b->cur.unit;
+
+	b->cur.valid = 1;
+	if (u < PRINT_HEAD_PARTS)
+		part_copy(b, &b->head[u], &b->cur);
+	if (is_core)
+		part_copy(b, &b->core_part, &b->cur);
+	/* the ring takes the current part's buffer, the current the
+	 * ring's oldest */
+	t = b->tail[u % TAIL_RING];
+	b->tail[u % TAIL_RING] = b->cur;
+	b->cur = t;
+	b->cur.n = 0;
+}
+
 /* Measuring: the marks, the top-level parts and the largest group. */
 static void m_item(void *ctx, uint32_t v)
 {
 	struct bound *b = ctx;
 
-	(void)v;
 	b->marks++;
-	if (!b->depth)
+	keep(b, (struct ev){ 0, v, EV_ITEM }, b->depth);
+	if (!b->depth) {
+		part_end(b, 0);
 		b->nunits++;
-	else if (b->depth <= BOUND_DEPTH)
+	} else if (b->depth <= BOUND_DEPTH)
 		sat_add(&b->len[b->depth - 1], 1);
 }
 
@@ -53,6 +179,7 @@ static void m_open(void *ctx)
 	struct bound *b = ctx;
 
 	b->marks++;
+	keep(b, (struct ev){ 0, 0, EV_OPEN }, b->depth);
 	if (++b->depth <= BOUND_DEPTH)
 		b->len[b->depth - 1] = 0;
 }
@@ -65,6 +192,7 @@ static void m_close(void *ctx, size_t reps)
 	b->marks++;
 	if (!b->depth)
 		return;
+	keep(b, (struct ev){ reps, 0, EV_CLOSE }, b->depth);
 	if (b->depth-- > BOUND_DEPTH)
 		return;
 	n = b->len[b->depth];
@@ -77,6 +205,9 @@ static void m_close(void *ctx, size_t reps)
 	if (n > b->core_len) {
 		b->core_len = n;
 		b->core = b->nunits;
+		part_end(b, 1);
+	} else {
+		part_end(b, 0);
 	}
 	b->nunits++;
 }
@@ -164,6 +295,88 @@ int print_bounded(const struct seq_printer *sp, void (*gap)(void *ctx),
 	return print_bounded_max(sp, gap, emit, arg, PRINT_MAX_MARKS);
 }
 
+static void bound_free(struct bound *b)
+{
+	size_t i;
+
+	free(b->all.ev);
+	free(b->cur.ev);
+	free(b->core_part.ev);
+	for (i = 0; i < PRINT_HEAD_PARTS; i++)
+		free(b->head[i].ev);
+	for (i = 0; i < TAIL_RING; i++)
+		free(b->tail[i].ev);
+}
+
+/* The kept part @u, or NULL when it was not kept. */
+static const struct part *kept_part(const struct bound *b, uint64_t u)
+{
+	const struct part *t = &b->tail[u % TAIL_RING];
+
+	if (u < PRINT_HEAD_PARTS && b->head[u].valid && b->head[u].unit == u)
+		return &b->head[u];
+	if (t->valid && t->unit == u)
+		return t;
+	if (b->core_part.valid && b->core_part.unit == u)
+		return &b->core_part;
+	return NULL;
+}
+
+static void ev_send(const struct seq_printer *p, const struct part *pt)
+{
+	size_t i;
+
+	for (i = 0; i < pt->n; i++) {
+		const struct ev *e = &pt->ev[i];
+
+		if (e->kind == EV_ITEM)
+			p->item(p->ctx, e->v);
+		else if (e->kind == EV_OPEN)
+			p->open(p->ctx);
+		else
+			p->close(p->ctx, (size_t)e->reps);
+	}
+}
+
+/*
+ * Prints through @p (the printing calls) what was kept: the whole
+ * sequence, or the parts kept() keeps, "..." for each run between them.
+ * 0, or -1 (nothing printed) when a part to print was not kept.
+ */
+static int replay(struct bound *b, const struct seq_printer *p)
+{
+	uint64_t u[PRINT_HEAD_PARTS + 1 + PRINT_TAIL_PARTS], t;
+	size_t n = 0, i;
+
+	if (b->whole) {
+		if (!b->all.valid)
+			return -1;
+		ev_send(p, &b->all);
+		return 0;
+	}
+	for (t = 0; t < PRINT_HEAD_PARTS && t < b->nunits; t++)
+		u[n++] = t;
+	if (b->core_len && b->core >= t &&
+	    b->core + PRINT_TAIL_PARTS < b->nunits)
+		u[n++] = b->core;
+	for (t = b->nunits > PRINT_TAIL_PARTS ? b->nunits - PRINT_TAIL_PARTS :
+						 0; t < b->nunits; t++)
+		if (!n || t > u[n - 1])
+			u[n++] = t;
+	for (i = 0; i < n; i++)
+		if (!kept_part(b, u[i]))
+			return -1;
+	for (i = 0; i < n; i++) {
+		if (u[i] > (i ? u[i - 1] + 1 : 0)) {
+			b->skipping = 1;
+			b->gap(b->in->ctx);
+		}
+		b->unit = u[i];
+		ev_send(p, kept_part(b, u[i]));
+	}
+	return 0;
+}
+
 int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
 		      seq_emitter emit, void *arg, uint64_t max_marks)
 {
@@ -171,14 +384,25 @@ int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
 	struct seq_printer m = { m_item, m_open, m_close, &b };
 	struct seq_printer p = { p_item, p_open, p_close, &b };
 
+	int rc;
+
 	memset(&b, 0, sizeof(b));
 	b.in = sp;
 	b.gap = gap;
-	if (emit(&m, arg))
+	b.max_marks = max_marks;
+	b.all.valid = 1;
+	if (emit(&m, arg)) {
+		bound_free(&b);
 		return -1;
+	}
 	b.whole = b.marks <= max_marks;
 	b.depth = 0;
-	return emit(&p, arg) || !b.whole;
+	if (b.oom || replay(&b, &p))
+		rc = emit(&p, arg) || !b.whole;	/* what was kept is not all */
+	else
+		rc = !b.whole;
+	bound_free(&b);
+	return rc;
 }
 
 int emit_seq(const struct seq_printer *sp, void *arg)

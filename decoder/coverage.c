@@ -6,16 +6,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "blstream.h"
 #include "decoder.h"
 
-/* A set of 64-bit values: open addressing, the value plus one stored. */
-struct idset {
-	uint64_t *slot;
-	size_t nslots, n;
-};
-
-/* Adds @v to @s; 0, or -1 when memory is short. */
-static int idset_add(struct idset *s, uint64_t v)
+int idset_add(struct idset *s, uint64_t v)
 {
 	size_t i;
 
@@ -41,6 +35,55 @@ static int idset_add(struct idset *s, uint64_t v)
 	return 0;
 }
 
+/* Adds Ball-Larus id @id to f->blset (an id of UINT64_MAX is none). */
+static int note_id(void *ctx, uint64_t id, size_t first, size_t n)
+{
+	struct dfunc *f = ctx;
+
+	(void)first;
+	(void)n;
+	if (id == UINT64_MAX || idset_add(&f->blset, id))
+		return PAP_ENOMEM;
+	return 0;
+}
+
+void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		  size_t nedges)
+{
+	const struct pap_plan *bl;
+	uint64_t *ids;
+	size_t m, k;
+
+	if (f->bl_noted < 0)
+		return;
+	f->bl_noted = 1;
+	bl = func_bl_plan(f);
+	if (!bl)
+		goto failed;
+	if (p->bl_only) {
+		if (note_id(f, p->bl_id, 0, 0))
+			goto failed;
+		return;
+	}
+	if (!path_repeats(p)) {
+		/* what path_bl_ids() splits, without decoding it again */
+		if (pap_bl_split(bl, edges, nedges, note_id, f))
+			goto failed;
+		return;
+	}
+	if (path_bl_idset(f, p, &ids, &m))
+		goto failed;
+	for (k = 0; k < m; k++)
+		if (note_id(f, ids[k], 0, 0)) {
+			free(ids);
+			goto failed;
+		}
+	free(ids);
+	return;
+failed:
+	f->bl_noted = -1;
+}
+
 int64_t func_bl_taken(struct dfunc *f)
 {
 	struct idset set = { NULL, 0, 0 };
@@ -48,6 +91,9 @@ int64_t func_bl_taken(struct dfunc *f)
 	size_t m, i, k;
 	int64_t distinct = -1;
 
+	/* gathered while the paths were decoded */
+	if (f->bl_noted)
+		return f->bl_noted > 0 ? (int64_t)f->blset.n : -1;
 	for (i = 0; i < f->npaths; i++) {
 		progress("counting Ball-Larus paths", i, f->npaths);
 		/* a path without repeats is cheaper split than formed */

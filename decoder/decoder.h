@@ -52,6 +52,14 @@ struct decoder {
 	uint64_t nstale_recs;
 };
 
+/* A set of 64-bit values (coverage.c). */
+struct idset {
+	uint64_t *slot;		/* open addressing, the value plus one */
+	size_t nslots, n;
+};
+/* Adds @v to @s; 0, or -1 when memory is short. */
+int idset_add(struct idset *s, uint64_t v);
+
 /* Blocks of a path kept for ordering paths without decoding them again. */
 #define DPATH_HEAD 20
 
@@ -67,7 +75,8 @@ struct dpath {
 	size_t n;		/* always known */
 	uint32_t *edges;	/* core edge ids, ENTRY edge first */
 	size_t nedges;		/* always known */
-	uint32_t head[DPATH_HEAD];	/* its first blocks */
+	uint32_t *head;		/* its first DPATH_HEAD blocks, while
+				 * paths are ordered; else NULL */
 	uint64_t count;
 	uint32_t opens;		/* path_open()s not yet closed */
 	int complete;
@@ -91,6 +100,11 @@ struct dfunc {
 	size_t *recs;		/* profile records not yet decoded */
 	size_t nrecs, caprecs;
 	int decoded;		/* paths and total are the decoded ones */
+	/* the distinct Ball-Larus ids of its paths, gathered while they
+	 * were decoded: bl_noted 1 when blset holds them all, -1 when
+	 * they could not be had, 0 when not gathered */
+	struct idset blset;
+	int bl_noted;
 };
 
 struct seq_printer;
@@ -174,6 +188,10 @@ struct dprofile {
 	/* a count or total reached 2^64-1 and was held there (said once) */
 	int saturated;
 	struct decoder *d;	/* what decodes a function later */
+	/* func_decode() orders the first @rank paths of a function
+	 * exactly (0: all), the others by count alone */
+	size_t rank;
+	int note_bl;		/* func_decode() gathers blset */
 	const struct pap_profile *prof;
 	const char *file;
 };
@@ -182,9 +200,19 @@ struct dprofile {
  * Decodes @f's records (once; the next calls return at once) into its
  * paths, hottest first, and its total, correcting dp->total; records that
  * cannot be decoded are reported and counted in the decoder's errors.
+ * Paths of equal count are ordered by their blocks among the first
+ * dp->rank (all when 0); past those only counts are ordered, so the
+ * paths a report shows are decoded and compared, not every path.
  * 0, or -1 when memory ran out.
  */
 int func_decode(struct dprofile *dp, struct dfunc *f);
+
+/*
+ * Lets go of what @f keeps to decode its paths faster (pieces decoded
+ * before, unpacking room, block texts): a report done with the function
+ * holds its paths only.  Decoding them again rebuilds it.
+ */
+void func_release(struct dfunc *f);
 
 /* Paths per function in the text and JSON reports without --top. */
 #define REPORT_TOP 10
@@ -202,6 +230,7 @@ struct ropts {
 				 * func_decode() */
 	int sort;		/* text: order of functions (enum fn_order) */
 	int all_blocks;		/* json: "blocks" for every path */
+	int want_cov;		/* acyclic coverage is reported */
 };
 
 enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
@@ -267,6 +296,15 @@ int path_shown(const struct ropts *o, const struct dfunc *f, size_t i);
  */
 int path_bl_ids(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		size_t *nids);
+/* The EPP numbering of @f's Ball-Larus ids, built once; NULL if none. */
+const struct pap_plan *func_bl_plan(struct dfunc *f);
+/*
+ * Adds the Ball-Larus ids of path @p of @f to f->blset, from @edges (its
+ * edges, @nedges of them) when @p has no repeats, else from its form;
+ * sets f->bl_noted to -1 when they cannot be had.
+ */
+void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		  size_t nedges);
 /* Does @p gain from its form: a record with repeats? */
 int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form

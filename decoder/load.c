@@ -336,7 +336,8 @@ static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
  * and edges as sums over the pieces times their multiplicities, its
  * first blocks from its first pieces.
  */
-static int summarize_form(struct dfunc *f, struct dpath *out)
+static int summarize_form(struct dfunc *f, struct dpath *out,
+			  uint32_t *head)
 {
 	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
 	struct pap_rseq form;
@@ -369,7 +370,7 @@ static int summarize_form(struct dfunc *f, struct dpath *out)
 			out->resumed = pap_cfg_is_resume(cfg, e[0]);
 		for (j = 0; j < len && n < DPATH_HEAD; j++)
 			if (cfg->edges[e[j]].dst < cfg->nblocks)
-				out->head[n++] = cfg->edges[e[j]].dst;
+				head[n++] = cfg->edges[e[j]].dst;
 	}
 	free(w);
 	pap_rseq_free(&form);
@@ -377,12 +378,13 @@ static int summarize_form(struct dfunc *f, struct dpath *out)
 }
 
 /*
- * Record @r of @f decoded into @out's summary (lengths, first blocks,
- * flags), its blocks and edges left for path_open(); @scratch is reused
- * between calls.  0 or an error code.
+ * Record @r of @f decoded into @out's summary (lengths, flags) and its
+ * first blocks into @head (DPATH_HEAD of room), its blocks and edges left
+ * for path_open(); @scratch is reused between calls.  0 or an error code.
  */
 static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
-		      struct dpath *out, struct pap_path *scratch)
+		      struct dpath *out, struct pap_path *scratch,
+		      uint32_t *head)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_cfg *cfg;
@@ -398,12 +400,12 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
-		return summarize_form(f, out);
+		return summarize_form(f, out, head);
 	err = decode_edges(f, r, scratch);
 	if (err)
 		return err;
 	cfg = pap_meta_plan(f->fn)->cfg;
-	out->n = edge_blocks(cfg, r, scratch, NULL, out->head);
+	out->n = edge_blocks(cfg, r, scratch, NULL, head);
 	out->nedges = scratch->len;
 	out->resumed = scratch->len &&
 		       pap_cfg_is_resume(cfg, scratch->edges[0]);
@@ -648,27 +650,89 @@ out:
 	return rc;
 }
 
-/*
- * Sorts @f's paths by by_count(), hottest first: by their first blocks,
- * then each run they leave undecided by all its blocks, opening only the
- * paths of that run.  Both sorts are stable (glibc's merge sort), as the
- * one sort by_count() was, so equal paths keep the profile's order.
- */
-static int sort_paths(struct dfunc *f)
-{
-	size_t i = 0, j, k;
-	int failed;
+/* The most blocks sort_run() expands at once to order paths. */
+#define SORT_OPEN_BLOCKS ((size_t)1 << 24)
 
-	qsort(f->paths, f->npaths, sizeof(*f->paths), by_count_head);
-	while (i < f->npaths) {
-		for (j = i + 1; j < f->npaths &&
+/*
+ * path_open() for by_count(): @p's blocks only, in an array of their
+ * size, the edges let go at once; path_close() closes it.  0 or -1.
+ */
+static int open_blocks(struct dfunc *f, struct dpath *p)
+{
+	struct pap_path e;
+	uint32_t head[DPATH_HEAD];
+
+	pap_path_init(&e);
+	if (decode_edges(f, p->rec, &e) != PAP_OK ||
+	    !(p->blocks = malloc((e.len + 2) * sizeof(uint32_t)))) {
+		pap_path_free(&e);
+		return -1;
+	}
+	edge_blocks(pap_meta_plan(f->fn)->cfg, p->rec, &e, p->blocks, head);
+	pap_path_free(&e);
+	p->edges = NULL;
+	p->opens = 1;
+	return 0;
+}
+
+/* Hottest first, nothing else. */
+static int by_count_only(const void *a, const void *b)
+{
+	const struct dpath *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sorts paths [@i, @j) of @f, of one count, by by_count(): by their
+ * first blocks, then each run they leave undecided by all its blocks,
+ * opening only the paths of that run.  Paths without their first blocks
+ * (head) get them decoded again, for the time of the sort.  Both sorts
+ * are stable (glibc's merge sort), as the one sort by_count() was, so
+ * equal paths keep the profile's order.
+ */
+static int sort_run(struct dfunc *f, size_t i, size_t j)
+{
+	uint32_t *heads = NULL;
+	struct pap_path scratch;
+	size_t k, start = i, end = j, blocks;
+	int failed = 0, bl;
+
+	for (k = i; k < j && f->paths[k].head; k++)
+		;
+	if (k < j) {
+		heads = malloc((j - i) * DPATH_HEAD * sizeof(*heads));
+		if (!heads)
+			return -1;
+		pap_path_init(&scratch);
+		for (k = i; k < j && !failed; k++) {
+			struct dpath p;
+
+			if (f->paths[k].head)
+				continue;
+			f->paths[k].head = heads + (k - i) * DPATH_HEAD;
+			failed = decode_rec(f, f->paths[k].rec, &p, &scratch,
+					    f->paths[k].head) != PAP_OK;
+		}
+		pap_path_free(&scratch);
+	}
+	if (!failed)
+		qsort(f->paths + i, j - i, sizeof(*f->paths), by_count_head);
+	while (!failed && i < end) {
+		for (j = i + 1; j < end &&
 		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
 			;
-		for (k = i; j - i > 1 && k < j && !path_long(&f->paths[k]); k++)
-			;
-		if (k < j) {
-			/* a long path among them: compared block by block
-			 * from the forms, never expanded */
+		for (k = i, blocks = 0, bl = 0; j - i > 1 && k < j &&
+		     !path_long(&f->paths[k]); k++) {
+			blocks += f->paths[k].n;
+			bl |= f->paths[k].bl_only;	/* has no form */
+		}
+		if (k < j || (blocks > SORT_OPEN_BLOCKS && !bl)) {
+			/* a long path among them, or too many blocks to
+			 * hold at once: compared block by block from the
+			 * forms, never expanded */
 			sort_func = f;
 			qsort(f->paths + i, j - i, sizeof(*f->paths), by_form);
 			i = j;
@@ -676,7 +740,7 @@ static int sort_paths(struct dfunc *f)
 		}
 		if (j - i > 1 && f->paths[i].n > DPATH_HEAD) {
 			for (k = i; k < j; k++)
-				if (path_open(f, &f->paths[k]))
+				if (open_blocks(f, &f->paths[k]))
 					break;
 			if (k == j)
 				qsort(f->paths + i, j - i, sizeof(*f->paths),
@@ -684,9 +748,34 @@ static int sort_paths(struct dfunc *f)
 			failed = k < j;
 			while (k-- > i)
 				path_close(&f->paths[k]);
-			if (failed)
-				return -1;
 		}
+		i = j;
+	}
+	for (k = start; heads && k < end; k++)
+		if (f->paths[k].head >= heads &&
+		    f->paths[k].head < heads + (end - start) * DPATH_HEAD)
+			f->paths[k].head = NULL;
+	free(heads);
+	return failed ? -1 : 0;
+}
+
+/*
+ * Sorts @f's paths by by_count(), hottest first: by count, then each run
+ * of one count by sort_run().  Runs that start at @upto or later (0:
+ * none) keep the profile's order: the first @upto paths are by_count()'s
+ * first @upto, and paths past them are decoded no more.
+ */
+static int sort_paths(struct dfunc *f, size_t upto)
+{
+	size_t i = 0, j;
+
+	qsort(f->paths, f->npaths, sizeof(*f->paths), by_count_only);
+	while (i < f->npaths && (!upto || i < upto)) {
+		for (j = i + 1; j < f->npaths &&
+		     f->paths[j].count == f->paths[i].count; j++)
+			;
+		if (j - i > 1 && sort_run(f, i, j))
+			return -1;
 		i = j;
 	}
 	return 0;
@@ -724,10 +813,48 @@ static int func_add_rec(struct dfunc *f, size_t i)
 	return 0;
 }
 
+static int u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/*
+ * The least count a path of @f may have to be among the first dp->rank
+ * once sorted (0: any, when every path is ranked), and into *@n how many
+ * records have at least it.  Records that fail to decode only lower the
+ * real bound: paths ranked without their first blocks get them again
+ * (sort_run()).
+ */
+static uint64_t rank_least(const struct dprofile *dp, const struct dfunc *f,
+			   size_t *n)
+{
+	uint64_t *c, least;
+	size_t i;
+
+	*n = f->nrecs;
+	if (!dp->rank || f->nrecs <= dp->rank)
+		return 0;
+	c = malloc(f->nrecs * sizeof(*c));
+	if (!c)
+		return 0;
+	for (i = 0; i < f->nrecs; i++)
+		c[i] = dp->prof->recs[f->recs[i]].count;
+	qsort(c, f->nrecs, sizeof(*c), u64_desc);
+	least = c[dp->rank - 1];
+	for (*n = dp->rank; *n < f->nrecs && c[*n] == least; ++*n)
+		;
+	free(c);
+	return least;
+}
+
 int func_decode(struct dprofile *dp, struct dfunc *f)
 {
+	uint32_t *heads = NULL;
 	struct pap_path scratch;
-	size_t i;
+	size_t i, nheads, kept = 0;
+	uint64_t least;
 	int rc = 0;
 
 	if (f->decoded)
@@ -736,13 +863,23 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	dp->total -= f->total;
 	f->total = 0;
 	pap_path_init(&scratch);
+	/* the first blocks of each path that may be ordered among its
+	 * count's: all, or those as hot as the dp->rank-th */
+	least = rank_least(dp, f, &nheads);
+	if (nheads)
+		heads = malloc(nheads * DPATH_HEAD * sizeof(*heads));
 	for (i = 0; i < f->nrecs; i++) {
 		const struct pap_prof_rec *r = &dp->prof->recs[f->recs[i]];
+		uint32_t head[DPATH_HEAD], *h = NULL;
 		struct dpath p;
 		int e;
 
+		if (heads && r->count >= least && kept < nheads)
+			h = heads + kept * DPATH_HEAD;
 		progress("decoding", i, f->nrecs);
-		e = decode_rec(f, r, &p, &scratch);
+		e = decode_rec(f, r, &p, &scratch, h ? h : head);
+		p.head = h;
+		kept += h && !e;
 		if (e) {
 			fprintf(stderr, "%s: error: %s: function %s: a record "
 				"cannot be decoded: %s\n", pap_prog, dp->file,
@@ -756,6 +893,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
+		if (dp->note_bl)
+			path_note_bl(f, &p, scratch.edges, scratch.len);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
 			dp->saturated = 1;
@@ -769,11 +908,24 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	free(f->recs);
 	f->recs = NULL;
 	f->nrecs = f->caprecs = 0;
-	if (!rc && f->npaths && sort_paths(f))
+	if (!rc && f->npaths && sort_paths(f, dp->rank))
 		rc = -1;
+	for (i = 0; heads && i < f->npaths; i++)
+		f->paths[i].head = NULL;
+	free(heads);
 	if (rc)
 		dp->d->errors++;
 	return rc;
+}
+
+void func_release(struct dfunc *f)
+{
+	pap_memo_free(f->memo);
+	f->memo = NULL;
+	pap_bpack_buf_free(&f->unpacked);
+	pap_pieces_free(&f->pieces);
+	free(f->numtext);
+	f->numtext = NULL;
 }
 
 int decode_profile(struct decoder *d, const struct pap_profile *prof,
@@ -787,6 +939,9 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 	out->d = d;
 	out->prof = prof;
 	out->file = file;
+	/* the text and JSON reports show the first --top paths */
+	out->rank = o && o->lazy ? o->top : 0;
+	out->note_bl = o && o->want_cov;
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];
 		struct pap_meta_fn *fn;
@@ -851,6 +1006,7 @@ void dprofile_free(struct dprofile *dp)
 		pap_bpack_buf_free(&dp->fs[i].unpacked);
 		pap_pieces_free(&dp->fs[i].pieces);
 		free(dp->fs[i].numtext);
+		free(dp->fs[i].blset.slot);
 	}
 	free(dp->fs);
 	memset(dp, 0, sizeof(*dp));

@@ -370,6 +370,9 @@ static int run_report(struct cli *c, const char *path)
 	/* text and json decode a function when they print it */
 	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
 		    !c->coverage && !c->html;
+	/* reports with acyclic coverage gather it while decoding */
+	c->o.want_cov = c->format == FMT_TEXT || c->format == FMT_JSON ||
+			c->coverage || c->html;
 	if (decode_file(&c->d, &c->o, path, dir, sizeof(dir), &prof, &dp)) {
 		pap_profile_free(&prof);
 		return 1;

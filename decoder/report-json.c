@@ -144,6 +144,8 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		func_decode(dp, df);
 		fputs(f ? ",\n  " : "\n  ", out);
 		json_function(out, df, o);
+		fflush(out);	/* a reader that stops ends it here */
+		func_release(df);
 	}
 	fputs("\n], \"activations\": ", out);
 	fprintf(out, "%llu", (unsigned long long)dp->total);

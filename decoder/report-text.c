@@ -240,6 +240,9 @@ static void print_function(FILE *out, struct dfunc *df, const struct ropts *o,
 	size_t i, nleft = 0, shown = 0;
 
 	print_summary(out, df);
+	/* what is printed goes out now: a reader that stops (| head)
+	 * ends the report at the next write, not after the next function */
+	fflush(out);
 	for (i = 0; i < df->npaths; i++) {
 		if (!path_shown(o, df, i)) {
 			left += df->paths[i].count;
@@ -248,6 +251,7 @@ static void print_function(FILE *out, struct dfunc *df, const struct ropts *o,
 		}
 		print_path(out, df, &df->paths[i], df->total,
 			   o->source && shown < TEXT_SOURCE_PATHS);
+		fflush(out);
 		shown++;
 		if (hot && i < top)
 			hot[(*nhot)++] = (struct hot){ df, i };
@@ -289,6 +293,7 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fputc('\n', out);
 		print_function(out, df, o, hot, &nhot, top);
 		fflush(out);
+		func_release(df);
 	}
 	if (hot && dp->nfs > 1) {
 		qsort(hot, nhot, sizeof(*hot), hot_cmp);

@@ -61,6 +61,14 @@ check "text: the 10 shown are the hottest of --format=paths, hottest first" \
 	'awk "{ print \$2 }" all.paths | sort -rn | head -10 >want.top &&
 	 awk "/ blocks: / { print \$1 }" text | sed -n 1,10p >got.top &&
 	 cmp -s want.top got.top && sort -rn got.top | cmp -s - got.top'
+# every path has count 1: the order is all ties, broken by the blocks;
+# what --top shows must be the start of the order --top=0 gives
+"$decode" --no-source --top=0 paths/bench.prof | grep " blocks: " |
+	sed -n 1,7p >top0.7
+"$decode" --no-source --top=7 paths/bench.prof | grep " blocks: " >top7
+check "text: --top=7 shows the first 7 paths of --top=0, ties in order" \
+	'[ $(wc -l <top7) -eq 7 ] && cmp -s top0.7 top7 &&
+	 [ $(awk "{ print \$2 }" all.paths | sort -u | wc -l) -eq 1 ]'
 # the paths printed whole (at most 100 marks), each against its blocks
 "$decode" --no-source --top=0 paths/bench.prof | awk "/ blocks: /" |
 	sed "s/.* blocks://; s/\[[0-9,]*\]//g" >text.all

@@ -16,6 +16,7 @@
 #include "fnkey.h"
 #include "mem.h"
 #include "profbin.h"
+#include "radix.h"
 #include "util.h"
 
 /* ---- bytes ---- */
@@ -183,21 +184,10 @@ static int pb_held_ok(uint64_t held, uint64_t bytes)
 /* A distinct breakpoint of one function, with the uses that rank it. */
 struct pb_dict {
 	uint32_t site;
-	uint32_t id;
 	uint64_t r;
 	uint64_t uses;
+	uint64_t rank;		/* pb_dict_rank(), while sorted */
 };
-
-static int pb_dict_by_bp(const void *a, const void *b)
-{
-	const struct pb_dict *x = a, *y = b;
-
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->r != y->r)
-		return x->r < y->r ? -1 : 1;
-	return 0;
-}
 
 /* Bit length: the class a breakpoint's uses put it in. */
 static unsigned pb_class(uint64_t uses)
@@ -205,18 +195,13 @@ static unsigned pb_class(uint64_t uses)
 	return uses ? 64u - (unsigned)__builtin_clzll(uses) : 0;
 }
 
-/* The id order: more used first (by the bit length of the uses, so that
- * breakpoints of one class stay in breakpoint order and their values
- * are written as differences), then by breakpoint.  While they are
- * sorted, the entries' ids hold 64 - their class. */
-static inline __attribute__((always_inline)) int
-pb_dict_by_use(const void *a, const void *b)
+/* The id order is by this rank, then by value: more used first (by the
+ * bit length of the uses, so that breakpoints of one class stay in
+ * breakpoint order and their values are written as differences), then
+ * by site. */
+static uint64_t pb_dict_rank(const struct pb_dict *e)
 {
-	const struct pb_dict *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return pb_dict_by_bp(x, y);
+	return (uint64_t)(64 - pb_class(e->uses)) << 32 | e->site;
 }
 
 /* Where a breakpoint starts its search in a dictionary's table. */
@@ -250,6 +235,7 @@ struct pb_rec {
 	uint32_t nbps;		/* r->nbps */
 	uint32_t ref0;		/* refs[0] when nbps > 0 */
 	uint32_t group;
+	uint64_t key;		/* pb_rec_key() */
 };
 
 /* The order of @x's and @y's @i-th references, that of the written
@@ -295,6 +281,57 @@ pb_rec_cmp(const void *a, const void *b)
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
 	return 0;
+}
+
+/*
+ * A key that orders records of one function as pb_rec_cmp() does, as far
+ * as it goes: the group in its top 2 bits, then the first references,
+ * each in @bits bits as its id + 1 (a repeat as @nd + 1, and the end of
+ * a path as 0), as many as fit above bit 0.  Bit 0 is set when the key
+ * does not hold the whole path (a repeat, or more references than fit),
+ * and then only pb_rec_cmp() orders records of equal keys.  Otherwise
+ * equal keys are equal groups and references, and the value decides.
+ * (Equal keys agree on bit 0: a key holds a path's end only if it holds
+ * every reference before it, none a repeat; and a path of exactly as
+ * many references as fit comes before the longer ones it begins, as
+ * bit 0 puts it.)  @bits holds @nd + 1.
+ */
+static uint64_t pb_rec_key(const struct pb_rec *w, unsigned bits,
+			   uint32_t nd)
+{
+	unsigned slots = 61 / bits, shift = 62, i;
+	uint64_t k = (uint64_t)w->group << 62;
+
+	for (i = 0; i < w->nbps && i < slots; i++) {
+		shift -= bits;
+		if (w->refs[i] == PB_REPEAT_REF)
+			return k | ((uint64_t)nd + 1) << shift | 1;
+		k |= ((uint64_t)w->refs[i] + 1) << shift;
+	}
+	return k | (w->nbps > slots);
+}
+
+/*
+ * Sorts @w[0..@n) into pb_rec_cmp()'s order, stably, through @tmp (room
+ * for @n): by key and value, then each run of equal keys that do not
+ * hold their whole paths by pb_rec_cmp().  @bits holds @nd + 1.
+ */
+static void pb_rec_sort(struct pb_rec *w, void *tmp, size_t n,
+			unsigned bits, uint32_t nd)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		w[i].key = pb_rec_key(&w[i], bits, nd);
+	pap_radix_sort(w, tmp, n, sizeof(*w), offsetof(struct pb_rec, key),
+		       offsetof(struct pb_rec, value));
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && w[j].key == w[i].key; j++)
+			;
+		if (j - i > 1 && (w[i].key & 1))
+			pap_sort_stable(w + i, tmp, j - i, sizeof(*w),
+					pb_rec_cmp);
+	}
 }
 
 static unsigned pb_varint_len(uint64_t v)
@@ -450,10 +487,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	/* sorted in place: an entry's uses, once its class is known, hold
 	 * its index before the sort, which the references name */
 	for (i = 0; i < ds.nd; i++) {
-		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
+		ds.d[i].rank = pb_dict_rank(&ds.d[i]);
 		ds.d[i].uses = i;
 	}
-	pap_sort_stable(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
+	pap_radix_sort(ds.d, tmp, ds.nd, sizeof(*ds.d),
+		       offsetof(struct pb_dict, rank),
+		       offsetof(struct pb_dict, r));
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
@@ -477,7 +516,8 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			refs[k] = ids[refs[k]];
 	for (i = 0; i < n; i++)
 		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
-	pap_sort_stable(w, tmp, n, sizeof(*w), pb_rec_cmp);
+	pb_rec_sort(w, tmp, n, 64u - (unsigned)__builtin_clzll(ds.nd + 1),
+		    (uint32_t)ds.nd);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {

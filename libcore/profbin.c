@@ -183,11 +183,15 @@ static int pb_held_ok(uint64_t held, uint64_t bytes)
 
 /* A distinct breakpoint of one function, with the uses that rank it. */
 struct pb_dict {
-	uint32_t site;
+	uint64_t rank;		/* the site; pb_dict_rank() to be sorted */
 	uint64_t r;
 	uint64_t uses;
-	uint64_t rank;		/* pb_dict_rank(), while sorted */
 };
+
+static uint32_t pb_dict_site(const struct pb_dict *e)
+{
+	return (uint32_t)e->rank;
+}
 
 /* Bit length: the class a breakpoint's uses put it in. */
 static unsigned pb_class(uint64_t uses)
@@ -201,7 +205,7 @@ static unsigned pb_class(uint64_t uses)
  * by site. */
 static uint64_t pb_dict_rank(const struct pb_dict *e)
 {
-	return (uint64_t)(64 - pb_class(e->uses)) << 32 | e->site;
+	return (uint64_t)(64 - pb_class(e->uses)) << 32 | pb_dict_site(e);
 }
 
 /* Where a breakpoint starts its search in a dictionary's table. */
@@ -232,10 +236,9 @@ struct pb_rec {
 	const struct pap_prof_rec *r;
 	const uint32_t *refs;
 	uint64_t value;		/* r->value */
-	uint32_t nbps;		/* r->nbps */
-	uint32_t ref0;		/* refs[0] when nbps > 0 */
-	uint32_t group;
 	uint64_t key;		/* pb_rec_key() */
+	uint32_t nbps;		/* r->nbps */
+	uint32_t group;
 };
 
 /* The order of @x's and @y's @i-th references, that of the written
@@ -268,12 +271,7 @@ pb_rec_cmp(const void *a, const void *b)
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
 	n = x->nbps < y->nbps ? x->nbps : y->nbps;
-	i = 0;
-	if (n && x->ref0 != y->ref0)
-		return x->ref0 < y->ref0 ? -1 : 1;
-	if (n && x->ref0 != PB_REPEAT_REF)
-		i = 1;	/* the same id: pb_ref_cmp() would say 0 */
-	for (; i < n; i++)
+	for (i = 0; i < n; i++)
 		if ((c = pb_ref_cmp(x, y, i)))
 			return c;
 	if (x->nbps != y->nbps)
@@ -368,12 +366,70 @@ static uint64_t pb_refs_len(const struct pb_rec *w, uint32_t from)
 	return len;
 }
 
+/*
+ * A buffer of the writer's, kept from one function of a segment to the
+ * next: each grows to what the largest function needs, and is mapped
+ * and its pages first touched once a segment, not once a function.
+ */
+struct pb_buf {
+	void *p;
+	size_t cap;		/* bytes */
+};
+
+/* Room for @size bytes in @b, keeping its first @keep bytes; NULL, with
+ * @b as it was, when out of memory. */
+static void *pb_buf_room(const struct pap_mem *mem, struct pb_buf *b,
+			 size_t size, size_t keep)
+{
+	size_t c = b->cap ? b->cap : 4096;
+	void *p;
+
+	if (size <= b->cap)
+		return b->p;
+	while (c < size) {
+		if (c > SIZE_MAX / 2)
+			return NULL;
+		c *= 2;
+	}
+	if (keep) {
+		p = pap_mem_resize(mem, b->p, b->cap, c);
+	} else {
+		/* nothing to keep: no copy of what a larger one replaces */
+		p = pap_mem_resize(mem, NULL, 0, c);
+		if (p)
+			pap_mem_release(mem, b->p, b->cap);
+	}
+	if (!p)
+		return NULL;
+	b->p = p;
+	b->cap = c;
+	return p;
+}
+
+/* The writer's buffers: breakpoints as references, records being
+ * written, the sorts' room, the dictionary, and its table (then the
+ * dictionary's ids). */
+struct pb_wbufs {
+	struct pb_buf refs, w, tmp, d, table;
+};
+
+static void pb_wbufs_free(const struct pap_mem *mem, struct pb_wbufs *s)
+{
+	pap_mem_release(mem, s->refs.p, s->refs.cap);
+	pap_mem_release(mem, s->w.p, s->w.cap);
+	pap_mem_release(mem, s->tmp.p, s->tmp.cap);
+	pap_mem_release(mem, s->d.p, s->d.cap);
+	pap_mem_release(mem, s->table.p, s->table.cap);
+}
+
 /* A function's distinct breakpoints being gathered: entries, and an
- * open-addressing table of their indexes + 1, at most half full. */
+ * open-addressing table of their indexes + 1, at most half full, both in
+ * the writer's buffers. */
 struct pb_dictset {
 	const struct pap_mem *mem;
+	struct pb_wbufs *s;
 	struct pb_dict *d;
-	size_t nd, cap;
+	size_t nd;
 	uint32_t *table;
 	size_t tn;
 };
@@ -382,19 +438,22 @@ struct pb_dictset {
 static int pb_dictset_regrow(struct pb_dictset *ds)
 {
 	size_t tn = ds->tn ? ds->tn * 2 : 64, i, h;
-	uint32_t *t = pap_mem_resize(ds->mem, NULL, 0, tn * sizeof(*t));
+	uint32_t *t;
 
+	if (tn > SIZE_MAX / sizeof(*t))
+		return PAP_ENOMEM;
+	t = pb_buf_room(ds->mem, &ds->s->table, tn * sizeof(*t), 0);
 	if (!t)
 		return PAP_ENOMEM;
 	memset(t, 0, tn * sizeof(*t));
 	for (i = 0; i < ds->nd; i++) {
-		struct pap_breakpoint bp = { ds->d[i].site, ds->d[i].r };
+		struct pap_breakpoint bp = { pb_dict_site(&ds->d[i]),
+					     ds->d[i].r };
 
 		for (h = pb_bp_hash(&bp) & (tn - 1); t[h]; h = (h + 1) & (tn - 1))
 			;
 		t[h] = (uint32_t)i + 1;
 	}
-	pap_mem_release(ds->mem, ds->table, ds->tn * sizeof(*ds->table));
 	ds->table = t;
 	ds->tn = tn;
 	return PAP_OK;
@@ -413,13 +472,17 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 	     h = (h + 1) & (ds->tn - 1)) {
 		const struct pb_dict *e = &ds->d[ds->table[h] - 1];
 
-		if (e->site == bp->site && e->r == bp->r)
+		if (pb_dict_site(e) == bp->site && e->r == bp->r)
 			return ds->table[h] - 1;
 	}
-	if (ds->nd == ds->cap &&
-	    pap_mem_grow(ds->mem, &ds->d, &ds->cap, sizeof(*ds->d), 64))
-		return PAP_ENOMEM;
-	ds->d[ds->nd].site = bp->site;
+	if ((ds->nd + 1) * sizeof(*ds->d) > ds->s->d.cap) {
+		ds->d = pb_buf_room(ds->mem, &ds->s->d,
+				    (ds->nd + 1) * sizeof(*ds->d),
+				    ds->nd * sizeof(*ds->d));
+		if (!ds->d)
+			return PAP_ENOMEM;
+	}
+	ds->d[ds->nd].rank = bp->site;
 	ds->d[ds->nd].r = bp->r;
 	ds->d[ds->nd].uses = 0;
 	ds->table[h] = (uint32_t)++ds->nd;
@@ -428,29 +491,30 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 
 /*
  * Writes one function: its key, its dictionary and its records
- * @recs[0..@n) (in the written order, of one function).  Memory: a
- * 4-byte reference per breakpoint, and the distinct ones.  PAP_ENOMEM.
+ * @recs[0..@n) (in the written order, of one function).  Memory, in @s
+ * (kept for the next function): a 4-byte reference per breakpoint, the
+ * distinct ones, and twice a record's pb_rec.  PAP_ENOMEM.
  */
 static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
-			   size_t n, size_t body0, uint64_t *held)
+			   size_t n, size_t body0, uint64_t *held,
+			   struct pb_wbufs *s)
 {
 	const struct pap_mem *mem = o->mem;
-	struct pb_dictset ds = { mem, NULL, 0, 0, NULL, 0 };
-	uint32_t *refs = NULL, *ids = NULL;
-	void *tmp = NULL;
-	struct pb_rec *w = NULL;
-	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 }, ntmp = 0;
+	struct pb_dictset ds = { mem, s, s->d.p, 0, NULL, 0 };
+	uint32_t *refs, *ids;
+	void *tmp;
+	struct pb_rec *w;
+	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
 	uint32_t j;
-	int err = PAP_ENOMEM;
 
 	for (i = 0; i < n; i++)
 		nbps += recs[i]->nbps;
-	if (nbps >= UINT32_MAX / 4)
-		goto out;
-	refs = pap_mem_resize(mem, NULL, 0, (nbps + 1) * sizeof(*refs));
-	w = pap_mem_resize(mem, NULL, 0, (n + 1) * sizeof(*w));
+	if (nbps >= UINT32_MAX / 4 || n > SIZE_MAX / 2 / sizeof(*w))
+		return PAP_ENOMEM;
+	refs = pb_buf_room(mem, &s->refs, (nbps + 1) * sizeof(*refs), 0);
+	w = pb_buf_room(mem, &s->w, (n + 1) * sizeof(*w), 0);
 	if (!refs || !w)
-		goto out;
+		return PAP_ENOMEM;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
 	 * path as its entry's index for now */
 	for (i = 0, k = 0; i < n; i++) {
@@ -471,19 +535,17 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			}
 			e = pb_dictset_find(&ds, &r->bps[j]);
 			if (e < 0)
-				goto out;
+				return PAP_ENOMEM;
 			ds.d[e].uses++;
 			refs[k] = (uint32_t)e;
 		}
 	}
-	pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
-	ds.table = NULL;
-	ids = pap_mem_resize(mem, NULL, 0, (ds.nd + 1) * sizeof(*ids));
-	ntmp = ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
-	       ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1;
-	tmp = pap_mem_resize(mem, NULL, 0, ntmp);
+	/* the table done with, its room holds the ids */
+	ids = pb_buf_room(mem, &s->table, (ds.nd + 1) * sizeof(*ids), 0);
+	tmp = pb_buf_room(mem, &s->tmp, ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
+			  ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1, 0);
 	if (!ids || !tmp)
-		goto out;
+		return PAP_ENOMEM;
 	/* sorted in place: an entry's uses, once its class is known, hold
 	 * its index before the sort, which the references name */
 	for (i = 0; i < ds.nd; i++) {
@@ -502,11 +564,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		const struct pb_dict *prev = i ? &ds.d[i - 1] : NULL;
 
 		ids[e->uses] = (uint32_t)i;
-		if (prev && prev->site == e->site && prev->r < e->r) {
+		if (prev && pb_dict_site(prev) == pb_dict_site(e) &&
+		    prev->r < e->r) {
 			pb_varint(o, 0);
 			pb_varint(o, e->r - prev->r - 1);
 		} else {
-			pb_varint(o, (uint64_t)e->site + 1);
+			pb_varint(o, (uint64_t)pb_dict_site(e) + 1);
 			pb_fixed(o, e->r, 8);
 		}
 	}
@@ -514,8 +577,6 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	for (k = 0; k < nbps; k++)
 		if (refs[k] != PB_REPEAT_REF)
 			refs[k] = ids[refs[k]];
-	for (i = 0; i < n; i++)
-		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
 	pb_rec_sort(w, tmp, n, 64u - (unsigned)__builtin_clzll(ds.nd + 1),
 		    (uint32_t)ds.nd);
 	for (k = 0; k < 3; k++)
@@ -559,22 +620,14 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 				pb_varint(o, r->bps[j].r & 0xffffffffu);
 		}
 	}
-	err = o->oom ? PAP_ENOMEM : PAP_OK;
-out:
-	if (ds.table)
-		pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
-	pap_mem_release(mem, ds.d, ds.cap * sizeof(*ds.d));
-	pap_mem_release(mem, w, (n + 1) * sizeof(*w));
-	pap_mem_release(mem, tmp, ntmp);
-	pap_mem_release(mem, refs, (nbps + 1) * sizeof(*refs));
-	pap_mem_release(mem, ids, (ds.nd + 1) * sizeof(*ids));
-	return err;
+	return o->oom ? PAP_ENOMEM : PAP_OK;
 }
 
 int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 			unsigned char **out, size_t *len)
 {
 	struct pb_out o = { p->mem, NULL, 0, 0, 0 };
+	struct pb_wbufs s;
 	const struct pap_prof_rec **recs;
 	unsigned char *b;
 	size_t n, i, start, nfn = 0;
@@ -584,6 +637,7 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 	recs = pap_profile_order(p, &n);
 	if (!recs)
 		return PAP_ENOMEM;
+	memset(&s, 0, sizeof(s));
 	pb_bytes(&o, PAP_PROFBIN_SEG_MARK, 4);
 	pb_fixed(&o, 0, 4);
 	pb_fixed(&o, 0, 8);	/* L, once known */
@@ -597,9 +651,10 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 		if (i == n || (recs[start]->name != recs[i]->name &&
 			       strcmp(recs[start]->fn, recs[i]->fn))) {
 			err = pb_put_function(&o, recs + start, i - start,
-					      PAP_PROFBIN_SEG_HEAD, &held);
+					      PAP_PROFBIN_SEG_HEAD, &held, &s);
 			start = i;
 		}
+	pb_wbufs_free(p->mem, &s);
 	pap_mem_release(p->mem, recs, (p->nrecs + 1) * sizeof(*recs));
 	if (!err && !o.oom) {
 		uint64_t body = o.n - PAP_PROFBIN_SEG_HEAD;

@@ -23,14 +23,18 @@ static inline uint64_t pap_radix_key(const unsigned char *e, size_t off)
 	return v;
 }
 
+/* Below this many elements pap_radix_sort() sorts by insertion. */
+#define PAP_RADIX_MIN 24
+
 /*
  * Sorts the @n elements of @size bytes at @a, stably, by the unsigned
  * 64-bit key at byte @hi of each, then by the one at byte @lo, through
  * @tmp (room for @n elements): a byte at a time, least significant
- * first, skipping the bytes in which all the elements agree.  The
- * elements themselves move.  It allocates nothing and takes 2 KB of
- * stack, so that a signal handler's writer may call it.  Inline, so
- * that the caller's element size makes each move a few instructions.
+ * first, skipping the bytes in which all the elements agree; fewer than
+ * PAP_RADIX_MIN by insertion.  The elements themselves move.  It
+ * allocates nothing and takes 2 KB of stack, so that a signal handler's
+ * writer may call it.  Inline, so that the caller's element size makes
+ * each move a few instructions.
  */
 static inline __attribute__((always_inline)) void
 pap_radix_sort(void *a, void *tmp, size_t n, size_t size, size_t hi,
@@ -39,8 +43,27 @@ pap_radix_sort(void *a, void *tmp, size_t n, size_t size, size_t hi,
 	unsigned char *from = (unsigned char *)a, *to = (unsigned char *)tmp;
 	unsigned char *x;
 	uint64_t any[2] = { 0, 0 }, all[2] = { ~0ull, ~0ull };
-	size_t at[256], i, d, sum;
+	size_t at[256], i, j, d, sum;
 
+	if (n < PAP_RADIX_MIN) {
+		for (i = 1; i < n; i++) {
+			uint64_t h = pap_radix_key(from + i * size, hi);
+			uint64_t l = pap_radix_key(from + i * size, lo);
+
+			memcpy(to, from + i * size, size);
+			for (j = i; j > 0; j--) {
+				const unsigned char *p = from + (j - 1) * size;
+				uint64_t ph = pap_radix_key(p, hi);
+
+				if (ph < h ||
+				    (ph == h && pap_radix_key(p, lo) <= l))
+					break;
+				memcpy(from + j * size, p, size);
+			}
+			memcpy(from + j * size, to, size);
+		}
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		uint64_t l = pap_radix_key(from + i * size, lo);
 		uint64_t h = pap_radix_key(from + i * size, hi);

@@ -133,7 +133,8 @@ static void check_function(const struct pap_profile *p, size_t from,
 }
 
 /*
- * Records of two functions: paths of up to 14 breakpoints from a pool
+ * Records of two large functions and eight small ones (sorted another
+ * way): paths of up to 14 breakpoints from a pool
  * whose values take every byte, repeats among them, cut and complete
  * paths and Ball-Larus ids, values small and large; written, read back
  * and checked in the order read.  Enough distinct breakpoints that a
@@ -141,9 +142,8 @@ static void check_function(const struct pap_profile *p, size_t from,
  */
 static void test_profbin_order(void **state)
 {
-	static const char *const fns[2] = { "order:00000000000000a1",
-					    "order:00000000000000b2" };
 	struct pap_breakpoint pool[600], bps[14];
+	char fn[64];
 	struct pap_profile in, out;
 	char *buf = NULL, err[256] = "";
 	size_t len = 0, i, start;
@@ -157,8 +157,8 @@ static void test_profbin_order(void **state)
 	}
 	pap_profile_init(&in);
 	pap_profile_init(&out);
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < 6000; i++) {
+	for (k = 0; k < 10; k++)
+		for (i = 0; i < (k < 2 ? 6000u : 3u * k); i++) {
 			uint32_t n = (uint32_t)(rnd() % 15), j;
 			/* a narrow pool for some: long shared prefixes */
 			size_t width = i % 4 ? 600 : 3;
@@ -174,7 +174,8 @@ static void test_profbin_order(void **state)
 					bps[j] = pool[rnd() % width];
 				}
 			}
-			assert_int_equal(pap_profile_add(&in, fns[k],
+			snprintf(fn, sizeof(fn), "order:%016x", k + 1);
+			assert_int_equal(pap_profile_add(&in, fn,
 					 bl ? PAP_REC_BL : PAP_REC_PATH,
 					 bl || rnd() % 2, value, bps,
 					 bl ? 0 : n, 1 + rnd() % 3), 0);

@@ -55,15 +55,16 @@ static void *rt_tally_carve(size_t size)
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
+	/* a large one has its own mapping, and the region its room */
+	if (size > rt_tally_room && size >= RT_TALLY_REGION / 4)
+		return rt_map_resize(NULL, 0, size);
 	if (size > rt_tally_room) {
-		size_t region = size > RT_TALLY_REGION ? size :
-						       RT_TALLY_REGION;
-		char *m = rt_map_resize(NULL, 0, region);
+		char *m = rt_map_resize(NULL, 0, RT_TALLY_REGION);
 
 		if (!m)
 			return NULL;
 		rt_tally_free_at = m;
-		rt_tally_room = region;
+		rt_tally_room = RT_TALLY_REGION;
 	}
 	p = rt_tally_free_at;
 	rt_tally_free_at += size;
@@ -77,10 +78,15 @@ static struct rt_tally *rt_tally_new(const char *fn, uint8_t kind, uint64_t n)
 {
 	struct rt_tally *t;
 
+	uint64_t *counts;
+
 	pthread_mutex_lock(&rt_tally_lock);
-	t = rt_tally_carve(sizeof(*t) + 2 * n * sizeof(uint64_t));
+	/* the counters first, then their header apart from them: a large
+	 * block's pages are touched only where its counters are */
+	counts = rt_tally_carve(2 * n * sizeof(uint64_t));
+	t = counts ? rt_tally_carve(sizeof(*t)) : NULL;
 	if (t) {
-		t->counts = (uint64_t *)(t + 1);
+		t->counts = counts;
 		t->done = t->counts + n;
 		t->fn = fn;
 		t->kind = kind;

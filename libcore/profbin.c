@@ -16,6 +16,7 @@
 #include "fnkey.h"
 #include "mem.h"
 #include "profbin.h"
+#include "radix.h"
 #include "util.h"
 
 /* ---- bytes ---- */
@@ -204,21 +205,14 @@ static int pb_held_ok(uint64_t held, uint64_t bytes)
 
 /* A distinct breakpoint of one function, with the uses that rank it. */
 struct pb_dict {
-	uint32_t site;
-	uint32_t id;
+	uint64_t rank;		/* the site; pb_dict_rank() to be sorted */
 	uint64_t r;
 	uint64_t uses;
 };
 
-static int pb_dict_by_bp(const void *a, const void *b)
+static uint32_t pb_dict_site(const struct pb_dict *e)
 {
-	const struct pb_dict *x = a, *y = b;
-
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	if (x->r != y->r)
-		return x->r < y->r ? -1 : 1;
-	return 0;
+	return (uint32_t)e->rank;
 }
 
 /* Bit length: the class a breakpoint's uses put it in. */
@@ -227,18 +221,13 @@ static unsigned pb_class(uint64_t uses)
 	return uses ? 64u - (unsigned)__builtin_clzll(uses) : 0;
 }
 
-/* The id order: more used first (by the bit length of the uses, so that
- * breakpoints of one class stay in breakpoint order and their values
- * are written as differences), then by breakpoint.  While they are
- * sorted, the entries' ids hold 64 - their class. */
-static inline __attribute__((always_inline)) int
-pb_dict_by_use(const void *a, const void *b)
+/* The id order is by this rank, then by value: more used first (by the
+ * bit length of the uses, so that breakpoints of one class stay in
+ * breakpoint order and their values are written as differences), then
+ * by site. */
+static uint64_t pb_dict_rank(const struct pb_dict *e)
 {
-	const struct pb_dict *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return pb_dict_by_bp(x, y);
+	return (uint64_t)(64 - pb_class(e->uses)) << 32 | pb_dict_site(e);
 }
 
 /* Where a breakpoint starts its search in a dictionary's table. */
@@ -269,8 +258,8 @@ struct pb_rec {
 	const struct pap_prof_rec *r;
 	const uint32_t *refs;
 	uint64_t value;		/* r->value */
+	uint64_t key;		/* pb_rec_key() */
 	uint32_t nbps;		/* r->nbps */
-	uint32_t ref0;		/* refs[0] when nbps > 0 */
 	uint32_t group;
 };
 
@@ -304,12 +293,7 @@ pb_rec_cmp(const void *a, const void *b)
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
 	n = x->nbps < y->nbps ? x->nbps : y->nbps;
-	i = 0;
-	if (n && x->ref0 != y->ref0)
-		return x->ref0 < y->ref0 ? -1 : 1;
-	if (n && x->ref0 != PB_REPEAT_REF)
-		i = 1;	/* the same id: pb_ref_cmp() would say 0 */
-	for (; i < n; i++)
+	for (i = 0; i < n; i++)
 		if ((c = pb_ref_cmp(x, y, i)))
 			return c;
 	if (x->nbps != y->nbps)
@@ -317,6 +301,57 @@ pb_rec_cmp(const void *a, const void *b)
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
 	return 0;
+}
+
+/*
+ * A key that orders records of one function as pb_rec_cmp() does, as far
+ * as it goes: the group in its top 2 bits, then the first references,
+ * each in @bits bits as its id + 1 (a repeat as @nd + 1, and the end of
+ * a path as 0), as many as fit above bit 0.  Bit 0 is set when the key
+ * does not hold the whole path (a repeat, or more references than fit),
+ * and then only pb_rec_cmp() orders records of equal keys.  Otherwise
+ * equal keys are equal groups and references, and the value decides.
+ * (Equal keys agree on bit 0: a key holds a path's end only if it holds
+ * every reference before it, none a repeat; and a path of exactly as
+ * many references as fit comes before the longer ones it begins, as
+ * bit 0 puts it.)  @bits holds @nd + 1.
+ */
+static uint64_t pb_rec_key(const struct pb_rec *w, unsigned bits,
+			   uint32_t nd)
+{
+	unsigned slots = 61 / bits, shift = 62, i;
+	uint64_t k = (uint64_t)w->group << 62;
+
+	for (i = 0; i < w->nbps && i < slots; i++) {
+		shift -= bits;
+		if (w->refs[i] == PB_REPEAT_REF)
+			return k | ((uint64_t)nd + 1) << shift | 1;
+		k |= ((uint64_t)w->refs[i] + 1) << shift;
+	}
+	return k | (w->nbps > slots);
+}
+
+/*
+ * Sorts @w[0..@n) into pb_rec_cmp()'s order, stably, through @tmp (room
+ * for @n): by key and value, then each run of equal keys that do not
+ * hold their whole paths by pb_rec_cmp().  @bits holds @nd + 1.
+ */
+static void pb_rec_sort(struct pb_rec *w, void *tmp, size_t n,
+			unsigned bits, uint32_t nd)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		w[i].key = pb_rec_key(&w[i], bits, nd);
+	pap_radix_sort(w, tmp, n, sizeof(*w), offsetof(struct pb_rec, key),
+		       offsetof(struct pb_rec, value));
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && w[j].key == w[i].key; j++)
+			;
+		if (j - i > 1 && (w[i].key & 1))
+			pap_sort_stable(w + i, tmp, j - i, sizeof(*w),
+					pb_rec_cmp);
+	}
 }
 
 static unsigned pb_varint_len(uint64_t v)
@@ -353,12 +388,70 @@ static uint64_t pb_refs_len(const struct pb_rec *w, uint32_t from)
 	return len;
 }
 
+/*
+ * A buffer of the writer's, kept from one function of a segment to the
+ * next: each grows to what the largest function needs, and is mapped
+ * and its pages first touched once a segment, not once a function.
+ */
+struct pb_buf {
+	void *p;
+	size_t cap;		/* bytes */
+};
+
+/* Room for @size bytes in @b, keeping its first @keep bytes; NULL, with
+ * @b as it was, when out of memory. */
+static void *pb_buf_room(const struct pap_mem *mem, struct pb_buf *b,
+			 size_t size, size_t keep)
+{
+	size_t c = b->cap ? b->cap : 4096;
+	void *p;
+
+	if (size <= b->cap)
+		return b->p;
+	while (c < size) {
+		if (c > SIZE_MAX / 2)
+			return NULL;
+		c *= 2;
+	}
+	if (keep) {
+		p = pap_mem_resize(mem, b->p, b->cap, c);
+	} else {
+		/* nothing to keep: no copy of what a larger one replaces */
+		p = pap_mem_resize(mem, NULL, 0, c);
+		if (p)
+			pap_mem_release(mem, b->p, b->cap);
+	}
+	if (!p)
+		return NULL;
+	b->p = p;
+	b->cap = c;
+	return p;
+}
+
+/* The writer's buffers: breakpoints as references, records being
+ * written, the sorts' room, the dictionary, and its table (then the
+ * dictionary's ids). */
+struct pb_wbufs {
+	struct pb_buf refs, w, tmp, d, table;
+};
+
+static void pb_wbufs_free(const struct pap_mem *mem, struct pb_wbufs *s)
+{
+	pap_mem_release(mem, s->refs.p, s->refs.cap);
+	pap_mem_release(mem, s->w.p, s->w.cap);
+	pap_mem_release(mem, s->tmp.p, s->tmp.cap);
+	pap_mem_release(mem, s->d.p, s->d.cap);
+	pap_mem_release(mem, s->table.p, s->table.cap);
+}
+
 /* A function's distinct breakpoints being gathered: entries, and an
- * open-addressing table of their indexes + 1, at most half full. */
+ * open-addressing table of their indexes + 1, at most half full, both in
+ * the writer's buffers. */
 struct pb_dictset {
 	const struct pap_mem *mem;
+	struct pb_wbufs *s;
 	struct pb_dict *d;
-	size_t nd, cap;
+	size_t nd;
 	uint32_t *table;
 	size_t tn;
 };
@@ -367,19 +460,22 @@ struct pb_dictset {
 static int pb_dictset_regrow(struct pb_dictset *ds)
 {
 	size_t tn = ds->tn ? ds->tn * 2 : 64, i, h;
-	uint32_t *t = pap_mem_resize(ds->mem, NULL, 0, tn * sizeof(*t));
+	uint32_t *t;
 
+	if (tn > SIZE_MAX / sizeof(*t))
+		return PAP_ENOMEM;
+	t = pb_buf_room(ds->mem, &ds->s->table, tn * sizeof(*t), 0);
 	if (!t)
 		return PAP_ENOMEM;
 	memset(t, 0, tn * sizeof(*t));
 	for (i = 0; i < ds->nd; i++) {
-		struct pap_breakpoint bp = { ds->d[i].site, ds->d[i].r };
+		struct pap_breakpoint bp = { pb_dict_site(&ds->d[i]),
+					     ds->d[i].r };
 
 		for (h = pb_bp_hash(&bp) & (tn - 1); t[h]; h = (h + 1) & (tn - 1))
 			;
 		t[h] = (uint32_t)i + 1;
 	}
-	pap_mem_release(ds->mem, ds->table, ds->tn * sizeof(*ds->table));
 	ds->table = t;
 	ds->tn = tn;
 	return PAP_OK;
@@ -398,13 +494,17 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 	     h = (h + 1) & (ds->tn - 1)) {
 		const struct pb_dict *e = &ds->d[ds->table[h] - 1];
 
-		if (e->site == bp->site && e->r == bp->r)
+		if (pb_dict_site(e) == bp->site && e->r == bp->r)
 			return ds->table[h] - 1;
 	}
-	if (ds->nd == ds->cap &&
-	    pap_mem_grow(ds->mem, &ds->d, &ds->cap, sizeof(*ds->d), 64))
-		return PAP_ENOMEM;
-	ds->d[ds->nd].site = bp->site;
+	if ((ds->nd + 1) * sizeof(*ds->d) > ds->s->d.cap) {
+		ds->d = pb_buf_room(ds->mem, &ds->s->d,
+				    (ds->nd + 1) * sizeof(*ds->d),
+				    ds->nd * sizeof(*ds->d));
+		if (!ds->d)
+			return PAP_ENOMEM;
+	}
+	ds->d[ds->nd].rank = bp->site;
 	ds->d[ds->nd].r = bp->r;
 	ds->d[ds->nd].uses = 0;
 	ds->table[h] = (uint32_t)++ds->nd;
@@ -413,29 +513,30 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 
 /*
  * Writes one function: its key, its dictionary and its records
- * @recs[0..@n) (in the written order, of one function).  Memory: a
- * 4-byte reference per breakpoint, and the distinct ones.  PAP_ENOMEM.
+ * @recs[0..@n) (in the written order, of one function).  Memory, in @s
+ * (kept for the next function): a 4-byte reference per breakpoint, the
+ * distinct ones, and twice a record's pb_rec.  PAP_ENOMEM.
  */
 static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
-			   size_t n, size_t body0, uint64_t *held)
+			   size_t n, size_t body0, uint64_t *held,
+			   struct pb_wbufs *s)
 {
 	const struct pap_mem *mem = o->mem;
-	struct pb_dictset ds = { mem, NULL, 0, 0, NULL, 0 };
-	uint32_t *refs = NULL, *ids = NULL;
-	void *tmp = NULL;
-	struct pb_rec *w = NULL;
-	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 }, ntmp = 0;
+	struct pb_dictset ds = { mem, s, s->d.p, 0, NULL, 0 };
+	uint32_t *refs, *ids;
+	void *tmp;
+	struct pb_rec *w;
+	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
 	uint32_t j;
-	int err = PAP_ENOMEM;
 
 	for (i = 0; i < n; i++)
 		nbps += recs[i]->nbps;
-	if (nbps >= UINT32_MAX / 4)
-		goto out;
-	refs = pap_mem_resize(mem, NULL, 0, (nbps + 1) * sizeof(*refs));
-	w = pap_mem_resize(mem, NULL, 0, (n + 1) * sizeof(*w));
+	if (nbps >= UINT32_MAX / 4 || n > SIZE_MAX / 2 / sizeof(*w))
+		return PAP_ENOMEM;
+	refs = pb_buf_room(mem, &s->refs, (nbps + 1) * sizeof(*refs), 0);
+	w = pb_buf_room(mem, &s->w, (n + 1) * sizeof(*w), 0);
 	if (!refs || !w)
-		goto out;
+		return PAP_ENOMEM;
 	/* the distinct breakpoints, with their uses; each breakpoint of a
 	 * path as its entry's index for now */
 	for (i = 0, k = 0; i < n; i++) {
@@ -456,26 +557,26 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			}
 			e = pb_dictset_find(&ds, &r->bps[j]);
 			if (e < 0)
-				goto out;
+				return PAP_ENOMEM;
 			ds.d[e].uses++;
 			refs[k] = (uint32_t)e;
 		}
 	}
-	pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
-	ds.table = NULL;
-	ids = pap_mem_resize(mem, NULL, 0, (ds.nd + 1) * sizeof(*ids));
-	ntmp = ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
-	       ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1;
-	tmp = pap_mem_resize(mem, NULL, 0, ntmp);
+	/* the table done with, its room holds the ids */
+	ids = pb_buf_room(mem, &s->table, (ds.nd + 1) * sizeof(*ids), 0);
+	tmp = pb_buf_room(mem, &s->tmp, ds.nd * sizeof(*ds.d) > n * sizeof(*w) ?
+			  ds.nd * sizeof(*ds.d) : n * sizeof(*w) + 1, 0);
 	if (!ids || !tmp)
-		goto out;
+		return PAP_ENOMEM;
 	/* sorted in place: an entry's uses, once its class is known, hold
 	 * its index before the sort, which the references name */
 	for (i = 0; i < ds.nd; i++) {
-		ds.d[i].id = 64 - pb_class(ds.d[i].uses);
+		ds.d[i].rank = pb_dict_rank(&ds.d[i]);
 		ds.d[i].uses = i;
 	}
-	pap_sort_stable(ds.d, tmp, ds.nd, sizeof(*ds.d), pb_dict_by_use);
+	pap_radix_sort(ds.d, tmp, ds.nd, sizeof(*ds.d),
+		       offsetof(struct pb_dict, rank),
+		       offsetof(struct pb_dict, r));
 
 	pb_varint(o, strlen(recs[0]->fn));
 	pb_bytes(o, recs[0]->fn, strlen(recs[0]->fn));
@@ -485,11 +586,12 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		const struct pb_dict *prev = i ? &ds.d[i - 1] : NULL;
 
 		ids[e->uses] = (uint32_t)i;
-		if (prev && prev->site == e->site && prev->r < e->r) {
+		if (prev && pb_dict_site(prev) == pb_dict_site(e) &&
+		    prev->r < e->r) {
 			pb_varint(o, 0);
 			pb_varint(o, e->r - prev->r - 1);
 		} else {
-			pb_varint(o, (uint64_t)e->site + 1);
+			pb_varint(o, (uint64_t)pb_dict_site(e) + 1);
 			pb_fixed(o, e->r, 8);
 		}
 	}
@@ -497,9 +599,8 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 	for (k = 0; k < nbps; k++)
 		if (refs[k] != PB_REPEAT_REF)
 			refs[k] = ids[refs[k]];
-	for (i = 0; i < n; i++)
-		w[i].ref0 = w[i].nbps ? w[i].refs[0] : 0;
-	pap_sort_stable(w, tmp, n, sizeof(*w), pb_rec_cmp);
+	pb_rec_sort(w, tmp, n, 64u - (unsigned)__builtin_clzll(ds.nd + 1),
+		    (uint32_t)ds.nd);
 	for (k = 0; k < 3; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
@@ -541,22 +642,14 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 				pb_varint(o, r->bps[j].r & 0xffffffffu);
 		}
 	}
-	err = o->oom ? PAP_ENOMEM : PAP_OK;
-out:
-	if (ds.table)
-		pap_mem_release(mem, ds.table, ds.tn * sizeof(*ds.table));
-	pap_mem_release(mem, ds.d, ds.cap * sizeof(*ds.d));
-	pap_mem_release(mem, w, (n + 1) * sizeof(*w));
-	pap_mem_release(mem, tmp, ntmp);
-	pap_mem_release(mem, refs, (nbps + 1) * sizeof(*refs));
-	pap_mem_release(mem, ids, (ds.nd + 1) * sizeof(*ids));
-	return err;
+	return o->oom ? PAP_ENOMEM : PAP_OK;
 }
 
 int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 			unsigned char **out, size_t *len)
 {
 	struct pb_out o = { p->mem, NULL, 0, 0, 0 };
+	struct pb_wbufs s;
 	const struct pap_prof_rec **recs;
 	unsigned char *b;
 	size_t n, i, start, nfn = 0;
@@ -566,6 +659,7 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 	recs = pap_profile_order(p, &n);
 	if (!recs)
 		return PAP_ENOMEM;
+	memset(&s, 0, sizeof(s));
 	pb_bytes(&o, PAP_PROFBIN_SEG_MARK, 4);
 	pb_fixed(&o, 0, 4);
 	pb_fixed(&o, 0, 8);	/* L, once known */
@@ -579,9 +673,10 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 		if (i == n || (recs[start]->name != recs[i]->name &&
 			       strcmp(recs[start]->fn, recs[i]->fn))) {
 			err = pb_put_function(&o, recs + start, i - start,
-					      PAP_PROFBIN_SEG_HEAD, &held);
+					      PAP_PROFBIN_SEG_HEAD, &held, &s);
 			start = i;
 		}
+	pb_wbufs_free(p->mem, &s);
 	pap_mem_release(p->mem, recs, (p->nrecs + 1) * sizeof(*recs));
 	if (!err && !o.oom) {
 		uint64_t body = o.n - PAP_PROFBIN_SEG_HEAD;

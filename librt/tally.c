@@ -20,8 +20,10 @@
  * __pap_count's or __pap_path's way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "profdata.h"
 #include "rt.h"
@@ -53,15 +55,16 @@ static void *rt_tally_carve(size_t size)
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
+	/* a large one has its own mapping, and the region its room */
+	if (size > rt_tally_room && size >= RT_TALLY_REGION / 4)
+		return rt_map_resize(NULL, 0, size);
 	if (size > rt_tally_room) {
-		size_t region = size > RT_TALLY_REGION ? size :
-						       RT_TALLY_REGION;
-		char *m = rt_map_resize(NULL, 0, region);
+		char *m = rt_map_resize(NULL, 0, RT_TALLY_REGION);
 
 		if (!m)
 			return NULL;
 		rt_tally_free_at = m;
-		rt_tally_room = region;
+		rt_tally_room = RT_TALLY_REGION;
 	}
 	p = rt_tally_free_at;
 	rt_tally_free_at += size;
@@ -75,10 +78,15 @@ static struct rt_tally *rt_tally_new(const char *fn, uint8_t kind, uint64_t n)
 {
 	struct rt_tally *t;
 
+	uint64_t *counts;
+
 	pthread_mutex_lock(&rt_tally_lock);
-	t = rt_tally_carve(sizeof(*t) + 2 * n * sizeof(uint64_t));
+	/* the counters first, then their header apart from them: a large
+	 * block's pages are touched only where its counters are */
+	counts = rt_tally_carve(2 * n * sizeof(uint64_t));
+	t = counts ? rt_tally_carve(sizeof(*t)) : NULL;
 	if (t) {
-		t->counts = (uint64_t *)(t + 1);
+		t->counts = counts;
 		t->done = t->counts + n;
 		t->fn = fn;
 		t->kind = kind;
@@ -101,16 +109,82 @@ uint64_t *rt_tally_block(const char *fn, uint8_t kind, uint64_t n)
 	return t ? t->counts : NULL;
 }
 
+/*
+ * Pages of a block that were never written read as zeros, and reading
+ * each costs a fault: a large block is mostly such pages (a function's
+ * counters are every value its plan bounds, few of them taken), and a
+ * short process spent more on these faults than on its records.  The
+ * kernel's page map tells them apart: a page neither present nor
+ * swapped out was never written (pagemap bits 63 and 62).
+ */
+#define RT_PAGE_PRESENT (1ull << 63)
+#define RT_PAGE_SWAPPED (1ull << 62)
+#define RT_PAGEMAP_RUN 64
+
+/* The first counter at or after @v of @t that may be nonzero: @v, or the
+ * first of the next page that was ever written, as far as @map (the page
+ * map, -1 when it cannot be read: every page then) tells; @t->n when
+ * none.  @page is the page size, @cached and @at its caller's record of
+ * the page map entries last read (RT_PAGEMAP_RUN from page @at). */
+static uint64_t rt_tally_next(const struct rt_tally *t, uint64_t v, int map,
+			      uintptr_t page, uint64_t *cached,
+			      uintptr_t *at)
+{
+	while (map >= 0 && v < t->n) {
+		uintptr_t pg = (uintptr_t)&t->counts[v] / page;
+		ssize_t got;
+
+		if (pg < *at || pg >= *at + RT_PAGEMAP_RUN) {
+			got = pread(map, cached, RT_PAGEMAP_RUN *
+				    sizeof(*cached), (off_t)(pg * 8));
+			if (got < (ssize_t)sizeof(*cached))
+				return v;
+			/* entries not read: as written pages */
+			for (; got < (ssize_t)(RT_PAGEMAP_RUN *
+					       sizeof(*cached));
+			     got += sizeof(*cached))
+				cached[got / sizeof(*cached)] =
+					RT_PAGE_PRESENT;
+			*at = pg;
+		}
+		if (cached[pg - *at] & (RT_PAGE_PRESENT | RT_PAGE_SWAPPED))
+			return v;
+		v = ((pg + 1) * page - (uintptr_t)t->counts) /
+		    sizeof(*t->counts);
+	}
+	return v;
+}
+
 uint64_t rt_tally_take(struct pap_profile *into)
 {
 	struct rt_tally *t;
-	uint64_t v, c, lost = 0;
+	uint64_t v, c, lost = 0, cached[RT_PAGEMAP_RUN];
+	/* no entry read yet: every page is before @at */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
+		  at = UINTPTR_MAX - RT_PAGEMAP_RUN;
+	int map = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 
+	if (!page || page % sizeof(uint64_t)) {
+		if (map >= 0)
+			close(map);
+		map = -1;
+	}
 	pthread_mutex_lock(&rt_tally_lock);
 	for (t = rt_tallies; t; t = t->next)
 		for (v = 0; v < t->n; v++) {
+			if ((uintptr_t)&t->counts[v] % page == 0 ||
+			    v == 0) {
+				v = rt_tally_next(t, v, map, page, cached,
+						  &at);
+				if (v >= t->n)
+					break;
+			}
 			c = __atomic_load_n(&t->counts[v], __ATOMIC_RELAXED);
-			if (c == t->done[v])
+			/* counts only grow and done holds earlier counts: a
+			 * zero count was never taken, and its done page is
+			 * not touched (most of a large block is never used,
+			 * and each page read is a fault) */
+			if (!c || c == t->done[v])
 				continue;
 			if (pap_profile_add(into, t->fn, t->kind, 1, v, NULL, 0,
 					    c - t->done[v]))
@@ -118,6 +192,8 @@ uint64_t rt_tally_take(struct pap_profile *into)
 			t->done[v] = c;
 		}
 	pthread_mutex_unlock(&rt_tally_lock);
+	if (map >= 0)
+		close(map);
 	return lost;
 }
 
@@ -128,9 +204,14 @@ void rt_tally_forget(void)
 
 	pthread_mutex_lock(&rt_tally_lock);
 	for (t = rt_tallies; t; t = t->next)
-		for (v = 0; v < t->n; v++)
-			t->done[v] = __atomic_load_n(&t->counts[v],
+		for (v = 0; v < t->n; v++) {
+			uint64_t c = __atomic_load_n(&t->counts[v],
 						     __ATOMIC_RELAXED);
+
+			/* as in rt_tally_take(): a zero's done is zero */
+			if (c)
+				t->done[v] = c;
+		}
 	pthread_mutex_unlock(&rt_tally_lock);
 }
 

@@ -657,19 +657,29 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, int kind,
 			       rec, (uint32_t)nrec, count);
 }
 
-/* A lost-record line "l COUNT" after its letter; adds to @p's count. */
-static int prof_lost(struct prof_lexer *lx, struct pap_profile *p)
+/* The rest of a line that holds one number, @what, into *@v. */
+static int prof_only_u64(struct prof_lexer *lx, uint64_t *v, const char *what)
 {
 	const char *s;
 	size_t n;
-	uint64_t lost;
-	int err = prof_u64(lx, &lost, "lost-record count");
+	int err = prof_u64(lx, v, what);
 
 	if (err)
 		return err;
 	if (prof_word(lx, &s, &n))
 		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
 				  s);
+	return PAP_OK;
+}
+
+/* A lost-record line "l COUNT" after its letter; adds to @p's count. */
+static int prof_lost(struct prof_lexer *lx, struct pap_profile *p)
+{
+	uint64_t lost;
+	int err = prof_only_u64(lx, &lost, "lost-record count");
+
+	if (err)
+		return err;
 	p->lost = pap_sat_add(p->lost, lost);
 	return PAP_OK;
 }
@@ -690,16 +700,11 @@ struct prof_parse {
 static int prof_end_line(struct prof_parse *ps)
 {
 	struct prof_lexer *lx = &ps->lx;
-	const char *s;
-	size_t n;
 	uint64_t lines;
-	int err = prof_u64(lx, &lines, "line count");
+	int err = prof_only_u64(lx, &lines, "line count");
 
 	if (err)
 		return err;
-	if (prof_word(lx, &s, &n))
-		return prof_error(lx, "unexpected '%.*s'", (int)(n > 40 ? 40 : n),
-				  s);
 	if (lines != lx->line - 2)
 		return prof_error(lx, "the end line counts %llu %s, but %u "
 				  "came before it: lines were lost or added",

@@ -1002,10 +1002,7 @@ void dprofile_free(struct dprofile *dp)
 		free(dp->fs[i].paths);
 		free(dp->fs[i].recs);
 		pap_plan_free(dp->fs[i].bl);
-		pap_memo_free(dp->fs[i].memo);
-		pap_bpack_buf_free(&dp->fs[i].unpacked);
-		pap_pieces_free(&dp->fs[i].pieces);
-		free(dp->fs[i].numtext);
+		func_release(&dp->fs[i]);
 		free(dp->fs[i].blset.slot);
 	}
 	free(dp->fs);

@@ -7,6 +7,7 @@
  * the longer one it begins, then by value; ids ranked by the bit length
  * of their uses, more first, then by site and value), recomputed here
  * from what was read back.  The reader keeps records in file order.
+ * Also the writer's radix sort against a stable comparison sort.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include "bpack.h"
 #include "profdata.h"
+#include "radix.h"
 
 static uint64_t seed = 0x243f6a8885a308d3ull;
 
@@ -202,10 +204,76 @@ static void test_profbin_order(void **state)
 	pap_profile_free(&out);
 }
 
+/* An element of the radix sort's test: its keys, and where it was. */
+struct relem {
+	uint64_t hi, lo, at;
+};
+
+static int relem_cmp(const void *a, const void *b)
+{
+	const struct relem *x = a, *y = b;
+
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * pap_radix_sort() against qsort() with the original position as the
+ * last key (a stable order): arrays of 0 to 3,000 elements whose high
+ * keys tie in runs shorter and longer than PAP_RADIX_MIN, whose low keys
+ * tie too, and whose keys differ in few or in all bytes.
+ */
+static void test_radix_sort(void **state)
+{
+	struct relem *a, *b, *tmp;
+	size_t n, i, round;
+
+	(void)state;
+	a = malloc(3000 * sizeof(*a));
+	b = malloc(3000 * sizeof(*b));
+	tmp = malloc(3000 * sizeof(*tmp));
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(tmp);
+	for (round = 0; round < 400; round++) {
+		/* how many distinct high and low keys, and how wide */
+		uint64_t nhi = 1 + rnd() % (round % 4 == 0 ? 3 : 200);
+		uint64_t nlo = 1 + rnd() % (round % 3 == 0 ? 2 : 1000);
+		unsigned wide = round % 5 == 0;
+
+		n = round < 30 ? round : rnd() % 3000;
+		for (i = 0; i < n; i++) {
+			a[i].hi = rnd() % nhi;
+			a[i].lo = rnd() % nlo;
+			if (wide) {
+				a[i].hi *= 0x9e3779b97f4a7c15ull;
+				a[i].lo = ~a[i].lo * 0xbf58476d1ce4e5b9ull;
+			}
+			a[i].at = i;
+		}
+		memcpy(b, a, n * sizeof(*a));
+		qsort(b, n, sizeof(*b), relem_cmp);
+		pap_radix_sort(a, tmp, n, sizeof(*a), offsetof(struct relem, hi),
+			       offsetof(struct relem, lo));
+		for (i = 0; i < n; i++) {
+			assert_int_equal(a[i].hi, b[i].hi);
+			assert_int_equal(a[i].lo, b[i].lo);
+			assert_int_equal(a[i].at, b[i].at);
+		}
+	}
+	free(a);
+	free(b);
+	free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profbin_order),
+		cmocka_unit_test(test_radix_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

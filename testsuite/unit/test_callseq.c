@@ -101,6 +101,56 @@ static void distances(struct tfn *f)
 	}
 }
 
+/*
+ * @f's CFG again, now with one or two abnormal edges (to landing pads)
+ * from the block of each site that may throw: some of the calls that end
+ * their block.
+ */
+static void add_landing_pads(struct tl_rng *g, struct tfn *f)
+{
+	struct pap_cfg *old = f->cfg, *cfg;
+	uint32_t n = old->nblocks, i, k, j;
+	int any = 0;
+
+	for (k = 1; k <= f->nsites; k++) {
+		struct pap_site *x = &f->sites[k - 1];
+		uint32_t b = x->block;
+
+		if ((x->kind == PAP_SITE_DIRECT ||
+		     x->kind == PAP_SITE_INDIRECT) &&
+		    k == f->bfirst[b] + f->bcount[b] - 1 &&
+		    tl_below(g, 4) == 0) {
+			x->flags |= PAP_SITE_EH;
+			any = 1;
+		}
+	}
+	if (!any)
+		return;
+	cfg = pap_cfg_new(n);
+	assert_non_null(cfg);
+	for (i = 0; i < old->nedges; i++) {
+		const struct pap_edge *e = &old->edges[i];
+
+		if (!(e->flags & PAP_EF_VIRTUAL))
+			assert_true(pap_cfg_add_edge(cfg, e->src, e->dst,
+				(enum pap_edge_kind)e->kind) >= 0);
+	}
+	assert_int_equal(pap_cfg_set_entry(cfg, old->entry_block), 0);
+	for (i = 0; i < n; i++)
+		if (old->role[i] & PAP_ROLE_RETURN)
+			assert_int_equal(pap_cfg_mark_return(cfg, i), 0);
+	for (k = 1; k <= f->nsites; k++)
+		if (f->sites[k - 1].flags & PAP_SITE_EH)
+			for (j = 1 + (uint32_t)tl_below(g, 2); j; j--)
+				assert_true(pap_cfg_add_edge(cfg,
+					f->sites[k - 1].block,
+					(uint32_t)tl_below(g, n),
+					PAP_EDGE_ABNORMAL) >= 0);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_free(old);
+	f->cfg = cfg;
+}
+
 static void make_prog(struct tl_rng *g, struct tprog *p)
 {
 	uint32_t i, k, b;
@@ -144,7 +194,6 @@ static void make_prog(struct tl_rng *g, struct tprog *p)
 			f->bfirst[b] = k;
 			f->bcount[b]++;
 		}
-		distances(f);
 	}
 	for (i = 0; i < p->nfn; i++) {
 		struct tfn *f = &p->f[i];
@@ -208,6 +257,8 @@ static void make_prog(struct tl_rng *g, struct tprog *p)
 			    (s->kind == PAP_SITE_INDIRECT && any_tail))
 				s->flags |= PAP_SITE_MAYBE_TAIL;
 		}
+		add_landing_pads(g, f);
+		distances(f);
 		assert_int_equal(pap_callsites_build(f->cfg, f->sites,
 						     f->nsites, &f->g), 0);
 	}
@@ -231,6 +282,7 @@ enum { S_RET, S_UNWIND, S_END };
 
 struct sframe {
 	uint32_t fn;
+	uint32_t site;			/* call in progress, 0: none */
 	uint32_t armed[4], narmed;	/* setjmp sites that may resume */
 };
 
@@ -241,6 +293,7 @@ struct sim {
 	size_t n, cap, soft, hard;
 	struct sframe fr[MAXDEPTH + 2];
 	uint32_t lj_depth, lj_site;
+	int lj_eh;			/* a throw, not a longjmp */
 	uint32_t p_cb, p_lj;	/* chances in 100 */
 };
 
@@ -288,8 +341,11 @@ static int run_outside(struct sim *s, uint32_t d, int noreturn)
 	if (noreturn || tl_below(s->g, 100) < s->p_lj) {
 		uint32_t cand[MAXDEPTH + 2], nc = 0;
 
+		/* setjmp receivers, and calls that may throw */
 		for (t = 0; t < d; t++)
-			if (s->fr[t].narmed)
+			if (s->fr[t].narmed ||
+			    (s->fr[t].site && (s->p->f[s->fr[t].fn].sites[
+					s->fr[t].site - 1].flags & PAP_SITE_EH)))
 				cand[nc++] = t;
 		if (nc && (noreturn ? tl_below(s->g, 3) : 1)) {
 			struct sframe *q;
@@ -297,9 +353,14 @@ static int run_outside(struct sim *s, uint32_t d, int noreturn)
 			t = cand[tl_below(s->g, nc)];
 			q = &s->fr[t];
 			s->lj_depth = t;
-			s->lj_site = q->armed[tl_below(s->g, q->narmed)];
+			s->lj_eh = !q->narmed || (q->site &&
+				(s->p->f[q->fn].sites[q->site - 1].flags &
+				 PAP_SITE_EH) && tl_below(s->g, 2));
+			s->lj_site = s->lj_eh ? q->site :
+				     q->armed[tl_below(s->g, q->narmed)];
 			ev_add(s, PAP_CEV_LONGJMP, q->fn,
-			       pap_cg_src(s->lj_site, 1), 0, d - 1 - t);
+			       pap_cg_src(s->lj_site, s->lj_eh ? 3 : 1), 0,
+			       d - 1 - t);
 			return S_UNWIND;
 		}
 		if (noreturn)
@@ -344,6 +405,7 @@ again:
 	b = cfg->entry_block;
 	i = 0;
 	s->fr[d].fn = fn;
+	s->fr[d].site = 0;
 	s->fr[d].narmed = 0;
 	for (;;) {
 		for (; i < f->bcount[b]; i++) {
@@ -366,6 +428,7 @@ again:
 				goto again;
 			}
 			ev_add(s, PAP_CEV_CALL, fn, k, 0, 0);
+			s->fr[d].site = k;
 			c = NONE;
 			sub = 0;
 			if (s->n > s->hard || d + 1 >= MAXDEPTH)
@@ -389,8 +452,26 @@ again:
 				}
 				s->fr[d].fn = fn;
 			}
+			s->fr[d].site = 0;
+			if (r == S_UNWIND && s->lj_depth == d && s->lj_eh) {
+				/* caught here: on to a landing pad */
+				uint32_t pads[8], np = 0, j;
+
+				b = f->sites[s->lj_site - 1].block;
+				for (j = cfg->out_off[b];
+				     j < cfg->out_off[b + 1] && np < 8; j++)
+					if (cfg->edges[cfg->out_edge[j]].kind ==
+					    PAP_EDGE_ABNORMAL)
+						pads[np++] = cfg->edges[
+							cfg->out_edge[j]].dst;
+				assert_true(np > 0);
+				b = pads[tl_below(s->g, np)];
+				i = UINT32_MAX;	/* the loop's i++ makes 0 */
+				continue;
+			}
 			if (r == S_UNWIND && s->lj_depth == d) {
-				/* resumed here, after the setjmp site */
+				/* resumed here, after the setjmp site (the
+				 * loop's i++) */
 				k = s->lj_site;
 				b = f->sites[k - 1].block;
 				i = k - f->bfirst[b];
@@ -480,6 +561,11 @@ static void round_trip(const struct tprog *p, const struct pap_cev *ev,
 	int err;
 
 	err = pap_cseq_exec(&p->prog, ev, n, limit, &rec, &why, &at);
+	if (err && getenv("PAP_CALLSEQ_DUMP"))
+		for (i = 0; i <= at; i++)
+			print_message("%zu %s fn %u site %u cls %u arg %u\n", i,
+				      kind_name(ev[i].kind), ev[i].fn,
+				      ev[i].site, ev[i].cls, ev[i].arg);
 	if (err)
 		fail_msg("%s: encoding fails at event %zu (%s): %s", ctx, at,
 			 kind_name(ev[at].kind), why);
@@ -554,7 +640,10 @@ static void test_callseq_random_programs(void **state)
 			}
 			for (li = 0; li < s.n; li++)
 				kinds[s.ev[li].kind == PAP_CEV_RETURN ?
-				      8 + s.ev[li].cls : s.ev[li].kind]++;
+				      8 + s.ev[li].cls :
+				      s.ev[li].kind == PAP_CEV_LONGJMP &&
+				      pap_cg_src_class(s.ev[li].site) == 3 ?
+				      11 : s.ev[li].kind]++;
 			events += s.n;
 			if (s.n > longest)
 				longest = s.n;
@@ -566,12 +655,14 @@ static void test_callseq_random_programs(void **state)
 		      "%zu breakpoints over 5 limits\n", nprog, events,
 		      longest, bps);
 	print_message("callseq: %zu outside entries, returns of class "
-		      "0/1/2, %zu/%zu/%zu, %zu tail calls, %zu longjmps\n",
+		      "0/1/2, %zu/%zu/%zu, %zu tail calls, %zu longjmps, "
+		      "%zu throws\n",
 		      kinds[PAP_CEV_OUT_ENTER], kinds[8], kinds[9], kinds[10],
-		      kinds[PAP_CEV_TAIL], kinds[PAP_CEV_LONGJMP]);
+		      kinds[PAP_CEV_TAIL], kinds[PAP_CEV_LONGJMP], kinds[11]);
 	/* every feature the property covers was exercised */
 	assert_true(kinds[9] && kinds[10] && kinds[PAP_CEV_TAIL] &&
-		    kinds[PAP_CEV_LONGJMP] && kinds[PAP_CEV_OUT_ENTER]);
+		    kinds[PAP_CEV_LONGJMP] && kinds[PAP_CEV_OUT_ENTER] &&
+		    kinds[11]);
 }
 
 /*
@@ -887,9 +978,34 @@ static void test_callseq_bad_runs(void **state)
 	pap_cfg_free(cfg);
 }
 
+/* test_callseq_fnid: an id is a function of the whole key text: equal
+ * texts give equal ids, keys differing in any part differ. */
+static void test_callseq_fnid(void **state)
+{
+	static const char *const keys[] = {
+		"main:0123456789abcdef",
+		"main:0123456789abcdef:a.papm",
+		"main:0123456789abcdef:b.papm",
+		"main:0123456789abcdee:a.papm",
+		"main2:0123456789abcdef:a.papm",
+		"%calls:0000000000000001" };
+	char copy[64];
+	unsigned i, j;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		snprintf(copy, sizeof(copy), "%s", keys[i]);
+		assert_int_equal(pap_fnid(copy), pap_fnid(keys[i]));
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(pap_fnid(keys[i]),
+					     pap_fnid(keys[j]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callseq_fnid),
 		cmocka_unit_test(test_callseq_by_hand),
 		cmocka_unit_test(test_callseq_by_hand_indirect_tail),
 		cmocka_unit_test(test_callseq_bad_runs),

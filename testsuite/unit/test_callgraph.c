@@ -226,8 +226,16 @@ static void brute_check(const struct pap_cfg *cfg, const struct pap_site *s,
 			k = pap_cg_src_site(src);
 			c = pap_cg_src_class(src);
 			x = &s[k - 1];
-			if (!g->has_source[src])
+			/* which sources a site has, from its description */
+			if (x->kind == PAP_SITE_NORETURN ||
+			    x->kind == PAP_SITE_TAIL ||
+			    (c == 1 && !(x->flags & PAP_SITE_MAYBE_OUT)) ||
+			    (c == 2 && !(x->flags & PAP_SITE_MAYBE_TAIL)) ||
+			    (c == 3 && !(x->flags & PAP_SITE_EH))) {
+				assert_false(g->has_source[src]);
 				continue;
+			}
+			assert_true(g->has_source[src]);
 			if (next[k]) {
 				reach[next[k] - 1] = 1;
 			} else {
@@ -238,7 +246,6 @@ static void brute_check(const struct pap_cfg *cfg, const struct pap_site *s,
 						brute_start(&b, v, reach,
 							    nsites);
 			}
-			(void)c;
 		}
 		for (v = 0; v <= nsites; v++)
 			if (reach[v] != (pap_cg_digit(g, v, src) != PAP_NONE))
@@ -246,6 +253,14 @@ static void brute_check(const struct pap_cfg *cfg, const struct pap_site *s,
 					 "%u", src, v, reach[v],
 					 pap_cg_digit(g, v, src) != PAP_NONE);
 	}
+	/* each node's list ascends and its digits are the positions */
+	for (v = 0; v <= nsites; v++)
+		for (i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			if (i > g->pred_off[v])
+				assert_true(g->pred[i - 1] < g->pred[i]);
+			assert_int_equal(pap_cg_digit(g, v, g->pred[i]),
+					 i - g->pred_off[v]);
+		}
 	free(reach);
 	free(next);
 	free(b.t);

@@ -762,7 +762,18 @@ static int dentry(struct dec *d, struct pos *p)
 	return err;
 }
 
-/* One backward step from @p. */
+/*
+ * One backward step from @p, emitting the event it passes.  States: BASE
+ * (no frame: outside frames of the thread, or the record's start), X(f)
+ * (f's exit: pop X's digit, go to the source), SRC(f, s) (the source
+ * says what came before: f's entry, a call's return, whose callee's exit
+ * comes before it, or a resume with the abandoned frames), PEND(f, k)
+ * (call k runs uninstrumented code: outside frames, then C_k), C(f, k)
+ * (pop C_k's digit) and E(f) (dentry).  Outside frames are looked for
+ * only at BASE and PEND: a source of class 1 always has a sibling of
+ * class 0, so the node after it folds, and a mark right before an empty
+ * segment anywhere else belongs to another step.
+ */
 static int dstep(struct dec *d, struct pos *p)
 {
 	const struct pap_cs_fn *F = &d->prog->fn[p->fn];

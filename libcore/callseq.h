@@ -38,8 +38,20 @@
  *                                      callee, if instrumented, is
  *                                      entered from outside
  *
- * A record that ends with frames open (exit deep in a stack, thread
- * exit) ends with FRAMES; one that ends at the thread's base does not.
+ * A return's marks come in the order TAIL_*, CALLEE, then the cluster
+ * fold.  A return of class 2 (the callee ended in a chain of tail calls,
+ * callgraph.h) has a TAIL_RETURN or TAIL_OUT mark and no cluster digit;
+ * its class is a source of its own so that the decoder knows the mark is
+ * there.  In FRAMES, an entry with PAP_CS_F_TAILOUT is no frame: it says
+ * that the frame before it waits for a chain whose last tail call, at
+ * that function's site, left to uninstrumented code.  A record that ends
+ * with frames open (exit deep in a stack, thread exit) ends with FRAMES;
+ * one that ends at the thread's base does not.
+ *
+ * Not handled yet: fork children (FORK_START), signal handlers that
+ * interrupt instrumented code (their separate sequences), and packed
+ * breakpoints (bpack pieces and repeats): the decoder reads the plain
+ * breakpoints.
  */
 #ifndef PAP_CORE_CALLSEQ_H
 #define PAP_CORE_CALLSEQ_H

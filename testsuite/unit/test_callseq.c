@@ -970,6 +970,8 @@ static void test_callseq_bad_runs(void **state)
 					 &n, &why, &at), 0);
 	assert_int_equal(n, 4);
 	free(out);
+	assert_int_equal(pap_cseq_decode(&prog, &rec, UINT64_MAX, 3, &out,
+					 &n, &why, &at), PAP_ELIMIT);
 	fn[1].id = 1;
 	assert_int_equal(pap_cseq_decode(&prog, &rec, UINT64_MAX, 100, &out,
 					 &n, &why, &at), PAP_EINVAL);

@@ -30,27 +30,41 @@ static unsigned site_classes(const struct pap_site *s)
 	return m;
 }
 
+/*
+ * One source's search.  Blocks and nodes are stamped rather than
+ * cleared, so a search costs what it visits, and the nodes it reaches
+ * are listed in @hit.
+ */
 struct bfs {
 	const struct pap_cfg *cfg;
 	const uint32_t *first;	/* per block: first site (k) or 0 */
 	uint32_t *seen;		/* per block: stamp */
+	uint32_t *hitstamp;	/* per node: stamp */
 	uint32_t stamp;
 	uint32_t *queue;
-	uint8_t *reach;		/* per node: reached from this source */
+	uint32_t *hit, nhit;	/* nodes reached */
 	uint32_t nnodes;
 };
+
+static void reach(struct bfs *b, uint32_t v)
+{
+	if (b->hitstamp[v] == b->stamp)
+		return;
+	b->hitstamp[v] = b->stamp;
+	b->hit[b->nhit++] = v;
+}
 
 static void visit(struct bfs *b, uint32_t v, uint32_t *tail)
 {
 	if (v == b->cfg->exit) {
-		b->reach[b->nnodes - 1] = 1;
+		reach(b, b->nnodes - 1);
 		return;
 	}
 	if (v >= b->cfg->nblocks || b->seen[v] == b->stamp)
 		return;
 	b->seen[v] = b->stamp;
 	if (b->first[v])
-		b->reach[b->first[v] - 1] = 1;
+		reach(b, b->first[v] - 1);
 	else
 		b->queue[(*tail)++] = v;
 }
@@ -72,14 +86,21 @@ static void follow(struct bfs *b, uint32_t v, int abnormal, uint32_t *tail)
 	}
 }
 
-/* Marks in b->reach the nodes the source starting at @v reaches: at the
- * block itself when @at_block, else through its out-edges. */
+/* Starts a search: nothing seen, nothing reached. */
+static void begin(struct bfs *b)
+{
+	b->stamp++;
+	b->nhit = 0;
+}
+
+/* Lists in b->hit the nodes reached from block @v: at the block itself
+ * when @at_block, else through its out-edges (only its abnormal ones
+ * when @abnormal: a landing pad's source), then normal edges onward. */
 static void search(struct bfs *b, uint32_t v, int at_block, int abnormal)
 {
 	uint32_t head = 0, tail = 0;
 
-	memset(b->reach, 0, b->nnodes);
-	b->stamp++;
+	begin(b);
 	if (at_block)
 		visit(b, v, &tail);
 	else
@@ -88,23 +109,32 @@ static void search(struct bfs *b, uint32_t v, int at_block, int abnormal)
 		follow(b, b->queue[head++], 0, &tail);
 }
 
-/* The source after site k reaches just the next site @k1 of its block. */
-static void only(struct bfs *b, uint32_t k1)
-{
-	memset(b->reach, 0, b->nnodes);
-	b->reach[k1 - 1] = 1;
-}
-
 void pap_callgraph_free(struct pap_callgraph *g)
 {
 	free(g->sites);
 	free(g->has_source);
 	free(g->pred_off);
 	free(g->pred);
-	free(g->digit);
 	memset(g, 0, sizeof(*g));
 }
 
+uint32_t pap_cg_digit(const struct pap_callgraph *g, uint32_t v, uint32_t s)
+{
+	uint32_t lo = g->pred_off[v], hi = g->pred_off[v + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->pred[mid] < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->pred_off[v + 1] && g->pred[lo] == s ?
+	       lo - g->pred_off[v] : PAP_NONE;
+}
+
+/* Checks the sites and links each block's: @first[b], @next[k]. */
 static int check_sites(const struct pap_cfg *cfg, const struct pap_site *sites,
 		       uint32_t nsites, uint32_t *first, uint32_t *next)
 {
@@ -138,13 +168,59 @@ static int check_sites(const struct pap_cfg *cfg, const struct pap_site *sites,
 	return PAP_OK;
 }
 
+/* Appends (node, source) pairs; a growing array. */
+struct pairs {
+	uint32_t *v;		/* node, source, node, source... */
+	size_t n, cap;
+};
+
+static int pairs_add(struct pairs *p, uint32_t node, uint32_t src)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		uint32_t *v = realloc(p->v, 2 * cap * sizeof(*v));
+
+		if (!v)
+			return PAP_ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[2 * p->n] = node;
+	p->v[2 * p->n + 1] = src;
+	p->n++;
+	return 0;
+}
+
+/* The nodes source @s reaches, into b->hit. */
+static void reached(struct bfs *b, const struct pap_site *sites,
+		    const uint32_t *next, uint32_t s)
+{
+	uint32_t k, c;
+
+	if (s == PAP_CG_SRC_E) {
+		search(b, b->cfg->entry_block, 1, 0);
+		return;
+	}
+	k = pap_cg_src_site(s);
+	c = pap_cg_src_class(s);
+	if (c == 3) {
+		search(b, sites[k - 1].block, 0, 1);
+	} else if (next[k]) {
+		begin(b);
+		reach(b, next[k] - 1);
+	} else {
+		search(b, sites[k - 1].block, 0, 0);
+	}
+}
+
 int pap_callsites_build(const struct pap_cfg *cfg, const struct pap_site *sites,
 			uint32_t nsites, struct pap_callgraph *g)
 {
 	struct bfs b = { 0 };
-	uint32_t *first = NULL, *next = NULL, *count = NULL;
-	uint8_t *reach_all = NULL;
+	struct pairs pr = { 0 };
+	uint32_t *first = NULL, *next = NULL, *fill = NULL;
 	uint32_t s, v, nsrc, nnodes;
+	size_t i;
 	int err = PAP_ENOMEM;
 
 	memset(g, 0, sizeof(*g));
@@ -166,62 +242,41 @@ int pap_callsites_build(const struct pap_cfg *cfg, const struct pap_site *sites,
 	g->sites = malloc((nsites + 1) * sizeof(*g->sites));
 	g->has_source = calloc(nsrc, 1);
 	g->pred_off = calloc(nnodes + 1, sizeof(*g->pred_off));
-	g->digit = malloc((size_t)nnodes * nsrc * sizeof(*g->digit));
-	count = calloc(nnodes, sizeof(*count));
-	reach_all = calloc((size_t)nnodes * nsrc, 1);
+	fill = calloc(nnodes, sizeof(*fill));
 	b.cfg = cfg;
 	b.first = first;
 	b.seen = calloc(cfg->nblocks + 1, sizeof(*b.seen));
+	b.hitstamp = calloc(nnodes, sizeof(*b.hitstamp));
 	b.queue = malloc((cfg->nblocks + 1) * sizeof(*b.queue));
-	b.reach = malloc(nnodes);
+	b.hit = malloc(nnodes * sizeof(*b.hit));
 	b.nnodes = nnodes;
-	if (!g->sites || !g->has_source || !g->pred_off || !g->digit ||
-	    !count || !reach_all || !b.seen || !b.queue || !b.reach)
+	if (!g->sites || !g->has_source || !g->pred_off || !fill || !b.seen ||
+	    !b.hitstamp || !b.queue || !b.hit)
 		goto out;
 	if (nsites)
 		memcpy(g->sites, sites, nsites * sizeof(*sites));
+	/* sources in ascending order, so each node's list comes out sorted */
 	for (s = 0; s < nsrc; s++) {
-		uint32_t k, c;
-
-		if (s == PAP_CG_SRC_E) {
-			search(&b, cfg->entry_block, 1, 0);
-		} else {
-			k = pap_cg_src_site(s);
-			c = pap_cg_src_class(s);
-			if (!(site_classes(&sites[k - 1]) & (1u << c)))
-				continue;
-			if (c == 3)
-				search(&b, sites[k - 1].block, 0, 1);
-			else if (next[k])
-				only(&b, next[k]);
-			else
-				search(&b, sites[k - 1].block, 0, 0);
-		}
+		if (s != PAP_CG_SRC_E &&
+		    !(site_classes(&sites[pap_cg_src_site(s) - 1]) &
+		      (1u << pap_cg_src_class(s))))
+			continue;
 		g->has_source[s] = 1;
-		for (v = 0; v < nnodes; v++)
-			if (b.reach[v]) {
-				reach_all[(size_t)v * nsrc + s] = 1;
-				count[v]++;
-			}
+		reached(&b, sites, next, s);
+		for (v = 0; v < b.nhit; v++) {
+			if (pairs_add(&pr, b.hit[v], s))
+				goto out;
+			g->pred_off[b.hit[v] + 1]++;
+		}
 	}
 	for (v = 0; v < nnodes; v++)
-		g->pred_off[v + 1] = g->pred_off[v] + count[v];
-	g->pred = malloc((g->pred_off[nnodes] + 1) * sizeof(*g->pred));
+		g->pred_off[v + 1] += g->pred_off[v];
+	g->pred = malloc((pr.n + 1) * sizeof(*g->pred));
 	if (!g->pred)
 		goto out;
-	for (v = 0; v < nnodes; v++) {
-		uint32_t d = 0;
-
-		for (s = 0; s < nsrc; s++) {
-			size_t at = (size_t)v * nsrc + s;
-
-			if (reach_all[at]) {
-				g->pred[g->pred_off[v] + d] = s;
-				g->digit[at] = d++;
-			} else {
-				g->digit[at] = PAP_NONE;
-			}
-		}
+	for (i = 0; i < pr.n; i++) {
+		v = pr.v[2 * i];
+		g->pred[g->pred_off[v] + fill[v]++] = pr.v[2 * i + 1];
 	}
 	err = PAP_OK;
 out:
@@ -229,10 +284,11 @@ out:
 		pap_callgraph_free(g);
 	free(first);
 	free(next);
-	free(count);
-	free(reach_all);
+	free(fill);
+	free(pr.v);
 	free(b.seen);
+	free(b.hitstamp);
 	free(b.queue);
-	free(b.reach);
+	free(b.hit);
 	return err;
 }

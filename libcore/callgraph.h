@@ -87,9 +87,8 @@ struct pap_callgraph {
 	uint8_t *has_source;		/* per code: does the source exist */
 	uint32_t nnodes;		/* nsites + 1: C_k is k - 1, X is nsites */
 	uint32_t *pred_off;		/* CSR, nnodes + 1 */
-	uint32_t *pred;			/* source codes, ascending per node */
-	uint32_t *digit;		/* [node * nsources + src]: digit or
-					 * PAP_NONE when src is no predecessor */
+	uint32_t *pred;			/* source codes, ascending per node: a
+					 * source's digit is its position */
 };
 
 /* Node index of C_k and of X. */
@@ -109,20 +108,17 @@ static inline uint32_t pap_cg_radix(const struct pap_callgraph *g, uint32_t v)
 	return g->pred_off[v + 1] - g->pred_off[v];
 }
 
-/* Digit of source @s at node @v, or PAP_NONE. */
-static inline uint32_t pap_cg_digit(const struct pap_callgraph *g, uint32_t v,
-				    uint32_t s)
-{
-	return s < g->nsources ? g->digit[(uint64_t)v * g->nsources + s] :
-				 PAP_NONE;
-}
+/* Digit of source @s at node @v (its position among v's predecessors),
+ * or PAP_NONE when @s is none of them.  O(log fan-in). */
+uint32_t pap_cg_digit(const struct pap_callgraph *g, uint32_t v, uint32_t s);
 
 /*
  * Builds @g from the finished @cfg and its @nsites call sites: a
  * breadth-first search from each source over the blocks, stopping at the
  * first site of a block and at EXIT, following normal edges only (and, for
  * a PAP_SITE_EH site's class 3, its block's abnormal out-edges).  Every
- * node gets its predecessors ascending and the digit table.  The sites of
+ * node gets its predecessors ascending: memory is linear in the graph's
+ * edges, never nodes x sources.  The sites of
  * one block are in statement order as the array has them.  PAP_EINVAL when
  * @cfg is not finished, a site names a block out of range or an unknown
  * kind, a PAP_SITE_EH site is not the last of its block, or a site without

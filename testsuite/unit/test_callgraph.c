@@ -311,6 +311,41 @@ static void test_callgraph_random(void **state)
 	}
 }
 
+/*
+ * test_callgraph_large: a function of 20,000 blocks in a loop, each with
+ * two calls, builds in time and memory linear in its edges: every C_k
+ * has one predecessor but the first, which has E and the last return.
+ */
+static void test_callgraph_large(void **state)
+{
+	uint32_t n = 20000, i;
+	struct pap_cfg *cfg = pap_cfg_new(n);
+	struct pap_site *s = calloc(2 * n, sizeof(*s));
+	struct pap_callgraph g;
+
+	(void)state;
+	assert_true(cfg && s);
+	for (i = 0; i + 1 < n; i++)
+		assert_true(pap_cfg_add_edge(cfg, i, i + 1,
+					     PAP_EDGE_NORMAL) >= 0);
+	assert_true(pap_cfg_add_edge(cfg, n - 1, 0, PAP_EDGE_NORMAL) >= 0);
+	assert_int_equal(pap_cfg_set_entry(cfg, 0), 0);
+	assert_int_equal(pap_cfg_mark_return(cfg, n - 1), 0);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	for (i = 0; i < 2 * n; i++)
+		s[i].block = i / 2;
+	assert_int_equal(pap_callsites_build(cfg, s, 2 * n, &g), 0);
+	want_preds(&g, pap_cg_node_c(1),
+		   (const uint32_t[]){ E, R(2 * n, 0), END });
+	for (i = 2; i <= 2 * n; i++)
+		assert_int_equal(pap_cg_radix(&g, pap_cg_node_c(i)), 1);
+	want_preds(&g, pap_cg_node_x(&g),
+		   (const uint32_t[]){ R(2 * n, 0), END });
+	pap_callgraph_free(&g);
+	free(s);
+	pap_cfg_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_callgraph_block_and_switch),
 		cmocka_unit_test(test_callgraph_eh_and_tail),
 		cmocka_unit_test(test_callgraph_random),
+		cmocka_unit_test(test_callgraph_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -401,11 +401,15 @@ int pap_cseq_exec(const struct pap_cs_prog *prog, const struct pap_cev *ev,
 	e.cr = 1;
 	*why = NULL;
 	*at = 0;
-	if (limit < 4096)
+	if (limit < 4096) {
+		*why = "an overflow limit below 2^12";
 		return PAP_EINVAL;
+	}
 	for (i = 0; i < prog->nfn; i++)
-		if (prog->fn[i].g->nsites > PAP_CS_F_SITE)
+		if (prog->fn[i].g->nsites > PAP_CS_F_SITE) {
+			*why = "a function with more sites than marks can name";
 			return PAP_EINVAL;
+		}
 	for (i = 0; i < n && !err; i++)
 		err = step(&e, &ev[i]);
 	if (!err && e.depth)

@@ -43,16 +43,17 @@ enum pap_site_kind {
 	PAP_SITE_DIRECT = 0,
 	PAP_SITE_INDIRECT,
 	PAP_SITE_NORETURN,	/* C_k, no R_k */
-	PAP_SITE_RETURNS_TWICE,	/* setjmp: R_k^1 is also where longjmp resumes */
-	PAP_SITE_TAIL,		/* a tail call: C_k, no R_k, f is gone */
+	PAP_SITE_RETURNS_TWICE,	/* setjmp: longjmp resumes at R_k^1 */
+	PAP_SITE_TAIL,		/* tail call: C_k, no R_k, f is gone */
 	PAP_SITE_NKINDS
 };
 
 /* Site flags: which classes of return exist besides 0. */
-#define PAP_SITE_MAYBE_OUT	0x1u	/* the callee may be uninstrumented */
-#define PAP_SITE_MAYBE_TAIL	0x2u	/* the callee may end in a tail chain */
-#define PAP_SITE_EH		0x4u	/* may throw to its block's abnormal
-					 * successors; last site of its block */
+#define PAP_SITE_MAYBE_OUT	0x1u	/* callee may be uninstrumented */
+#define PAP_SITE_MAYBE_TAIL	0x2u	/* it may end in tail calls */
+#define PAP_SITE_EH		0x4u	/* may throw to its block's
+					 * abnormal successors (it is
+					 * the last site of its block) */
 
 /* A call site as the caller describes it; site k is array element k-1. */
 struct pap_site {
@@ -82,13 +83,13 @@ static inline uint32_t pap_cg_src_class(uint32_t s)
 
 struct pap_callgraph {
 	uint32_t nsites;
-	struct pap_site *sites;		/* copy of the input, [k - 1] */
-	uint32_t nsources;		/* codes 0..nsources-1 */
-	uint8_t *has_source;		/* per code: does the source exist */
-	uint32_t nnodes;		/* nsites + 1: C_k is k - 1, X is nsites */
-	uint32_t *pred_off;		/* CSR, nnodes + 1 */
-	uint32_t *pred;			/* source codes, ascending per node: a
-					 * source's digit is its position */
+	struct pap_site *sites;	/* copy of the input, [k - 1] */
+	uint32_t nsources;	/* codes 0..nsources-1 */
+	uint8_t *has_source;	/* per code: does the source exist */
+	uint32_t nnodes;	/* nsites + 1: C_k is k - 1, X is nsites */
+	uint32_t *pred_off;	/* CSR, nnodes + 1 */
+	uint32_t *pred;		/* source codes, ascending per node: a
+				 * source's digit is its position */
 };
 
 /* Node index of C_k and of X. */

@@ -337,7 +337,8 @@ static int step(struct enc *e, const struct pap_cev *v)
 	case PAP_CEV_OUT_ENTER:
 		if (f && !(f->site && (f->tailpend || (f->callee == PAP_NONE &&
 						       !f->tails)))) {
-			e->why = "an outside entry while instrumented code runs";
+			e->why = "an outside entry while instrumented code "
+				 "runs";
 			return PAP_EINVAL;
 		}
 		err = mark(e, PAP_CS_OUT_ENTER, v->fn, PAP_NONE, 0);
@@ -651,7 +652,8 @@ static int take_frames(struct dec *d, int at_end, uint32_t q, uint32_t *fn,
 		g = d->prog->fn[f].g;
 		k = a & PAP_CS_F_SITE;
 		if (k < 1 || k > g->nsites ||
-		    (a & ~(PAP_CS_F_SITE | PAP_CS_F_OUTSIDE | PAP_CS_F_TAILOUT)))
+		    (a & ~(PAP_CS_F_SITE | PAP_CS_F_OUTSIDE |
+			   PAP_CS_F_TAILOUT)))
 			return corrupt(d, "a frame at a site its function "
 					  "does not have");
 		if ((a & PAP_CS_F_TAILOUT) &&
@@ -672,20 +674,21 @@ static int take_frames(struct dec *d, int at_end, uint32_t q, uint32_t *fn,
 			}
 		} else {
 			/* the frame below waits for this one */
+			uint32_t k0 = a0 & PAP_CS_F_SITE;
+
 			if (a & PAP_CS_F_OUTSIDE)
 				err = pay(d, m, 2 * i - 1)->r ?
 				      corrupt(d, "a tail chain under an "
 						 "outside entry") :
-				      push_out(d, D_PEND, f0,
-					       a0 & PAP_CS_F_SITE);
+				      push_out(d, D_PEND, f0, k0);
 			else if (a0 & PAP_CS_F_TAILOUT)
 				err = corrupt(d, "an instrumented call from "
 						 "uninstrumented code");
 			else
-				err = push_caller(d, f0, a0 & PAP_CS_F_SITE,
+				err = push_caller(d, f0, k0,
 						  pay(d, m, 2 * i - 1)->r,
 						  site_expect(&d->prog->fn[f0],
-							      a0 & PAP_CS_F_SITE));
+							      k0));
 			if (err)
 				return err;
 			if (!(a & PAP_CS_F_TAILOUT))

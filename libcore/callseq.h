@@ -85,9 +85,9 @@ extern "C" {
 
 /* ARG flags of a FRAMES entry (the site is below 2^22). */
 #define PAP_CS_F_OUTSIDE	0x400000u	/* entered from outside */
-#define PAP_CS_F_TAILOUT	0x200000u	/* no frame: the function's tail
-						 * call left to uninstrumented
-						 * code, still running */
+/* not a frame: the frame before it waits for a chain whose last tail
+ * call, at this function's site, left to uninstrumented code */
+#define PAP_CS_F_TAILOUT	0x200000u
 #define PAP_CS_F_SITE		0x1FFFFFu
 
 /* Overflow breakpoint codes: k for C_k, X, and an indirect return. */
@@ -97,11 +97,11 @@ extern "C" {
 /* One instrumented function of the program. */
 struct pap_cs_fn {
 	const struct pap_callgraph *g;
-	const uint32_t *callee;		/* [k - 1]: direct callee's index, or
-					 * PAP_NONE (uninstrumented, or an
-					 * indirect site) */
+	/* [k - 1]: a direct site's callee, or PAP_NONE (uninstrumented, or
+	 * an indirect site) */
+	const uint32_t *callee;
 	const uint32_t *ncluster;	/* [k - 1]: indirect site's cluster */
-	const uint32_t *const *cluster;	/* [k - 1][i]: function indices */
+	const uint32_t *const *cluster;	/* [k - 1][i]: functions */
 	uint64_t id;			/* pap_fnid() of its key */
 };
 
@@ -115,9 +115,9 @@ enum pap_cev_kind {
 				 * progress */
 	PAP_CEV_OUT_ENTER,	/* fn entered from outside */
 	PAP_CEV_CALL,		/* fn reaches C_site and calls */
-	PAP_CEV_RETURN,		/* fn's call at site came back, class cls */
+	PAP_CEV_RETURN,		/* fn's call at site came back (cls) */
 	PAP_CEV_EXIT,		/* fn returns */
-	PAP_CEV_TAIL,		/* fn reaches C_site, a tail call: fn is gone */
+	PAP_CEV_TAIL,		/* fn reaches C_site, a tail call */
 	PAP_CEV_LONGJMP,	/* fn's activation resumes at source site
 				 * (pap_cg_src), arg frames above abandoned */
 };
@@ -126,7 +126,7 @@ struct pap_cev {
 	uint8_t kind;		/* enum pap_cev_kind */
 	uint8_t cls;		/* RETURN: 0 entered, 1 not, 2 tail chain */
 	uint32_t fn;		/* function index */
-	uint32_t site;		/* CALL, RETURN, TAIL: k; LONGJMP: source */
+	uint32_t site;		/* CALL, RETURN, TAIL: k; LONGJMP: src */
 	uint32_t arg;		/* LONGJMP: frames abandoned */
 };
 

@@ -38,7 +38,7 @@ struct tfn {
 	uint32_t *callee, *ncl;
 	uint32_t **cl;
 	uint32_t *bfirst, *bcount;	/* per block: its sites k.. */
-	uint32_t *dist;			/* per block: edges to a return */
+	uint32_t *dist;			/* per block: edges to return */
 	int has_tail;
 	struct pap_callgraph g;
 };
@@ -319,6 +319,13 @@ static void ev_add(struct sim *s, uint8_t kind, uint32_t fn, uint32_t site,
 static int run_fn(struct sim *s, uint32_t fn, int outside, uint32_t d,
 		  int *chain);
 
+/* Is @q in a call that may throw? */
+static int may_throw(const struct sim *s, const struct sframe *q)
+{
+	return q->site &&
+	       (s->p->f[q->fn].sites[q->site - 1].flags & PAP_SITE_EH);
+}
+
 /*
  * Uninstrumented code running while frames 0..d-1 wait: callbacks (at
  * depth d), then back, or a longjmp to an armed frame, or exit.
@@ -343,9 +350,7 @@ static int run_outside(struct sim *s, uint32_t d, int noreturn)
 
 		/* setjmp receivers, and calls that may throw */
 		for (t = 0; t < d; t++)
-			if (s->fr[t].narmed ||
-			    (s->fr[t].site && (s->p->f[s->fr[t].fn].sites[
-					s->fr[t].site - 1].flags & PAP_SITE_EH)))
+			if (s->fr[t].narmed || may_throw(s, &s->fr[t]))
 				cand[nc++] = t;
 		if (nc && (noreturn ? tl_below(s->g, 3) : 1)) {
 			struct sframe *q;
@@ -353,9 +358,8 @@ static int run_outside(struct sim *s, uint32_t d, int noreturn)
 			t = cand[tl_below(s->g, nc)];
 			q = &s->fr[t];
 			s->lj_depth = t;
-			s->lj_eh = !q->narmed || (q->site &&
-				(s->p->f[q->fn].sites[q->site - 1].flags &
-				 PAP_SITE_EH) && tl_below(s->g, 2));
+			s->lj_eh = !q->narmed ||
+				   (may_throw(s, q) && tl_below(s->g, 2));
 			s->lj_site = s->lj_eh ? q->site :
 				     q->armed[tl_below(s->g, q->narmed)];
 			ev_add(s, PAP_CEV_LONGJMP, q->fn,
@@ -466,7 +470,7 @@ again:
 							cfg->out_edge[j]].dst;
 				assert_true(np > 0);
 				b = pads[tl_below(s->g, np)];
-				i = UINT32_MAX;	/* the loop's i++ makes 0 */
+				i = UINT32_MAX;	/* i++ makes 0 */
 				continue;
 			}
 			if (r == S_UNWIND && s->lj_depth == d) {

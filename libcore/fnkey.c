@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fnkey.h"
+#include "util.h"
 
 #define PAP_FNKEY_SUM_DIGITS 16
 
@@ -61,4 +62,17 @@ int pap_fnkey_split(const char *s, size_t n, struct pap_fnkey *k)
 		k->meta_len = 0;
 	}
 	return 0;
+}
+
+uint64_t pap_fnid(const char *key)
+{
+	uint64_t h = pap_fnv1a_str(key);
+
+	/* FNV-1a's high bits mix poorly; a final avalanche spreads them */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
 }

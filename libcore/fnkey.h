@@ -43,6 +43,14 @@ int pap_fnkey_format(char *buf, size_t size, const char *asmname,
  */
 int pap_fnkey_split(const char *s, size_t n, struct pap_fnkey *k);
 
+/*
+ * The function id of a key: a 64-bit hash of the whole NUL-terminated
+ * @key text (ASMNAME:CHECKSUM:META), which names a function in a call
+ * sequence's marks (callseq.h).  Equal texts give equal ids; a reader
+ * that meets two keys of one id refuses them rather than guess.
+ */
+uint64_t pap_fnid(const char *key);
+
 #ifdef __cplusplus
 }
 #endif

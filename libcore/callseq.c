@@ -1,0 +1,1127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callseq.c - the reference encoder and the decoder of a thread's call
+ * sequence (callseq.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callseq.h"
+#include "util.h"
+
+/* Would r*n + d pass @lim?  The runtime's test for lim = 2^64 - 1. */
+static int cs_overflows(uint64_t r, uint64_t n, uint64_t d, uint64_t lim)
+{
+	if (lim == UINT64_MAX)
+		return pap_fold_overflows(r, n, d);
+	return d > lim || r > (lim - d) / n;
+}
+
+static int site_has_class(const struct pap_callgraph *g, uint32_t k,
+			  uint32_t c)
+{
+	return g->has_source[pap_cg_src(k, c)];
+}
+
+/* The callee a normal entry at f's site k must be, or PAP_NONE. */
+static uint32_t site_expect(const struct pap_cs_fn *f, uint32_t k)
+{
+	if (f->g->sites[k - 1].kind == PAP_SITE_INDIRECT)
+		return PAP_NONE;
+	return f->callee[k - 1];
+}
+
+/* ---- encoder ---- */
+
+struct eframe {
+	uint32_t fn;
+	uint32_t last;		/* source code */
+	uint32_t site;		/* call in progress, 0: none */
+	uint32_t callee;	/* first function the call entered */
+	uint64_t tails;		/* tail entries of the call's chain */
+	uint32_t tcaller, tsite, tlast;
+	uint8_t outside;
+	uint8_t tailpend;	/* the chain's last tail call is running
+				 * uninstrumented code */
+};
+
+struct enc {
+	const struct pap_cs_prog *prog;
+	uint64_t lim, cr;
+	struct pap_breakpoint *bps;
+	size_t nbps, cap;
+	struct eframe *fr;
+	size_t depth, frcap;
+	const char *why;
+};
+
+static int bp(struct enc *e, uint32_t site, uint64_t r)
+{
+	if (e->nbps == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		void *p = realloc(e->bps, cap * sizeof(*e->bps));
+
+		if (!p)
+			return PAP_ENOMEM;
+		e->bps = p;
+		e->cap = cap;
+	}
+	e->bps[e->nbps].site = site;
+	e->bps[e->nbps++].r = r;
+	return 0;
+}
+
+/* cr = cr*n + d, or the breakpoint and the restart 1*n + d. */
+static int fold(struct enc *e, uint32_t n, uint32_t d, uint32_t code)
+{
+	if (n < 2)
+		return 0;
+	if (2 * (uint64_t)n - 1 > e->lim) {
+		e->why = "a radix the overflow limit cannot hold";
+		return PAP_EINVAL;
+	}
+	if (cs_overflows(e->cr, n, d, e->lim)) {
+		if (bp(e, code, e->cr))
+			return PAP_ENOMEM;
+		e->cr = n + (uint64_t)d;
+	} else {
+		e->cr = e->cr * n + d;
+	}
+	return 0;
+}
+
+/* A mark: (site, cr), then a payload of an ID (fn != PAP_NONE) and an
+ * ARG (@arg != PAP_NONE), then cr = 1. */
+static int mark(struct enc *e, uint32_t site, uint32_t fn, uint32_t arg,
+		uint64_t val)
+{
+	if (bp(e, site, e->cr))
+		return PAP_ENOMEM;
+	if (fn != PAP_NONE && bp(e, PAP_CS_ID, e->prog->fn[fn].id))
+		return PAP_ENOMEM;
+	if (arg != PAP_NONE && bp(e, PAP_CS_ARG | arg, val))
+		return PAP_ENOMEM;
+	e->cr = 1;
+	return 0;
+}
+
+/* Folds the local digit of node @v of @fr's function, code @code. */
+static int local(struct enc *e, struct eframe *fr, uint32_t v, uint32_t code)
+{
+	const struct pap_callgraph *g = e->prog->fn[fr->fn].g;
+	uint32_t d = pap_cg_digit(g, v, fr->last);
+
+	if (d == PAP_NONE) {
+		e->why = "a call site or exit the last source does not reach";
+		return PAP_EINVAL;
+	}
+	return fold(e, pap_cg_radix(g, v), d, code);
+}
+
+/* FRAMES of frames @from..top (pseudo-frames for tail calls out). */
+static int frames(struct enc *e, size_t from)
+{
+	size_t i, n = 0;
+	int err;
+
+	for (i = from; i < e->depth; i++)
+		n += 1 + e->fr[i].tailpend;
+	if (!e->fr[e->depth - 1].site && !e->fr[e->depth - 1].tailpend) {
+		e->why = "frames left open outside a call";
+		return PAP_EINVAL;
+	}
+	if (bp(e, PAP_CS_FRAMES | (uint32_t)n, e->cr))
+		return PAP_ENOMEM;
+	for (i = from; i < e->depth; i++) {
+		struct eframe *f = &e->fr[i];
+		uint32_t a = f->site | (f->outside ? PAP_CS_F_OUTSIDE : 0);
+
+		err = bp(e, PAP_CS_ID, e->prog->fn[f->fn].id);
+		if (!err)
+			err = bp(e, PAP_CS_ARG | a, f->tails);
+		if (!err && f->tailpend) {
+			err = bp(e, PAP_CS_ID, e->prog->fn[f->tcaller].id);
+			if (!err)
+				err = bp(e, PAP_CS_ARG | PAP_CS_F_TAILOUT |
+					 f->tsite, 0);
+		}
+		if (err)
+			return err;
+	}
+	e->cr = 1;
+	return 0;
+}
+
+static struct eframe *push(struct enc *e, uint32_t fn, int outside)
+{
+	struct eframe *f;
+
+	if (e->depth == e->frcap) {
+		size_t cap = e->frcap ? e->frcap * 2 : 16;
+		void *p = realloc(e->fr, cap * sizeof(*e->fr));
+
+		if (!p)
+			return NULL;
+		e->fr = p;
+		e->frcap = cap;
+	}
+	f = &e->fr[e->depth++];
+	memset(f, 0, sizeof(*f));
+	f->fn = fn;
+	f->outside = (uint8_t)outside;
+	f->last = PAP_CG_SRC_E;
+	f->callee = PAP_NONE;
+	return f;
+}
+
+static void reset_call(struct eframe *f)
+{
+	f->site = 0;
+	f->callee = PAP_NONE;
+	f->tails = 0;
+	f->tailpend = 0;
+}
+
+/* The class the call in progress of @f came back with. */
+static uint32_t call_class(const struct eframe *f)
+{
+	if (f->tails || f->tailpend)
+		return 2;
+	return f->callee != PAP_NONE ? 0 : 1;
+}
+
+static int ev_return(struct enc *e, struct eframe *f, const struct pap_cev *v)
+{
+	const struct pap_cs_fn *fn = &e->prog->fn[f->fn];
+	uint32_t k = v->site, c = call_class(f), i, ncl;
+	int err;
+
+	if (!f->site || f->site != k) {
+		e->why = "a return of a site not in progress";
+		return PAP_EINVAL;
+	}
+	if (v->cls != c || !site_has_class(fn->g, k, c)) {
+		e->why = "a return class the call or the site does not have";
+		return PAP_EINVAL;
+	}
+	if (c == 2 && f->tailpend)
+		err = mark(e, PAP_CS_TAIL_OUT | f->tsite, f->tcaller, 0,
+			   f->tails);
+	else if (c == 2)
+		err = mark(e, PAP_CS_TAIL_RETURN, f->tlast, 0, f->tails);
+	else
+		err = 0;
+	if (!err && c == 0 && fn->g->sites[k - 1].kind == PAP_SITE_INDIRECT) {
+		ncl = fn->ncluster[k - 1];
+		for (i = 0; i < ncl && fn->cluster[k - 1][i] != f->callee; i++)
+			;
+		if (i == ncl)
+			err = mark(e, PAP_CS_CALLEE, f->callee, PAP_NONE, 0);
+		if (!err)
+			err = fold(e, ncl + 1, i, PAP_CS_CODE_CLUSTER | k);
+	}
+	reset_call(f);
+	f->last = pap_cg_src(k, c);
+	return err;
+}
+
+static int ev_enter(struct enc *e, const struct pap_cev *v)
+{
+	struct eframe *p = e->depth ? &e->fr[e->depth - 1] : NULL;
+	const struct pap_cs_fn *pf;
+	int err;
+
+	if (!p || !p->site) {
+		e->why = "an entry with no call in progress";
+		return PAP_EINVAL;
+	}
+	if (p->tailpend) {
+		err = mark(e, PAP_CS_TAIL_ENTRY | p->tsite, p->tcaller,
+			   PAP_NONE, 0);
+		if (err)
+			return err;
+		p->tails++;
+		p->tlast = v->fn;
+		p->tailpend = 0;
+		return push(e, v->fn, 0) ? 0 : PAP_ENOMEM;
+	}
+	pf = &e->prog->fn[p->fn];
+	if (p->callee != PAP_NONE || p->tails) {
+		e->why = "a second entry for one call";
+		return PAP_EINVAL;
+	}
+	if (site_expect(pf, p->site) != PAP_NONE ?
+	    site_expect(pf, p->site) != v->fn :
+	    pf->g->sites[p->site - 1].kind != PAP_SITE_INDIRECT) {
+		e->why = "a direct call entered another function";
+		return PAP_EINVAL;
+	}
+	p->callee = v->fn;
+	return push(e, v->fn, 0) ? 0 : PAP_ENOMEM;
+}
+
+static int ev_tail(struct enc *e, struct eframe *f, const struct pap_cev *v)
+{
+	const struct pap_callgraph *g = e->prog->fn[f->fn].g;
+	struct eframe *p;
+	int err;
+
+	if (f->site || g->sites[v->site - 1].kind != PAP_SITE_TAIL) {
+		e->why = "a tail call at a site that is none, or in a call";
+		return PAP_EINVAL;
+	}
+	err = local(e, f, pap_cg_node_c(v->site), v->site);
+	if (err)
+		return err;
+	if (f->outside) {
+		err = mark(e, PAP_CS_OUT_TAIL | v->site, f->fn, PAP_NONE, 0);
+		e->depth--;
+		return err;
+	}
+	p = &e->fr[e->depth - 2];
+	p->tailpend = 1;
+	p->tcaller = f->fn;
+	p->tsite = v->site;
+	e->depth--;
+	return 0;
+}
+
+static int ev_longjmp(struct enc *e, const struct pap_cev *v)
+{
+	struct eframe *q;
+	const struct pap_callgraph *g;
+	uint32_t s = v->site, k, c;
+	int err;
+
+	if (v->arg >= e->depth) {
+		e->why = "a longjmp past the bottom frame";
+		return PAP_EINVAL;
+	}
+	q = &e->fr[e->depth - 1 - v->arg];
+	g = e->prog->fn[q->fn].g;
+	if (q->fn != v->fn || !q->site || s == PAP_CG_SRC_E ||
+	    s >= g->nsources || !g->has_source[s]) {
+		e->why = "a longjmp to a frame or source that cannot resume";
+		return PAP_EINVAL;
+	}
+	k = pap_cg_src_site(s);
+	c = pap_cg_src_class(s);
+	if (!(c == 1 && g->sites[k - 1].kind == PAP_SITE_RETURNS_TWICE) &&
+	    !(c == 3 && k == q->site)) {
+		e->why = "a longjmp to a source that is no receiver";
+		return PAP_EINVAL;
+	}
+	err = frames(e, e->depth - 1 - v->arg);
+	if (!err)
+		err = mark(e, PAP_CS_RESUME | s, PAP_NONE, PAP_NONE, 0);
+	e->depth -= v->arg;
+	reset_call(q);
+	q->last = s;
+	return err;
+}
+
+static int step(struct enc *e, const struct pap_cev *v)
+{
+	const struct pap_cs_prog *prog = e->prog;
+	struct eframe *f = e->depth ? &e->fr[e->depth - 1] : NULL;
+	const struct pap_callgraph *g;
+	int err;
+
+	if (v->fn >= prog->nfn) {
+		e->why = "an event of an unknown function";
+		return PAP_EINVAL;
+	}
+	switch (v->kind) {
+	case PAP_CEV_ENTER:
+		return ev_enter(e, v);
+	case PAP_CEV_OUT_ENTER:
+		if (f && !(f->site && (f->tailpend || (f->callee == PAP_NONE &&
+						       !f->tails)))) {
+			e->why = "an outside entry while instrumented code "
+				 "runs";
+			return PAP_EINVAL;
+		}
+		err = mark(e, PAP_CS_OUT_ENTER, v->fn, PAP_NONE, 0);
+		if (err)
+			return err;
+		return push(e, v->fn, 1) ? 0 : PAP_ENOMEM;
+	case PAP_CEV_LONGJMP:
+		return ev_longjmp(e, v);
+	default:
+		break;
+	}
+	if (!f || f->fn != v->fn) {
+		e->why = "an event of a function that is not running";
+		return PAP_EINVAL;
+	}
+	g = prog->fn[f->fn].g;
+	if (v->kind != PAP_CEV_EXIT && (v->site < 1 || v->site > g->nsites)) {
+		e->why = "an event at a site the function does not have";
+		return PAP_EINVAL;
+	}
+	switch (v->kind) {
+	case PAP_CEV_CALL:
+		if (f->site || g->sites[v->site - 1].kind == PAP_SITE_TAIL) {
+			e->why = "a call in a call, or at a tail site";
+			return PAP_EINVAL;
+		}
+		err = local(e, f, pap_cg_node_c(v->site), v->site);
+		f->site = v->site;
+		return err;
+	case PAP_CEV_RETURN:
+		return ev_return(e, f, v);
+	case PAP_CEV_TAIL:
+		return ev_tail(e, f, v);
+	case PAP_CEV_EXIT:
+		if (f->site) {
+			e->why = "an exit during a call";
+			return PAP_EINVAL;
+		}
+		err = local(e, f, pap_cg_node_x(g), PAP_CS_CODE_X);
+		if (!err && f->outside)
+			err = mark(e, PAP_CS_OUT_RETURN, f->fn, PAP_NONE, 0);
+		e->depth--;
+		return err;
+	default:
+		e->why = "an unknown event";
+		return PAP_EINVAL;
+	}
+}
+
+int pap_cseq_exec(const struct pap_cs_prog *prog, const struct pap_cev *ev,
+		  size_t n, uint64_t limit, struct pap_cs_rec *rec,
+		  const char **why, size_t *at)
+{
+	struct enc e = { 0 };
+	size_t i;
+	int err = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	e.prog = prog;
+	e.lim = limit;
+	e.cr = 1;
+	*why = NULL;
+	*at = 0;
+	if (limit < 4096) {
+		*why = "an overflow limit below 2^12";
+		return PAP_EINVAL;
+	}
+	for (i = 0; i < prog->nfn; i++)
+		if (prog->fn[i].g->nsites > PAP_CS_F_SITE) {
+			*why = "a function with more sites than marks can name";
+			return PAP_EINVAL;
+		}
+	for (i = 0; i < n && !err; i++)
+		err = step(&e, &ev[i]);
+	if (!err && e.depth)
+		err = frames(&e, 0);
+	if (err) {
+		*why = e.why ? e.why : pap_strerror(err);
+		*at = i ? i - 1 : 0;
+		free(e.bps);
+		free(e.fr);
+		return err;
+	}
+	free(e.fr);
+	rec->value = e.cr;
+	rec->bps = e.bps;
+	rec->nbps = e.nbps;
+	return 0;
+}
+
+void pap_cs_rec_free(struct pap_cs_rec *rec)
+{
+	free(rec->bps);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/* ---- decoder ---- */
+
+/* A segment boundary: an overflow breakpoint or a mark with payload. */
+struct bnd {
+	uint32_t site;
+	uint64_t r;
+	size_t at;		/* breakpoint index */
+	size_t npay;		/* payload breakpoints after it */
+};
+
+enum dstate { D_BASE, D_X, D_SRC, D_C, D_PEND, D_E, D_DONE };
+
+struct dent {
+	uint8_t out;		/* OUT: resume @state at (fn, site) */
+	uint8_t state;		/* OUT: D_BASE or D_PEND */
+	uint32_t fn, site;	/* CALLER: the pending call; OUT: PEND's */
+	uint64_t tails;		/* CALLER: tail entries still to meet */
+	uint32_t expect;	/* CALLER: the callee a normal entry must be */
+};
+
+struct dec {
+	const struct pap_cs_prog *prog;
+	const struct pap_cs_rec *rec;
+	uint64_t lim, r;
+	struct bnd *b;
+	size_t nb, bi;		/* boundaries bi.. are consumed */
+	struct dent *st;
+	size_t depth, stcap;
+	struct pap_cev *ev;
+	size_t nev, evcap, max_events;
+	uint64_t *ids;		/* sorted (id << 0) with index in idx */
+	uint32_t *idx;
+	const char *why;
+	size_t at;
+};
+
+static int corrupt(struct dec *d, const char *why)
+{
+	d->why = why;
+	d->at = d->bi ? d->b[d->bi - 1].at : 0;
+	return PAP_ECORRUPT;
+}
+
+static int emit(struct dec *d, uint8_t kind, uint32_t fn, uint32_t site,
+		uint8_t cls, uint32_t arg)
+{
+	struct pap_cev *v;
+
+	if (d->nev >= d->max_events) {
+		d->why = "more events than the limit";
+		return PAP_ELIMIT;
+	}
+	if (d->nev == d->evcap) {
+		size_t cap = d->evcap ? d->evcap * 2 : 64;
+		void *p = realloc(d->ev, cap * sizeof(*d->ev));
+
+		if (!p)
+			return PAP_ENOMEM;
+		d->ev = p;
+		d->evcap = cap;
+	}
+	v = &d->ev[d->nev++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->fn = fn;
+	v->site = site;
+	v->cls = cls;
+	v->arg = arg;
+	return 0;
+}
+
+static struct dent *dpush(struct dec *d)
+{
+	struct dent *t;
+
+	if (d->depth == d->stcap) {
+		size_t cap = d->stcap ? d->stcap * 2 : 16;
+		void *p = realloc(d->st, cap * sizeof(*d->st));
+
+		if (!p)
+			return NULL;
+		d->st = p;
+		d->stcap = cap;
+	}
+	t = &d->st[d->depth++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static int push_caller(struct dec *d, uint32_t fn, uint32_t site,
+		       uint64_t tails, uint32_t expect)
+{
+	struct dent *t = dpush(d);
+
+	if (!t)
+		return PAP_ENOMEM;
+	t->fn = fn;
+	t->site = site;
+	t->tails = tails;
+	t->expect = expect;
+	return 0;
+}
+
+static int push_out(struct dec *d, uint8_t state, uint32_t fn, uint32_t site)
+{
+	struct dent *t = dpush(d);
+
+	if (!t)
+		return PAP_ENOMEM;
+	t->out = 1;
+	t->state = state;
+	t->fn = fn;
+	t->site = site;
+	return 0;
+}
+
+/* Is the segment empty and the boundary before it a mark of @kind? */
+static int at_mark(const struct dec *d, uint32_t kind)
+{
+	return d->r == 1 && d->bi &&
+	       PAP_CS_KIND(d->b[d->bi - 1].site) == kind;
+}
+
+/* Consumes the mark before the segment: the segment before it is next. */
+static const struct bnd *take(struct dec *d)
+{
+	const struct bnd *m = &d->b[--d->bi];
+
+	d->r = m->r;
+	return m;
+}
+
+/* The function payload entry @i of mark @m names. */
+static int pay_fn(struct dec *d, const struct bnd *m, size_t i, uint32_t *fn)
+{
+	uint64_t id = d->rec->bps[m->at + 1 + i].r;
+	size_t lo = 0, hi = d->prog->nfn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->prog->nfn || d->ids[lo] != id)
+		return corrupt(d, "a function id no key of the program has");
+	*fn = d->idx[lo];
+	return 0;
+}
+
+static const struct pap_breakpoint *pay(const struct dec *d,
+					const struct bnd *m, size_t i)
+{
+	return &d->rec->bps[m->at + 1 + i];
+}
+
+/* Pops the digit of a node of radix @n and overflow code @code. */
+static int pop_digit(struct dec *d, uint32_t n, uint32_t code, uint32_t *dig)
+{
+	uint64_t q;
+
+	*dig = 0;
+	if (n < 2)
+		return 0;
+	if (d->r < n)
+		return corrupt(d, "a digit where the register is spent");
+	*dig = (uint32_t)(d->r % n);
+	q = d->r / n;
+	if (q == 1 && d->bi && d->b[d->bi - 1].site < PAP_CS_MARKS) {
+		const struct bnd *o = &d->b[d->bi - 1];
+
+		if (o->site != code)
+			return corrupt(d, "an overflow breakpoint of another "
+					  "node");
+		if (!cs_overflows(o->r, n, *dig, d->lim))
+			return corrupt(d, "an overflow breakpoint whose fold "
+					  "fits");
+		d->bi--;
+		d->r = o->r;
+		return 0;
+	}
+	if (cs_overflows(q, n, *dig, d->lim))
+		return corrupt(d, "a fold that overflows without a breakpoint");
+	d->r = q;
+	return 0;
+}
+
+/* Decodes the FRAMES mark before the segment: pushes its frames but the
+ * innermost, whose function and site go to *@fn, *@site.  @bottom_out:
+ * the bottom frame's own link is pushed (the record's end), else the
+ * bottom frame is @q's activation being resumed. */
+static int take_frames(struct dec *d, int at_end, uint32_t q, uint32_t *fn,
+		       uint32_t *site, uint32_t *real)
+{
+	const struct bnd *m;
+	uint32_t i, n, f0 = 0, a0 = 0;
+	int err;
+
+	if (!at_mark(d, PAP_CS_FRAMES))
+		return corrupt(d, "frames missing");
+	m = take(d);
+	n = PAP_CS_LOW(m->site);
+	if (!n)
+		return corrupt(d, "no frame in a FRAMES mark");
+	*real = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t f, a = PAP_CS_LOW(pay(d, m, 2 * i + 1)->site), k;
+		const struct pap_callgraph *g;
+
+		err = pay_fn(d, m, 2 * i, &f);
+		if (err)
+			return err;
+		g = d->prog->fn[f].g;
+		k = a & PAP_CS_F_SITE;
+		if (k < 1 || k > g->nsites ||
+		    (a & ~(PAP_CS_F_SITE | PAP_CS_F_OUTSIDE |
+			   PAP_CS_F_TAILOUT)))
+			return corrupt(d, "a frame at a site its function "
+					  "does not have");
+		if ((a & PAP_CS_F_TAILOUT) &&
+		    (g->sites[k - 1].kind != PAP_SITE_TAIL || !i ||
+		     (a & PAP_CS_F_OUTSIDE) || pay(d, m, 2 * i + 1)->r))
+			return corrupt(d, "a tail call out where none can be");
+		if (!(a & PAP_CS_F_TAILOUT) &&
+		    g->sites[k - 1].kind == PAP_SITE_TAIL)
+			return corrupt(d, "a frame calling at a tail site");
+		if (i == 0) {
+			if (at_end ? !(a & PAP_CS_F_OUTSIDE) : f != q)
+				return corrupt(d, "frames that do not start "
+						  "where the record is");
+			if (at_end) {
+				err = push_out(d, D_BASE, 0, 0);
+				if (err)
+					return err;
+			}
+		} else {
+			/* the frame below waits for this one */
+			uint32_t k0 = a0 & PAP_CS_F_SITE;
+
+			if (a & PAP_CS_F_OUTSIDE)
+				err = pay(d, m, 2 * i - 1)->r ?
+				      corrupt(d, "a tail chain under an "
+						 "outside entry") :
+				      push_out(d, D_PEND, f0, k0);
+			else if (a0 & PAP_CS_F_TAILOUT)
+				err = corrupt(d, "an instrumented call from "
+						 "uninstrumented code");
+			else
+				err = push_caller(d, f0, k0,
+						  pay(d, m, 2 * i - 1)->r,
+						  site_expect(&d->prog->fn[f0],
+							      k0));
+			if (err)
+				return err;
+			if (!(a & PAP_CS_F_TAILOUT))
+				(*real)++;
+		}
+		f0 = f;
+		a0 = a;
+	}
+	if (pay(d, m, 2 * n - 1)->r)
+		return corrupt(d, "a tail chain in the innermost frame's call");
+	*fn = f0;
+	*site = a0 & PAP_CS_F_SITE;
+	return 0;
+}
+
+struct pos {
+	uint8_t state;
+	uint32_t fn, x;		/* function; source or site */
+};
+
+/* At E(f): an outside entry, a tail entry or a normal one, as the stack
+ * top says; each then leads to where f was called from. */
+static int dentry(struct dec *d, struct pos *p)
+{
+	struct dent *t;
+	const struct bnd *m;
+	const struct pap_callgraph *g;
+	uint32_t fn;
+	int err;
+
+	if (!d->depth)
+		return corrupt(d, "an entry with no call pending");
+	t = &d->st[d->depth - 1];
+	if (t->out) {
+		if (!at_mark(d, PAP_CS_OUT_ENTER))
+			return corrupt(d, "an outside frame without its entry");
+		m = take(d);
+		err = pay_fn(d, m, 0, &fn);
+		if (!err && fn != p->fn)
+			err = corrupt(d, "an outside entry of another "
+					 "function");
+		if (!err)
+			err = emit(d, PAP_CEV_OUT_ENTER, p->fn, 0, 0, 0);
+		if (err)
+			return err;
+		p->state = t->state;
+		p->fn = t->fn;
+		p->x = t->site;
+		d->depth--;
+		return 0;
+	}
+	if (t->tails) {
+		if (!at_mark(d, PAP_CS_TAIL_ENTRY))
+			return corrupt(d, "a tail entry without its mark");
+		m = take(d);
+		err = pay_fn(d, m, 0, &fn);
+		if (err)
+			return err;
+		g = d->prog->fn[fn].g;
+		p->state = D_C;
+		p->x = PAP_CS_LOW(m->site);
+		if (p->x < 1 || p->x > g->nsites ||
+		    g->sites[p->x - 1].kind != PAP_SITE_TAIL)
+			return corrupt(d, "a tail entry from no tail site");
+		err = emit(d, PAP_CEV_ENTER, p->fn, 0, 0, 0);
+		p->fn = fn;
+		t->tails--;
+		return err;
+	}
+	if (t->expect != PAP_NONE && t->expect != p->fn)
+		return corrupt(d, "an entry of another function than the "
+				  "call's");
+	err = emit(d, PAP_CEV_ENTER, p->fn, 0, 0, 0);
+	p->state = D_C;
+	p->fn = t->fn;
+	p->x = t->site;
+	d->depth--;
+	return err;
+}
+
+/*
+ * One backward step from @p, emitting the event it passes.  States: BASE
+ * (no frame: outside frames of the thread, or the record's start), X(f)
+ * (f's exit: pop X's digit, go to the source), SRC(f, s) (the source
+ * says what came before: f's entry, a call's return, whose callee's exit
+ * comes before it, or a resume with the abandoned frames), PEND(f, k)
+ * (call k runs uninstrumented code: outside frames, then C_k), C(f, k)
+ * (pop C_k's digit) and E(f) (dentry).  Outside frames are looked for
+ * only at BASE and PEND: a source of class 1 always has a sibling of
+ * class 0, so the node after it folds, and a mark right before an empty
+ * segment anywhere else belongs to another step.
+ */
+static int dstep(struct dec *d, struct pos *p)
+{
+	const struct pap_cs_fn *F = &d->prog->fn[p->fn];
+	const struct pap_callgraph *g = F->g;
+	const struct bnd *m;
+	uint32_t fn, k, c, dig, v, site, real;
+	int err;
+
+	switch (p->state) {
+	case D_BASE:
+		if (d->r == 1 && !d->bi) {
+			p->state = D_DONE;
+			return 0;
+		}
+		if (at_mark(d, PAP_CS_OUT_RETURN) ||
+		    at_mark(d, PAP_CS_OUT_TAIL))
+			goto outside;
+		return corrupt(d, "no outside frame where the thread's base "
+				  "is");
+	case D_PEND:
+		if (at_mark(d, PAP_CS_OUT_RETURN) ||
+		    at_mark(d, PAP_CS_OUT_TAIL))
+			goto outside;
+		p->state = D_C;
+		return 0;
+	case D_X:
+		err = emit(d, PAP_CEV_EXIT, p->fn, 0, 0, 0);
+		v = pap_cg_node_x(g);
+		if (!err && !pap_cg_radix(g, v))
+			err = corrupt(d, "an exit the function cannot reach");
+		if (!err)
+			err = pop_digit(d, pap_cg_radix(g, v), PAP_CS_CODE_X,
+					&dig);
+		if (err)
+			return err;
+		p->state = D_SRC;
+		p->x = g->pred[g->pred_off[v] + dig];
+		return 0;
+	case D_C:
+		k = p->x;
+		if (k < 1 || k > g->nsites)
+			return corrupt(d, "a call at a site the function does "
+					  "not have");
+		err = emit(d, g->sites[k - 1].kind == PAP_SITE_TAIL ?
+			   PAP_CEV_TAIL : PAP_CEV_CALL, p->fn, k, 0, 0);
+		v = pap_cg_node_c(k);
+		if (!err && !pap_cg_radix(g, v))
+			err = corrupt(d, "a call site the function cannot "
+					 "reach");
+		if (!err)
+			err = pop_digit(d, pap_cg_radix(g, v), k, &dig);
+		if (err)
+			return err;
+		p->state = D_SRC;
+		p->x = g->pred[g->pred_off[v] + dig];
+		return 0;
+	case D_E:
+		return dentry(d, p);
+	case D_SRC:
+		break;
+	default:
+		return corrupt(d, "bad decoder state");
+	}
+	/* D_SRC */
+	if (p->x == PAP_CG_SRC_E) {
+		p->state = D_E;
+		return 0;
+	}
+	k = pap_cg_src_site(p->x);
+	c = pap_cg_src_class(p->x);
+	if ((c == 3 || (c == 1 && g->sites[k - 1].kind ==
+			 PAP_SITE_RETURNS_TWICE)) &&
+	    d->r == 1 && d->bi &&
+	    d->b[d->bi - 1].site == (PAP_CS_RESUME | p->x)) {
+		take(d);
+		err = emit(d, PAP_CEV_LONGJMP, p->fn, p->x, 0, 0);
+		if (!err)
+			err = take_frames(d, 0, p->fn, &fn, &site, &real);
+		if (err)
+			return err;
+		d->ev[d->nev - 1].arg = real;
+		p->state = D_PEND;
+		p->fn = fn;
+		p->x = site;
+		return 0;
+	}
+	if (c == 3)
+		return corrupt(d, "a landing pad reached without a resume");
+	err = emit(d, PAP_CEV_RETURN, p->fn, k, (uint8_t)c, 0);
+	if (err)
+		return err;
+	if (c == 1) {
+		p->state = D_PEND;
+		p->x = k;
+		return 0;
+	}
+	if (c == 2) {
+		if (at_mark(d, PAP_CS_TAIL_RETURN)) {
+			m = take(d);
+			err = pay_fn(d, m, 0, &fn);
+			if (!err)
+				err = push_caller(d, p->fn, k, pay(d, m, 1)->r,
+						  site_expect(F, k));
+			p->state = D_X;
+			p->fn = fn;
+			return err;
+		}
+		if (at_mark(d, PAP_CS_TAIL_OUT)) {
+			m = take(d);
+			err = pay_fn(d, m, 0, &fn);
+			if (!err)
+				err = push_caller(d, p->fn, k, pay(d, m, 1)->r,
+						  site_expect(F, k));
+			p->state = D_PEND;
+			p->fn = fn;
+			p->x = PAP_CS_LOW(m->site);
+			if (!err && (p->x < 1 ||
+				     p->x > d->prog->fn[fn].g->nsites ||
+				     d->prog->fn[fn].g->sites[p->x - 1].kind !=
+				     PAP_SITE_TAIL))
+				err = corrupt(d, "a tail call out of no tail "
+						 "site");
+			return err;
+		}
+		return corrupt(d, "a tail chain's return without its mark");
+	}
+	/* class 0 */
+	if (g->sites[k - 1].kind == PAP_SITE_INDIRECT) {
+		uint32_t ncl = F->ncluster[k - 1];
+
+		err = pop_digit(d, ncl + 1, PAP_CS_CODE_CLUSTER | k, &dig);
+		if (err)
+			return err;
+		if (dig < ncl) {
+			fn = F->cluster[k - 1][dig];
+		} else if (at_mark(d, PAP_CS_CALLEE)) {
+			m = take(d);
+			err = pay_fn(d, m, 0, &fn);
+			if (err)
+				return err;
+		} else {
+			return corrupt(d, "an escape from a cluster without "
+					  "its callee");
+		}
+	} else {
+		fn = F->callee[k - 1];
+		if (fn == PAP_NONE)
+			return corrupt(d, "a return from an instrumented "
+					  "callee the site cannot call");
+	}
+	err = push_caller(d, p->fn, k, 0, fn);
+	p->state = D_X;
+	p->fn = fn;
+	return err;
+outside:
+	m = take(d);
+	err = pay_fn(d, m, 0, &fn);
+	if (!err)
+		err = push_out(d, p->state, p->fn, p->x);
+	if (err)
+		return err;
+	if (PAP_CS_KIND(m->site) == PAP_CS_OUT_TAIL) {
+		p->state = D_C;
+		p->x = PAP_CS_LOW(m->site);
+		if (p->x < 1 || p->x > d->prog->fn[fn].g->nsites ||
+		    d->prog->fn[fn].g->sites[p->x - 1].kind != PAP_SITE_TAIL)
+			return corrupt(d, "a tail call out of no tail site");
+	} else {
+		p->state = D_X;
+	}
+	p->fn = fn;
+	return 0;
+}
+
+/* Splits the breakpoints into boundaries, checking each mark's form. */
+static int parse(struct dec *d)
+{
+	const struct pap_cs_rec *rec = d->rec;
+	size_t i = 0, j, npay;
+
+	d->b = malloc((rec->nbps + 1) * sizeof(*d->b));
+	if (!d->b)
+		return PAP_ENOMEM;
+	while (i < rec->nbps) {
+		const struct pap_breakpoint *x = &rec->bps[i];
+		uint32_t kind = PAP_CS_KIND(x->site), low = PAP_CS_LOW(x->site);
+		int ok = 0;
+
+		d->at = i;
+		if (!x->r) {
+			d->why = "a breakpoint with register 0";
+			return PAP_ECORRUPT;
+		}
+		if (x->site < PAP_CS_MARKS) {
+			npay = 0;
+		} else {
+			switch (kind) {
+			case PAP_CS_OUT_ENTER:
+			case PAP_CS_OUT_RETURN:
+			case PAP_CS_CALLEE:
+				ok = !low;
+				npay = 1;
+				break;
+			case PAP_CS_TAIL_ENTRY:
+			case PAP_CS_OUT_TAIL:
+				ok = low != 0;
+				npay = 1;
+				break;
+			case PAP_CS_TAIL_RETURN:
+				ok = !low;
+				npay = 2;
+				break;
+			case PAP_CS_TAIL_OUT:
+				ok = low != 0;
+				npay = 2;
+				break;
+			case PAP_CS_FRAMES:
+				ok = low != 0;
+				npay = 2 * (size_t)low;
+				break;
+			case PAP_CS_RESUME:
+				ok = low != 0;
+				npay = 0;
+				break;
+			default:
+				d->why = "a mark this decoder does not know";
+				return PAP_ECORRUPT;
+			}
+			if (!ok || npay > rec->nbps - i - 1) {
+				d->why = "a mark of a bad form";
+				return PAP_ECORRUPT;
+			}
+			for (j = 0; j < npay; j++) {
+				uint32_t ps = rec->bps[i + 1 + j].site;
+
+				if (j % 2 == 0 ? ps != PAP_CS_ID :
+				    PAP_CS_KIND(ps) != PAP_CS_ARG ||
+				    (kind != PAP_CS_FRAMES && PAP_CS_LOW(ps))) {
+					d->why = "a mark's payload of a bad "
+						 "form";
+					return PAP_ECORRUPT;
+				}
+			}
+		}
+		d->b[d->nb].site = x->site;
+		d->b[d->nb].r = x->r;
+		d->b[d->nb].at = i;
+		d->b[d->nb++].npay = npay;
+		i += 1 + npay;
+	}
+	d->bi = d->nb;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The program's ids, sorted, with their functions: PAP_EINVAL when two
+ * functions have one id. */
+static int index_ids(struct dec *d)
+{
+	uint32_t n = d->prog->nfn, i;
+	uint64_t *pairs = malloc(2 * (n + 1) * sizeof(*pairs));
+
+	d->ids = malloc((n + 1) * sizeof(*d->ids));
+	d->idx = malloc((n + 1) * sizeof(*d->idx));
+	if (!pairs || !d->ids || !d->idx) {
+		free(pairs);
+		return PAP_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		pairs[2 * i] = d->prog->fn[i].id;
+		pairs[2 * i + 1] = i;
+	}
+	qsort(pairs, n, 2 * sizeof(*pairs), id_cmp);
+	for (i = 0; i < n; i++) {
+		d->ids[i] = pairs[2 * i];
+		d->idx[i] = (uint32_t)pairs[2 * i + 1];
+		if (i && d->ids[i] == d->ids[i - 1]) {
+			free(pairs);
+			d->why = "two functions of the program have one id";
+			return PAP_EINVAL;
+		}
+	}
+	free(pairs);
+	return 0;
+}
+
+int pap_cseq_decode(const struct pap_cs_prog *prog,
+		    const struct pap_cs_rec *rec, uint64_t limit,
+		    size_t max_events, struct pap_cev **ev, size_t *n,
+		    const char **why, size_t *at)
+{
+	struct dec d = { 0 };
+	struct pos p = { D_BASE, 0, 0 };
+	size_t i;
+	int err;
+
+	*ev = NULL;
+	*n = 0;
+	d.prog = prog;
+	d.rec = rec;
+	d.lim = limit;
+	d.r = rec->value;
+	d.max_events = max_events;
+	err = index_ids(&d);
+	if (!err)
+		err = parse(&d);
+	if (!err && !d.r)
+		err = corrupt(&d, "a register of 0");
+	if (!err && at_mark(&d, PAP_CS_FRAMES)) {
+		uint32_t real;
+
+		err = take_frames(&d, 1, 0, &p.fn, &p.x, &real);
+		p.state = D_PEND;
+	}
+	while (!err && p.state != D_DONE)
+		err = dstep(&d, &p);
+	if (!err && d.depth)
+		err = corrupt(&d, "calls pending at the record's start");
+	if (err) {
+		*why = d.why ? d.why : pap_strerror(err);
+		*at = d.at;
+		free(d.ev);
+	} else {
+		for (i = 0; i < d.nev / 2; i++) {
+			struct pap_cev t = d.ev[i];
+
+			d.ev[i] = d.ev[d.nev - 1 - i];
+			d.ev[d.nev - 1 - i] = t;
+		}
+		*ev = d.ev;
+		*n = d.nev;
+	}
+	free(d.b);
+	free(d.st);
+	free(d.ids);
+	free(d.idx);
+	return err;
+}

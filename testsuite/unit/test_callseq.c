@@ -1,0 +1,1023 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_callseq.c - a thread's calls and returns as one PAP path.
+ *
+ * The oracle is a simulator that walks random programs: a set of
+ * functions, each a random CFG with random call sites, calling each
+ * other directly, through pointers (a cluster and escapes), into
+ * uninstrumented code that calls back, by tail calls, by setjmp and
+ * longjmp, and ending at exit with frames open.  It walks the CFGs
+ * block by block and writes the events it performs; it never looks at
+ * the call-site graphs.  The events are encoded by the reference
+ * encoder, decoded, and must come back equal.  Small hand-written runs
+ * check the register's value, computed by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "callseq.h"
+#include "fnkey.h"
+#include "testlib.h"
+
+#define NONE PAP_NONE
+#define MAXFN 12
+#define MAXDEPTH 60
+
+/* ---- a program ---- */
+
+struct tfn {
+	struct pap_cfg *cfg;
+	uint32_t nsites;
+	struct pap_site *sites;
+	uint32_t *callee, *ncl;
+	uint32_t **cl;
+	uint32_t *bfirst, *bcount;	/* per block: its sites k.. */
+	uint32_t *dist;			/* per block: edges to return */
+	int has_tail;
+	struct pap_callgraph g;
+};
+
+struct tprog {
+	uint32_t nfn;
+	struct tfn f[MAXFN];
+	struct pap_cs_fn cs[MAXFN];
+	struct pap_cs_prog prog;
+};
+
+static void prog_free(struct tprog *p)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < p->nfn; i++) {
+		struct tfn *f = &p->f[i];
+
+		for (k = 0; k < f->nsites; k++)
+			free(f->cl[k]);
+		free(f->cl);
+		free(f->sites);
+		free(f->callee);
+		free(f->ncl);
+		free(f->bfirst);
+		free(f->bcount);
+		free(f->dist);
+		pap_callgraph_free(&f->g);
+		pap_cfg_free(f->cfg);
+	}
+}
+
+/* Blocks to a return, over normal edges (the walk's way out). */
+static void distances(struct tfn *f)
+{
+	const struct pap_cfg *cfg = f->cfg;
+	uint32_t n = cfg->nblocks, b, i, changed = 1;
+
+	f->dist = malloc(n * sizeof(*f->dist));
+	assert_non_null(f->dist);
+	for (b = 0; b < n; b++)
+		f->dist[b] = UINT32_MAX;
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < cfg->nedges; i++) {
+			const struct pap_edge *e = &cfg->edges[i];
+			uint32_t d;
+
+			if (e->kind != PAP_EDGE_NORMAL || e->src >= n ||
+			    (e->flags & PAP_EF_DEAD))
+				continue;
+			d = e->dst == cfg->exit ? 0 :
+			    e->dst < n && f->dist[e->dst] != UINT32_MAX ?
+			    f->dist[e->dst] + 1 : UINT32_MAX;
+			if (d < f->dist[e->src]) {
+				f->dist[e->src] = d;
+				changed = 1;
+			}
+		}
+	}
+}
+
+/*
+ * @f's CFG again, now with one or two abnormal edges (to landing pads)
+ * from the block of each site that may throw: some of the calls that end
+ * their block.
+ */
+static void add_landing_pads(struct tl_rng *g, struct tfn *f)
+{
+	struct pap_cfg *old = f->cfg, *cfg;
+	uint32_t n = old->nblocks, i, k, j;
+	int any = 0;
+
+	for (k = 1; k <= f->nsites; k++) {
+		struct pap_site *x = &f->sites[k - 1];
+		uint32_t b = x->block;
+
+		if ((x->kind == PAP_SITE_DIRECT ||
+		     x->kind == PAP_SITE_INDIRECT) &&
+		    k == f->bfirst[b] + f->bcount[b] - 1 &&
+		    tl_below(g, 4) == 0) {
+			x->flags |= PAP_SITE_EH;
+			any = 1;
+		}
+	}
+	if (!any)
+		return;
+	cfg = pap_cfg_new(n);
+	assert_non_null(cfg);
+	for (i = 0; i < old->nedges; i++) {
+		const struct pap_edge *e = &old->edges[i];
+
+		if (!(e->flags & PAP_EF_VIRTUAL))
+			assert_true(pap_cfg_add_edge(cfg, e->src, e->dst,
+				(enum pap_edge_kind)e->kind) >= 0);
+	}
+	assert_int_equal(pap_cfg_set_entry(cfg, old->entry_block), 0);
+	for (i = 0; i < n; i++)
+		if (old->role[i] & PAP_ROLE_RETURN)
+			assert_int_equal(pap_cfg_mark_return(cfg, i), 0);
+	for (k = 1; k <= f->nsites; k++)
+		if (f->sites[k - 1].flags & PAP_SITE_EH)
+			for (j = 1 + (uint32_t)tl_below(g, 2); j; j--)
+				assert_true(pap_cfg_add_edge(cfg,
+					f->sites[k - 1].block,
+					(uint32_t)tl_below(g, n),
+					PAP_EDGE_ABNORMAL) >= 0);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_free(old);
+	f->cfg = cfg;
+}
+
+static void make_prog(struct tl_rng *g, struct tprog *p)
+{
+	uint32_t i, k, b;
+
+	memset(p, 0, sizeof(*p));
+	p->nfn = 2 + (uint32_t)tl_below(g, MAXFN - 1);
+	for (i = 0; i < p->nfn; i++) {
+		struct tfn *f = &p->f[i];
+		struct tl_cfg_params cp;
+
+		memset(&cp, 0, sizeof(cp));
+		cp.nblocks = 1 + (uint32_t)tl_below(g, 8);
+		cp.extra_edges = (uint32_t)tl_below(g, cp.nblocks + 1);
+		cp.self_loops = (uint32_t)tl_below(g, 2);
+		cp.forward_only = tl_below(g, 3) == 0;
+		f->cfg = tl_random_cfg(g, &cp);
+		assert_non_null(f->cfg);
+		f->nsites = (uint32_t)tl_below(g, 2 * cp.nblocks + 1);
+		f->sites = calloc(f->nsites + 1, sizeof(*f->sites));
+		f->callee = calloc(f->nsites + 1, sizeof(*f->callee));
+		f->ncl = calloc(f->nsites + 1, sizeof(*f->ncl));
+		f->cl = calloc(f->nsites + 1, sizeof(*f->cl));
+		f->bfirst = calloc(cp.nblocks, sizeof(*f->bfirst));
+		f->bcount = calloc(cp.nblocks, sizeof(*f->bcount));
+		assert_true(f->sites && f->callee && f->ncl && f->cl &&
+			    f->bfirst && f->bcount);
+		/* sites sorted by block, so each block's are k, k+1, ... */
+		for (k = 0; k < f->nsites; k++)
+			f->sites[k].block = (uint32_t)tl_below(g, cp.nblocks);
+		for (k = 1; k < f->nsites; k++) {
+			uint32_t j = k, v = f->sites[k].block;
+
+			while (j && f->sites[j - 1].block > v) {
+				f->sites[j].block = f->sites[j - 1].block;
+				j--;
+			}
+			f->sites[j].block = v;
+		}
+		for (k = f->nsites; k >= 1; k--) {
+			b = f->sites[k - 1].block;
+			f->bfirst[b] = k;
+			f->bcount[b]++;
+		}
+	}
+	for (i = 0; i < p->nfn; i++) {
+		struct tfn *f = &p->f[i];
+
+		for (k = 0; k < f->nsites; k++) {
+			struct pap_site *s = &f->sites[k];
+			uint64_t x = tl_below(g, 100);
+
+			f->callee[k] = NONE;
+			if (x < 55) {
+				s->kind = PAP_SITE_DIRECT;
+				if (tl_below(g, 4))
+					f->callee[k] = (uint32_t)
+						tl_below(g, p->nfn);
+				if (f->callee[k] == NONE || tl_below(g, 3) == 0)
+					s->flags |= PAP_SITE_MAYBE_OUT;
+			} else if (x < 75) {
+				uint32_t j, n = (uint32_t)tl_below(g, 4);
+
+				s->kind = PAP_SITE_INDIRECT;
+				s->flags |= PAP_SITE_MAYBE_OUT;
+				f->cl[k] = calloc(n + 1, sizeof(uint32_t));
+				assert_non_null(f->cl[k]);
+				/* distinct members */
+				for (j = 0; j < n; j++) {
+					uint32_t c = (uint32_t)
+						tl_below(g, p->nfn), q;
+
+					for (q = 0; q < f->ncl[k]; q++)
+						if (f->cl[k][q] == c)
+							break;
+					if (q == f->ncl[k])
+						f->cl[k][f->ncl[k]++] = c;
+				}
+			} else if (x < 87) {
+				s->kind = PAP_SITE_TAIL;
+				f->has_tail = 1;
+				if (tl_below(g, 4))
+					f->callee[k] = (uint32_t)
+						tl_below(g, p->nfn);
+			} else if (x < 95) {
+				s->kind = PAP_SITE_RETURNS_TWICE;
+				s->flags |= PAP_SITE_MAYBE_OUT;
+			} else {
+				s->kind = PAP_SITE_NORETURN;
+			}
+		}
+	}
+	for (i = 0; i < p->nfn; i++) {
+		struct tfn *f = &p->f[i];
+		int any_tail = 0;
+
+		for (k = 0; k < p->nfn; k++)
+			any_tail |= p->f[k].has_tail;
+		for (k = 0; k < f->nsites; k++) {
+			struct pap_site *s = &f->sites[k];
+
+			if ((s->kind == PAP_SITE_DIRECT &&
+			     f->callee[k] != NONE &&
+			     p->f[f->callee[k]].has_tail) ||
+			    (s->kind == PAP_SITE_INDIRECT && any_tail))
+				s->flags |= PAP_SITE_MAYBE_TAIL;
+		}
+		add_landing_pads(g, f);
+		distances(f);
+		assert_int_equal(pap_callsites_build(f->cfg, f->sites,
+						     f->nsites, &f->g), 0);
+	}
+	for (i = 0; i < p->nfn; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "fn%u:%016x", i, i * 7919u);
+		p->cs[i].g = &p->f[i].g;
+		p->cs[i].callee = p->f[i].callee;
+		p->cs[i].ncluster = p->f[i].ncl;
+		p->cs[i].cluster = (const uint32_t *const *)p->f[i].cl;
+		p->cs[i].id = pap_fnid(key);
+	}
+	p->prog.nfn = p->nfn;
+	p->prog.fn = p->cs;
+}
+
+/* ---- the simulator ---- */
+
+enum { S_RET, S_UNWIND, S_END };
+
+struct sframe {
+	uint32_t fn;
+	uint32_t site;			/* call in progress, 0: none */
+	uint32_t armed[4], narmed;	/* setjmp sites that may resume */
+};
+
+struct sim {
+	struct tl_rng *g;
+	struct tprog *p;
+	struct pap_cev *ev;
+	size_t n, cap, soft, hard;
+	struct sframe fr[MAXDEPTH + 2];
+	uint32_t lj_depth, lj_site;
+	int lj_eh;			/* a throw, not a longjmp */
+	uint32_t p_cb, p_lj;	/* chances in 100 */
+};
+
+static void ev_add(struct sim *s, uint8_t kind, uint32_t fn, uint32_t site,
+		   uint8_t cls, uint32_t arg)
+{
+	struct pap_cev *v;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		assert_non_null(s->ev);
+	}
+	v = &s->ev[s->n++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->fn = fn;
+	v->site = site;
+	v->cls = cls;
+	v->arg = arg;
+}
+
+static int run_fn(struct sim *s, uint32_t fn, int outside, uint32_t d,
+		  int *chain);
+
+/* Is @q in a call that may throw? */
+static int may_throw(const struct sim *s, const struct sframe *q)
+{
+	return q->site &&
+	       (s->p->f[q->fn].sites[q->site - 1].flags & PAP_SITE_EH);
+}
+
+/*
+ * Uninstrumented code running while frames 0..d-1 wait: callbacks (at
+ * depth d), then back, or a longjmp to an armed frame, or exit.
+ */
+static int run_outside(struct sim *s, uint32_t d, int noreturn)
+{
+	uint32_t ncb = 0, t, r;
+	int chain;
+
+	while (s->n < s->soft && d < MAXDEPTH && ncb < 3 &&
+	       tl_below(s->g, 100) < s->p_cb) {
+		uint32_t fn = (uint32_t)tl_below(s->g, s->p->nfn);
+
+		ev_add(s, PAP_CEV_OUT_ENTER, fn, 0, 0, 0);
+		r = (uint32_t)run_fn(s, fn, 1, d, &chain);
+		if (r != S_RET)
+			return (int)r;
+		ncb++;
+	}
+	if (noreturn || tl_below(s->g, 100) < s->p_lj) {
+		uint32_t cand[MAXDEPTH + 2], nc = 0;
+
+		/* setjmp receivers, and calls that may throw */
+		for (t = 0; t < d; t++)
+			if (s->fr[t].narmed || may_throw(s, &s->fr[t]))
+				cand[nc++] = t;
+		if (nc && (noreturn ? tl_below(s->g, 3) : 1)) {
+			struct sframe *q;
+
+			t = cand[tl_below(s->g, nc)];
+			q = &s->fr[t];
+			s->lj_depth = t;
+			s->lj_eh = !q->narmed ||
+				   (may_throw(s, q) && tl_below(s->g, 2));
+			s->lj_site = s->lj_eh ? q->site :
+				     q->armed[tl_below(s->g, q->narmed)];
+			ev_add(s, PAP_CEV_LONGJMP, q->fn,
+			       pap_cg_src(s->lj_site, s->lj_eh ? 3 : 1), 0,
+			       d - 1 - t);
+			return S_UNWIND;
+		}
+		if (noreturn)
+			return S_END;
+	}
+	return S_RET;
+}
+
+/* The callee entered at @k, or NONE for uninstrumented code. */
+static uint32_t pick_callee(struct sim *s, const struct tfn *f, uint32_t k)
+{
+	const struct pap_site *x = &f->sites[k - 1];
+	uint64_t y = tl_below(s->g, 100);
+
+	if (x->kind == PAP_SITE_INDIRECT) {
+		if (y < 50 && f->ncl[k - 1])
+			return f->cl[k - 1][tl_below(s->g, f->ncl[k - 1])];
+		if (y < 85)
+			return (uint32_t)tl_below(s->g, s->p->nfn);
+		return NONE;
+	}
+	if (f->callee[k - 1] == NONE ||
+	    ((x->flags & PAP_SITE_MAYBE_OUT) && y < 25))
+		return NONE;
+	return f->callee[k - 1];
+}
+
+/* Runs an activation of @fn at depth @d, entered already (its ENTER or
+ * OUT_ENTER written).  *@chain: it ended by a tail call. */
+static int run_fn(struct sim *s, uint32_t fn, int outside, uint32_t d,
+		  int *chain)
+{
+	struct tfn *f;
+	const struct pap_cfg *cfg;
+	uint32_t b, i, k, c;
+	int r, sub;
+
+	*chain = 0;
+again:
+	f = &s->p->f[fn];
+	cfg = f->cfg;
+	b = cfg->entry_block;
+	i = 0;
+	s->fr[d].fn = fn;
+	s->fr[d].site = 0;
+	s->fr[d].narmed = 0;
+	for (;;) {
+		for (; i < f->bcount[b]; i++) {
+			const struct pap_site *x;
+
+			k = f->bfirst[b] + i;
+			x = &f->sites[k - 1];
+			if (x->kind == PAP_SITE_TAIL) {
+				/* the chain goes on in this frame */
+				ev_add(s, PAP_CEV_TAIL, fn, k, 0, 0);
+				c = f->callee[k - 1];
+				*chain = !outside;
+				if (s->n > s->hard)
+					return S_END;
+				if (c == NONE)
+					return run_outside(s, d, 0);
+				ev_add(s, outside ? PAP_CEV_OUT_ENTER :
+				       PAP_CEV_ENTER, c, 0, 0, 0);
+				fn = c;
+				goto again;
+			}
+			ev_add(s, PAP_CEV_CALL, fn, k, 0, 0);
+			s->fr[d].site = k;
+			c = NONE;
+			sub = 0;
+			if (s->n > s->hard || d + 1 >= MAXDEPTH)
+				return S_END;
+			if (x->kind == PAP_SITE_NORETURN) {
+				r = run_outside(s, d + 1, 1);
+			} else if (x->kind == PAP_SITE_RETURNS_TWICE) {
+				if (s->fr[d].narmed < 4)
+					s->fr[d].armed[s->fr[d].narmed++] = k;
+				r = S_RET;
+				c = NONE;
+				sub = 0;
+			} else {
+				c = pick_callee(s, f, k);
+				sub = 0;
+				if (c != NONE) {
+					ev_add(s, PAP_CEV_ENTER, c, 0, 0, 0);
+					r = run_fn(s, c, 0, d + 1, &sub);
+				} else {
+					r = run_outside(s, d + 1, 0);
+				}
+				s->fr[d].fn = fn;
+			}
+			s->fr[d].site = 0;
+			if (r == S_UNWIND && s->lj_depth == d && s->lj_eh) {
+				/* caught here: on to a landing pad */
+				uint32_t pads[8], np = 0, j;
+
+				b = f->sites[s->lj_site - 1].block;
+				for (j = cfg->out_off[b];
+				     j < cfg->out_off[b + 1] && np < 8; j++)
+					if (cfg->edges[cfg->out_edge[j]].kind ==
+					    PAP_EDGE_ABNORMAL)
+						pads[np++] = cfg->edges[
+							cfg->out_edge[j]].dst;
+				assert_true(np > 0);
+				b = pads[tl_below(s->g, np)];
+				i = UINT32_MAX;	/* i++ makes 0 */
+				continue;
+			}
+			if (r == S_UNWIND && s->lj_depth == d) {
+				/* resumed here, after the setjmp site (the
+				 * loop's i++) */
+				k = s->lj_site;
+				b = f->sites[k - 1].block;
+				i = k - f->bfirst[b];
+				continue;
+			}
+			if (r != S_RET)
+				return r;
+			ev_add(s, PAP_CEV_RETURN, fn, k,
+			       c == NONE ? 1 : sub ? 2 : 0, 0);
+		}
+		/* leave the block: a random way, or the shortest way out
+		 * once the run is long enough */
+		{
+			uint32_t e0 = cfg->out_off[b], e1 = cfg->out_off[b + 1];
+			uint32_t ways[64], nw = 0, best = UINT32_MAX, j;
+
+			for (j = e0; j < e1 && nw < 64; j++) {
+				const struct pap_edge *e =
+					&cfg->edges[cfg->out_edge[j]];
+				uint32_t dd;
+
+				if (e->kind != PAP_EDGE_NORMAL)
+					continue;
+				dd = e->dst == cfg->exit ? 0 :
+				     f->dist[e->dst] + 1;
+				if (s->n > s->soft && dd > f->dist[b])
+					continue;
+				if (s->n > s->soft && dd >= best)
+					continue;
+				if (s->n > s->soft)
+					nw = 0, best = dd;
+				ways[nw++] = e->dst;
+			}
+			assert_true(nw > 0);
+			b = ways[tl_below(s->g, nw)];
+			i = 0;
+			if (b == cfg->exit) {
+				ev_add(s, PAP_CEV_EXIT, fn, 0, 0, 0);
+				return S_RET;
+			}
+		}
+	}
+}
+
+/* A thread: top-level frames entered from outside until the run ends. */
+static void simulate(struct sim *s)
+{
+	uint32_t tops = 1 + (uint32_t)tl_below(s->g, 3), t;
+	int chain, r;
+
+	for (t = 0; t < tops; t++) {
+		uint32_t fn = (uint32_t)tl_below(s->g, s->p->nfn);
+
+		ev_add(s, PAP_CEV_OUT_ENTER, fn, 0, 0, 0);
+		r = run_fn(s, fn, 1, 0, &chain);
+		assert_int_not_equal(r, S_UNWIND);
+		if (r == S_END)
+			break;
+	}
+}
+
+/* ---- checks ---- */
+
+static const char *kind_name(uint8_t k)
+{
+	static const char *const names[] = { "?", "enter", "out-enter",
+		"call", "return", "exit", "tail", "longjmp" };
+
+	return k < 8 ? names[k] : "?";
+}
+
+static int ev_equal(const struct pap_cev *a, const struct pap_cev *b)
+{
+	return a->kind == b->kind && a->fn == b->fn && a->site == b->site &&
+	       a->cls == b->cls && a->arg == b->arg;
+}
+
+/* Encodes @ev, decodes, and requires the same events back. */
+static void round_trip(const struct tprog *p, const struct pap_cev *ev,
+		       size_t n, uint64_t limit, const char *ctx,
+		       size_t *nbps)
+{
+	struct pap_cs_rec rec;
+	struct pap_cev *out;
+	size_t nout, at, i;
+	const char *why;
+	int err;
+
+	err = pap_cseq_exec(&p->prog, ev, n, limit, &rec, &why, &at);
+	if (err && getenv("PAP_CALLSEQ_DUMP"))
+		for (i = 0; i <= at; i++)
+			print_message("%zu %s fn %u site %u cls %u arg %u\n", i,
+				      kind_name(ev[i].kind), ev[i].fn,
+				      ev[i].site, ev[i].cls, ev[i].arg);
+	if (err)
+		fail_msg("%s: encoding fails at event %zu (%s): %s", ctx, at,
+			 kind_name(ev[at].kind), why);
+	err = pap_cseq_decode(&p->prog, &rec, limit, 4 * n + 16, &out,
+			      &nout, &why, &at);
+	if (err)
+		fail_msg("%s: %zu events, %zu breakpoints: decoding fails "
+			 "at breakpoint %zu: %s", ctx, n, rec.nbps, at, why);
+	for (i = 0; i < n && i < nout; i++)
+		if (!ev_equal(&ev[i], &out[i]))
+			break;
+	if (i < n || nout != n)
+		fail_msg("%s: event %zu of %zu (decoded %zu): %s fn %u site "
+			 "%u cls %u arg %u, decoded %s fn %u site %u cls %u "
+			 "arg %u", ctx, i, n, nout, kind_name(ev[i].kind),
+			 ev[i].fn, ev[i].site, ev[i].cls, ev[i].arg,
+			 i < nout ? kind_name(out[i].kind) : "none",
+			 i < nout ? out[i].fn : 0, i < nout ? out[i].site : 0,
+			 i < nout ? out[i].cls : 0,
+			 i < nout ? out[i].arg : 0);
+	if (nbps)
+		*nbps += rec.nbps;
+	free(out);
+	pap_cs_rec_free(&rec);
+}
+
+static unsigned long long env_ull(const char *name, unsigned long long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static const uint64_t limits[] = { 1ull << 12, 1ull << 16, 1ull << 24,
+				   1ull << 40, UINT64_MAX };
+
+/* test_callseq_random_programs: the exactness property over random
+ * programs and runs, with dense breakpoints at small limits. */
+static void test_callseq_random_programs(void **state)
+{
+	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261127);
+	unsigned long long nprog = env_ull("PAP_CALLSEQ_PROGRAMS", 3000);
+	unsigned long long i;
+	size_t events = 0, bps = 0, longest = 0, kinds[12] = { 0 };
+
+	(void)state;
+	for (i = 0; i < nprog; i++) {
+		struct tl_rng g = { seed * 0x9e3779b97f4a7c15ull + i };
+		struct tprog p;
+		unsigned w;
+
+		make_prog(&g, &p);
+		for (w = 0; w < 4; w++) {
+			struct sim s;
+			char ctx[96];
+			unsigned li;
+
+			memset(&s, 0, sizeof(s));
+			s.g = &g;
+			s.p = &p;
+			s.soft = 20 + tl_below(&g, w == 3 ? 20000 : 600);
+			s.hard = s.soft * 4 + 100;
+			s.p_cb = (uint32_t)tl_below(&g, 60);
+			s.p_lj = (uint32_t)tl_below(&g, 15);
+			simulate(&s);
+			for (li = 0; li < 5; li++) {
+				snprintf(ctx, sizeof(ctx), "seed=%llu program="
+					 "%llu walk=%u limit=%u", seed, i, w,
+					 li);
+				round_trip(&p, s.ev, s.n, limits[li], ctx,
+					   &bps);
+			}
+			for (li = 0; li < s.n; li++)
+				kinds[s.ev[li].kind == PAP_CEV_RETURN ?
+				      8 + s.ev[li].cls :
+				      s.ev[li].kind == PAP_CEV_LONGJMP &&
+				      pap_cg_src_class(s.ev[li].site) == 3 ?
+				      11 : s.ev[li].kind]++;
+			events += s.n;
+			if (s.n > longest)
+				longest = s.n;
+			free(s.ev);
+		}
+		prog_free(&p);
+	}
+	print_message("callseq: %llu programs, %zu events, longest %zu, "
+		      "%zu breakpoints over 5 limits\n", nprog, events,
+		      longest, bps);
+	print_message("callseq: %zu outside entries, returns of class "
+		      "0/1/2, %zu/%zu/%zu, %zu tail calls, %zu longjmps, "
+		      "%zu throws\n",
+		      kinds[PAP_CEV_OUT_ENTER], kinds[8], kinds[9], kinds[10],
+		      kinds[PAP_CEV_TAIL], kinds[PAP_CEV_LONGJMP], kinds[11]);
+	/* every feature the property covers was exercised */
+	assert_true(kinds[9] && kinds[10] && kinds[PAP_CEV_TAIL] &&
+		    kinds[PAP_CEV_LONGJMP] && kinds[PAP_CEV_OUT_ENTER] &&
+		    kinds[11]);
+}
+
+/*
+ * test_callseq_damaged: a damaged record (a breakpoint's site or value
+ * changed, one dropped, the value changed) is refused with a named
+ * error, or decodes to events whose record is exactly the damaged one:
+ * the decoder never guesses.
+ */
+static void test_callseq_damaged(void **state)
+{
+	struct tl_rng g = { 4242 };
+	unsigned i, refused = 0, other = 0;
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		struct tprog p;
+		struct sim s;
+		struct pap_cs_rec rec, again;
+		struct pap_cev *out;
+		size_t nout, at, j;
+		const char *why;
+		uint64_t lim = limits[tl_below(&g, 5)];
+		int err;
+
+		make_prog(&g, &p);
+		memset(&s, 0, sizeof(s));
+		s.g = &g;
+		s.p = &p;
+		s.soft = 20 + tl_below(&g, 300);
+		s.hard = s.soft * 4 + 100;
+		s.p_cb = 30;
+		s.p_lj = 5;
+		simulate(&s);
+		assert_int_equal(pap_cseq_exec(&p.prog, s.ev, s.n, lim, &rec,
+					       &why, &at), 0);
+		j = rec.nbps ? (size_t)tl_below(&g, rec.nbps) : 0;
+		switch (rec.nbps ? tl_below(&g, 4) : 3) {
+		case 0:
+			rec.bps[j].site ^= 1u << tl_below(&g, 32);
+			break;
+		case 1:
+			rec.bps[j].r ^= 1ull << tl_below(&g, 64);
+			break;
+		case 2:
+			memmove(&rec.bps[j], &rec.bps[j + 1],
+				(rec.nbps - j - 1) * sizeof(*rec.bps));
+			rec.nbps--;
+			break;
+		default:
+			rec.value ^= 1ull << tl_below(&g, 12);
+			break;
+		}
+		err = pap_cseq_decode(&p.prog, &rec, lim, 4 * s.n + 64, &out,
+				      &nout, &why, &at);
+		if (err) {
+			assert_true(err == PAP_ECORRUPT || err == PAP_ELIMIT);
+			assert_non_null(why);
+			refused++;
+		} else {
+			assert_int_equal(pap_cseq_exec(&p.prog, out, nout, lim,
+						       &again, &why, &at), 0);
+			assert_int_equal(again.value, rec.value);
+			assert_int_equal(again.nbps, rec.nbps);
+			for (j = 0; j < rec.nbps; j++) {
+				assert_int_equal(again.bps[j].site,
+						 rec.bps[j].site);
+				assert_int_equal(again.bps[j].r, rec.bps[j].r);
+			}
+			pap_cs_rec_free(&again);
+			free(out);
+			other++;
+		}
+		pap_cs_rec_free(&rec);
+		free(s.ev);
+		prog_free(&p);
+	}
+	print_message("callseq damaged: %u refused, %u decoded to the run "
+		      "they encode\n", refused, other);
+	assert_true(refused > 400);
+}
+
+/* ---- hand-written runs ---- */
+
+static struct pap_cfg *cfg_of(uint32_t n, const uint32_t (*edges)[2],
+			      uint32_t ne, uint32_t ret)
+{
+	struct pap_cfg *cfg = pap_cfg_new(n);
+	uint32_t i;
+
+	assert_non_null(cfg);
+	for (i = 0; i < ne; i++)
+		assert_true(pap_cfg_add_edge(cfg, edges[i][0], edges[i][1],
+					     PAP_EDGE_NORMAL) >= 0);
+	assert_int_equal(pap_cfg_set_entry(cfg, 0), 0);
+	assert_int_equal(pap_cfg_mark_return(cfg, ret), 0);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	return cfg;
+}
+
+static void want_record(const struct pap_cs_prog *prog,
+			const struct pap_cev *ev, size_t n, uint64_t lim,
+			uint64_t value, const struct pap_breakpoint *bps,
+			size_t nbps)
+{
+	struct pap_cs_rec rec;
+	struct pap_cev *out;
+	size_t at, i, nout;
+	const char *why;
+
+	assert_int_equal(pap_cseq_exec(prog, ev, n, lim, &rec, &why, &at), 0);
+	assert_int_equal(rec.value, value);
+	assert_int_equal(rec.nbps, nbps);
+	for (i = 0; i < nbps; i++) {
+		assert_int_equal(rec.bps[i].site, bps[i].site);
+		assert_int_equal(rec.bps[i].r, bps[i].r);
+	}
+	assert_int_equal(pap_cseq_decode(prog, &rec, lim, 1000, &out, &nout,
+					 &why, &at), 0);
+	assert_int_equal(nout, n);
+	for (i = 0; i < n; i++)
+		assert_true(ev_equal(&ev[i], &out[i]));
+	free(out);
+	pap_cs_rec_free(&rec);
+}
+
+#define EV(k, f, s, c, a) { PAP_CEV_##k, c, f, s, a }
+
+/*
+ * test_callseq_by_hand: f is b0 -> b1 (site 1: f itself, may be
+ * outside) -> b2 -> b1 | b3 (returns).  C_1's sources are E, R^0, R^1
+ * (digits 0, 1, 2, radix 3); X's are R^0, R^1 (radix 2).  The run:
+ * f from outside, C_1 (cr = 1*3+0 = 3), f entered, its C_1 (3*3+0 =
+ * 9), back with class 1, X (9*2+1 = 19), back in the outer f with
+ * class 0, C_1 again (19*3+1 = 58), class 1, X (58*2+1 = 117), out.
+ * With a limit of 2^12, the run at 5 levels of recursion breaks where
+ * the register would pass 4095.
+ */
+static void test_callseq_by_hand(void **state)
+{
+	static const uint32_t edges[][2] = { { 0, 1 }, { 1, 2 }, { 2, 1 },
+					     { 2, 3 } };
+	struct pap_site site = { 1, PAP_SITE_DIRECT, PAP_SITE_MAYBE_OUT };
+	uint32_t callee[1] = { 0 }, ncl[1] = { 0 };
+	const uint32_t *cl[1] = { NULL };
+	struct pap_cfg *cfg = cfg_of(4, edges, 4, 3);
+	struct pap_callgraph g;
+	struct pap_cs_fn fn;
+	struct pap_cs_prog prog = { 1, &fn };
+	uint64_t id = pap_fnid("f:0000000000000001");
+	const struct pap_cev run[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(RETURN, 0, 1, 1, 0), EV(EXIT, 0, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(RETURN, 0, 1, 1, 0), EV(EXIT, 0, 0, 0, 0) };
+	const struct pap_breakpoint bps[] = {
+		{ PAP_CS_OUT_ENTER, 1 }, { PAP_CS_ID, id },
+		{ PAP_CS_OUT_RETURN, 117 }, { PAP_CS_ID, id } };
+	/* 5 levels: C_1 from E five times: 3, 9, 27, 81, 243; class 1,
+	 * then X: 487; three returns of class 0 then X (digit 0): 974,
+	 * 1948, 3896; the outer's C_1 after R^0 (digit 1): 3896*3+1 =
+	 * 11689 passes 4095: breakpoint (C_1, 3896), restart 1*3+1 = 4;
+	 * class 1, X: 4*2+1 = 9, flushed by OUT_RETURN. */
+	const struct pap_cev deep[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(RETURN, 0, 1, 1, 0), EV(EXIT, 0, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(EXIT, 0, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(EXIT, 0, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(EXIT, 0, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(RETURN, 0, 1, 1, 0), EV(EXIT, 0, 0, 0, 0) };
+	const struct pap_breakpoint deep_bps[] = {
+		{ PAP_CS_OUT_ENTER, 1 }, { PAP_CS_ID, id },
+		{ 1, 3896 },
+		{ PAP_CS_OUT_RETURN, 9 }, { PAP_CS_ID, id } };
+
+	(void)state;
+	assert_int_equal(pap_callsites_build(cfg, &site, 1, &g), 0);
+	fn.g = &g;
+	fn.callee = callee;
+	fn.ncluster = ncl;
+	fn.cluster = cl;
+	fn.id = id;
+	want_record(&prog, run, 10, UINT64_MAX, 1, bps, 4);
+	want_record(&prog, deep, 22, 1u << 12, 1, deep_bps, 5);
+	pap_callgraph_free(&g);
+	pap_cfg_free(cfg);
+}
+
+/*
+ * test_callseq_by_hand_indirect_tail: m (b0: site 1 indirect, cluster
+ * {a}; b0 -> b1 returns) calls through a pointer; a is b0 (site 1, a
+ * tail call of b) -> b1 returns; b is one block that returns.
+ * Run 1: m calls a, a tail-calls b, b returns to m: the return has class
+ * 2: TAIL_ENTRY(a, 1) at b's entry, TAIL_RETURN(b, 1 entry) at the
+ * return, and no cluster digit; m's X has sources R^0, R^1, R^2, so its
+ * digit 2 makes cr = 1*3+2 = 5.  Run 2: m calls b (not in the cluster):
+ * CALLEE(b) then the cluster digit 1 of radix 2, cr = 1*2+1 = 3, then X
+ * after R^0: 3*3+0 = 9.
+ */
+static void test_callseq_by_hand_indirect_tail(void **state)
+{
+	static const uint32_t e01[][2] = { { 0, 1 } };
+	struct pap_site sm = { 0, PAP_SITE_INDIRECT,
+			       PAP_SITE_MAYBE_OUT | PAP_SITE_MAYBE_TAIL };
+	struct pap_site sa = { 0, PAP_SITE_TAIL, 0 };
+	uint32_t none[1] = { NONE }, ab[1] = { 2 }, zero[1] = { 0 };
+	uint32_t one[1] = { 1 }, clm[1] = { 1 };
+	const uint32_t *clusters[1] = { clm }, *nocl[1] = { NULL };
+	struct pap_cfg *cm = cfg_of(2, e01, 1, 1), *ca = cfg_of(2, e01, 1, 1);
+	struct pap_cfg *cb = cfg_of(1, NULL, 0, 0);
+	struct pap_callgraph gm, ga, gb;
+	struct pap_cs_fn fn[3];
+	struct pap_cs_prog prog = { 3, fn };
+	uint64_t im = pap_fnid("m:0000000000000000");
+	uint64_t ia = pap_fnid("a:0000000000000000");
+	uint64_t ib = pap_fnid("b:0000000000000000");
+	const struct pap_cev run1[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 1, 0, 0, 0), EV(TAIL, 1, 1, 0, 0),
+		EV(ENTER, 2, 0, 0, 0), EV(EXIT, 2, 0, 0, 0),
+		EV(RETURN, 0, 1, 2, 0), EV(EXIT, 0, 0, 0, 0) };
+	const struct pap_breakpoint bps1[] = {
+		{ PAP_CS_OUT_ENTER, 1 }, { PAP_CS_ID, im },
+		{ PAP_CS_TAIL_ENTRY | 1, 1 }, { PAP_CS_ID, ia },
+		{ PAP_CS_TAIL_RETURN, 1 }, { PAP_CS_ID, ib },
+		{ PAP_CS_ARG, 1 },
+		{ PAP_CS_OUT_RETURN, 5 }, { PAP_CS_ID, im } };
+	const struct pap_cev run2[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 2, 0, 0, 0), EV(EXIT, 2, 0, 0, 0),
+		EV(RETURN, 0, 1, 0, 0), EV(EXIT, 0, 0, 0, 0) };
+	const struct pap_breakpoint bps2[] = {
+		{ PAP_CS_OUT_ENTER, 1 }, { PAP_CS_ID, im },
+		{ PAP_CS_CALLEE, 1 }, { PAP_CS_ID, ib },
+		{ PAP_CS_OUT_RETURN, 9 }, { PAP_CS_ID, im } };
+
+	(void)state;
+	(void)zero;
+	(void)one;
+	assert_int_equal(pap_callsites_build(cm, &sm, 1, &gm), 0);
+	assert_int_equal(pap_callsites_build(ca, &sa, 1, &ga), 0);
+	assert_int_equal(pap_callsites_build(cb, NULL, 0, &gb), 0);
+	fn[0] = (struct pap_cs_fn){ &gm, none, one, clusters, im };
+	fn[1] = (struct pap_cs_fn){ &ga, ab, zero, nocl, ia };
+	fn[2] = (struct pap_cs_fn){ &gb, none, zero, nocl, ib };
+	want_record(&prog, run1, 8, UINT64_MAX, 1, bps1, 9);
+	want_record(&prog, run2, 6, UINT64_MAX, 1, bps2, 6);
+	pap_callgraph_free(&gm);
+	pap_callgraph_free(&ga);
+	pap_callgraph_free(&gb);
+	pap_cfg_free(cm);
+	pap_cfg_free(ca);
+	pap_cfg_free(cb);
+}
+
+/* test_callseq_bad_runs: events that no run makes are refused by the
+ * encoder, and two functions with one id by the decoder. */
+static void test_callseq_bad_runs(void **state)
+{
+	static const uint32_t edges[][2] = { { 0, 1 } };
+	struct pap_site site = { 0, PAP_SITE_DIRECT, 0 };
+	uint32_t callee[1] = { 1 }, zero[1] = { 0 };
+	const uint32_t *nocl[1] = { NULL };
+	struct pap_cfg *cfg = cfg_of(2, edges, 1, 1);
+	struct pap_callgraph g;
+	struct pap_cs_fn fn[2];
+	struct pap_cs_prog prog = { 2, fn };
+	struct pap_cs_rec rec;
+	struct pap_cev *out;
+	size_t at, n;
+	const char *why;
+	const struct pap_cev wrong_callee[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 0, 0, 0, 0) };
+	const struct pap_cev wrong_class[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(RETURN, 0, 1, 1, 0) };
+	const struct pap_cev ok[] = {
+		EV(OUT_ENTER, 0, 0, 0, 0), EV(CALL, 0, 1, 0, 0),
+		EV(ENTER, 1, 0, 0, 0), EV(CALL, 1, 1, 0, 0) };
+
+	(void)state;
+	assert_int_equal(pap_callsites_build(cfg, &site, 1, &g), 0);
+	fn[0] = (struct pap_cs_fn){ &g, callee, zero, nocl, 1 };
+	fn[1] = (struct pap_cs_fn){ &g, callee, zero, nocl, 2 };
+	assert_int_equal(pap_cseq_exec(&prog, wrong_callee, 3, UINT64_MAX,
+				       &rec, &why, &at), PAP_EINVAL);
+	assert_int_equal(at, 2);
+	assert_non_null(why);
+	assert_int_equal(pap_cseq_exec(&prog, wrong_class, 3, UINT64_MAX,
+				       &rec, &why, &at), PAP_EINVAL);
+	assert_int_equal(at, 2);
+	/* open frames: f0 calling f1, f1 calling f1 (not entered yet) */
+	assert_int_equal(pap_cseq_exec(&prog, ok, 4, UINT64_MAX, &rec, &why,
+				       &at), 0);
+	assert_int_equal(rec.nbps, 2 + 1 + 4);
+	assert_int_equal(rec.bps[2].site, PAP_CS_FRAMES | 2);
+	assert_int_equal(rec.bps[4].site, PAP_CS_ARG | PAP_CS_F_OUTSIDE | 1);
+	assert_int_equal(pap_cseq_decode(&prog, &rec, UINT64_MAX, 100, &out,
+					 &n, &why, &at), 0);
+	assert_int_equal(n, 4);
+	free(out);
+	assert_int_equal(pap_cseq_decode(&prog, &rec, UINT64_MAX, 3, &out,
+					 &n, &why, &at), PAP_ELIMIT);
+	fn[1].id = 1;
+	assert_int_equal(pap_cseq_decode(&prog, &rec, UINT64_MAX, 100, &out,
+					 &n, &why, &at), PAP_EINVAL);
+	pap_cs_rec_free(&rec);
+	pap_callgraph_free(&g);
+	pap_cfg_free(cfg);
+}
+
+/* test_callseq_fnid: an id is a function of the whole key text: equal
+ * texts give equal ids, keys differing in any part differ. */
+static void test_callseq_fnid(void **state)
+{
+	static const char *const keys[] = {
+		"main:0123456789abcdef",
+		"main:0123456789abcdef:a.papm",
+		"main:0123456789abcdef:b.papm",
+		"main:0123456789abcdee:a.papm",
+		"main2:0123456789abcdef:a.papm",
+		"%calls:0000000000000001" };
+	char copy[64];
+	unsigned i, j;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		snprintf(copy, sizeof(copy), "%s", keys[i]);
+		assert_int_equal(pap_fnid(copy), pap_fnid(keys[i]));
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(pap_fnid(keys[i]),
+					     pap_fnid(keys[j]));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callseq_fnid),
+		cmocka_unit_test(test_callseq_by_hand),
+		cmocka_unit_test(test_callseq_by_hand_indirect_tail),
+		cmocka_unit_test(test_callseq_bad_runs),
+		cmocka_unit_test(test_callseq_random_programs),
+		cmocka_unit_test(test_callseq_damaged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

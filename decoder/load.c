@@ -686,14 +686,75 @@ static int by_count_only(const void *a, const void *b)
 }
 
 /*
+ * Puts the @m first of paths [@i, @j) of @f by by_form() (a stable
+ * sort's first @m: of equal paths the earlier) at @i in that order, the
+ * others after them in their order; @m < @j - @i.  Each path is compared
+ * with the m-th best kept so far, and only a better one is placed among
+ * the kept by binary search: about j - i comparisons, where sorting all
+ * took (j - i) log(j - i).  0, or -1 when memory is short.
+ */
+static int select_first(struct dfunc *f, size_t i, size_t j, size_t m)
+{
+	size_t n = j - i, *sel, nsel = 0, t, k, lo, hi, out;
+	struct dpath *tmp;
+	unsigned char *taken;
+
+	sel = malloc((m + 1) * sizeof(*sel));
+	tmp = malloc(n * sizeof(*tmp));
+	taken = calloc(n, 1);
+	if (!sel || !tmp || !taken) {
+		free(sel);
+		free(tmp);
+		free(taken);
+		return -1;
+	}
+	sort_func = f;
+	for (t = 0; t < n; t++) {
+		/* ties go to the earlier path: only a strictly better one
+		 * enters, after the kept ones it equals */
+		if (nsel == m &&
+		    by_form(&f->paths[i + t], &f->paths[i + sel[m - 1]]) >= 0)
+			continue;
+		lo = 0;
+		hi = nsel;
+		while (lo < hi) {
+			k = lo + (hi - lo) / 2;
+			if (by_form(&f->paths[i + t], &f->paths[i + sel[k]]) < 0)
+				hi = k;
+			else
+				lo = k + 1;
+		}
+		if (nsel < m)
+			nsel++;
+		memmove(sel + lo + 1, sel + lo, (nsel - 1 - lo) * sizeof(*sel));
+		sel[lo] = t;
+	}
+	memcpy(tmp, f->paths + i, n * sizeof(*tmp));
+	for (k = 0; k < nsel; k++) {
+		f->paths[i + k] = tmp[sel[k]];
+		taken[sel[k]] = 1;
+	}
+	for (t = 0, out = i + nsel; t < n; t++)
+		if (!taken[t])
+			f->paths[out++] = tmp[t];
+	free(sel);
+	free(tmp);
+	free(taken);
+	return 0;
+}
+
+/*
  * Sorts paths [@i, @j) of @f, of one count, by by_count(): by their
  * first blocks, then each run they leave undecided by all its blocks,
  * opening only the paths of that run.  Paths without their first blocks
  * (head) get them decoded again, for the time of the sort.  Both sorts
  * are stable (glibc's merge sort), as the one sort by_count() was, so
- * equal paths keep the profile's order.
+ * equal paths keep the profile's order.  When @upto is not 0, only the
+ * paths that end at a place before @upto are ordered so: runs starting
+ * at @upto or later keep their order, and of a run of long paths that
+ * crosses @upto only its first ones are chosen (select_first()).
  */
-static int sort_run(struct dfunc *f, size_t i, size_t j)
+static int sort_run(struct dfunc *f, size_t i, size_t j, size_t upto)
 {
 	uint32_t *heads = NULL;
 	struct pap_path scratch;
@@ -720,7 +781,7 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 	}
 	if (!failed)
 		qsort(f->paths + i, j - i, sizeof(*f->paths), by_count_head);
-	while (!failed && i < end) {
+	while (!failed && i < end && (!upto || i < upto)) {
 		for (j = i + 1; j < end &&
 		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
 			;
@@ -734,7 +795,11 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 			 * hold at once: compared block by block from the
 			 * forms, never expanded */
 			sort_func = f;
-			qsort(f->paths + i, j - i, sizeof(*f->paths), by_form);
+			if (upto && j > upto)
+				failed = select_first(f, i, j, upto - i) != 0;
+			else
+				qsort(f->paths + i, j - i, sizeof(*f->paths),
+				      by_form);
 			i = j;
 			continue;
 		}
@@ -774,7 +839,7 @@ static int sort_paths(struct dfunc *f, size_t upto)
 		for (j = i + 1; j < f->npaths &&
 		     f->paths[j].count == f->paths[i].count; j++)
 			;
-		if (j - i > 1 && sort_run(f, i, j))
+		if (j - i > 1 && sort_run(f, i, j, upto))
 			return -1;
 		i = j;
 	}

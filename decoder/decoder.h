@@ -96,6 +96,8 @@ struct dfunc {
 	struct pap_bpack_buf unpacked;	/* a record's, repeats undone */
 	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
 	int keep_pieces;	/* a form in use: path_form() may not empty them */
+	uint64_t pieces_gen;	/* bumped when pieces are emptied */
+	struct piece_memo *pmemo;	/* what printing each piece made */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 	size_t *recs;		/* profile records not yet decoded */
 	size_t nrecs, caprecs;
@@ -108,6 +110,9 @@ struct dfunc {
 };
 
 struct seq_printer;
+struct piece_memo;
+/* Lets go of @m (analysis.c). */
+void piece_memo_free(struct piece_memo *m);
 
 /*
  * Paths of more blocks than this are never expanded into arrays: every

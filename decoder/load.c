@@ -312,8 +312,10 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
 	/* pieces are kept for the next paths, up to a bound: the memo makes
 	 * decoding them again a copy */
-	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES)
+	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES) {
 		pap_pieces_free(&f->pieces);
+		f->pieces_gen++;
+	}
 	return pap_pathform_build(plan, f->memo, &f->pieces, r->bps, r->nbps,
 				  r->value, form);
 }
@@ -989,6 +991,9 @@ void func_release(struct dfunc *f)
 	f->memo = NULL;
 	pap_bpack_buf_free(&f->unpacked);
 	pap_pieces_free(&f->pieces);
+	f->pieces_gen++;
+	piece_memo_free(f->pmemo);
+	f->pmemo = NULL;
 	free(f->numtext);
 	f->numtext = NULL;
 }

@@ -106,8 +106,8 @@ static int gram_add(void *ctx, const uint64_t *run, uint32_t k,
  * The Ball-Larus id stream of @p with its repeats into @ids: from the
  * path's form, or the one id of an EPP record.
  */
-static int path_bl_form(struct dfunc *f, struct dpath *p,
-			struct pap_rseq *ids)
+static int path_bl_form_of(struct dfunc *f, struct dpath *p,
+			   const struct pap_rseq *built, struct pap_rseq *ids)
 {
 	const struct pap_plan *bl = func_bl_plan(f);
 	struct pap_rseq form;
@@ -119,12 +119,20 @@ static int path_bl_form(struct dfunc *f, struct dpath *p,
 		return f->bl_err ? f->bl_err : PAP_EINVAL;
 	if (p->bl_only)
 		return pap_rseq_sym(ids, p->bl_id);
+	if (built)
+		return pap_pathform_bl_ids(bl, &f->pieces, built, ids);
 	pap_rseq_init(&form);
 	err = path_form(f, p, &form);
 	if (!err)
 		err = pap_pathform_bl_ids(bl, &f->pieces, &form, ids);
 	pap_rseq_free(&form);
 	return err;
+}
+
+static int path_bl_form(struct dfunc *f, struct dpath *p,
+			struct pap_rseq *ids)
+{
+	return path_bl_form_of(f, p, NULL, ids);
 }
 
 int path_repeats(const struct dpath *p)
@@ -219,6 +227,13 @@ int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p)
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		  size_t *nids)
 {
+	return path_bl_idset_of(f, p, NULL, ids, nids);
+}
+
+int path_bl_idset_of(struct dfunc *f, struct dpath *p,
+		     const struct pap_rseq *form, uint64_t **ids,
+		     size_t *nids)
+{
 	struct pap_rseq s;
 	size_t k;
 	int err;
@@ -226,7 +241,7 @@ int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 	*ids = NULL;
 	*nids = 0;
 	pap_rseq_init(&s);
-	err = path_bl_form(f, p, &s);
+	err = path_bl_form_of(f, p, form, &s);
 	if (!err && !(*ids = malloc((s.n + 1) * sizeof(**ids))))
 		err = PAP_ENOMEM;
 	for (k = 0; !err && k < s.n; k++)

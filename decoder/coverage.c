@@ -47,8 +47,9 @@ static int note_id(void *ctx, uint64_t id, size_t first, size_t n)
 	return 0;
 }
 
-void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
-		  size_t nedges)
+/* path_note_bl() of @p, from its form @form when not NULL. */
+static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		    size_t nedges, const struct pap_rseq *form)
 {
 	const struct pap_plan *bl;
 	uint64_t *ids;
@@ -71,7 +72,7 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 			goto failed;
 		return;
 	}
-	if (path_bl_idset(f, p, &ids, &m))
+	if (path_bl_idset_of(f, p, form, &ids, &m))
 		goto failed;
 	for (k = 0; k < m; k++)
 		if (note_id(f, ids[k], 0, 0)) {
@@ -82,6 +83,18 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 	return;
 failed:
 	f->bl_noted = -1;
+}
+
+void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		  size_t nedges)
+{
+	note_bl(f, p, edges, nedges, NULL);
+}
+
+void path_note_bl_form(struct dfunc *f, struct dpath *p,
+		       const struct pap_rseq *form)
+{
+	note_bl(f, p, NULL, 0, form);
 }
 
 int64_t func_bl_taken(struct dfunc *f)

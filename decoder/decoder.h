@@ -310,12 +310,21 @@ const struct pap_plan *func_bl_plan(struct dfunc *f);
  */
 void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 		  size_t nedges);
+/* path_note_bl() of a path with repeats whose form is @form, built
+ * already (its pieces in f->pieces). */
+void path_note_bl_form(struct dfunc *f, struct dpath *p,
+		       const struct pap_rseq *form);
 /* Does @p gain from its form: a record with repeats? */
 int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form
  * (any length), into *ids (caller frees; some may repeat). */
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		  size_t *nids);
+/* The same from @p's form @form when not NULL (its pieces in f->pieces),
+ * rather than building it again. */
+int path_bl_idset_of(struct dfunc *f, struct dpath *p,
+		     const struct pap_rseq *form, uint64_t **ids,
+		     size_t *nids);
 /* Writes the Ball-Larus ids of path @p from its form as " ID", a repeat
  * of distance d and length L as " ( d ids )^(L / d)" then the first
  * L % d of them; 0 or a pap_err. */

@@ -336,10 +336,11 @@ static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
 /*
  * A PAP or PAP+EPP record's summary from its form: its length in blocks
  * and edges as sums over the pieces times their multiplicities, its
- * first blocks from its first pieces.
+ * first blocks from its first pieces; with @note, its Ball-Larus ids
+ * noted (path_note_bl()) from the same form.
  */
 static int summarize_form(struct dfunc *f, struct dpath *out,
-			  uint32_t *head)
+			  uint32_t *head, int note)
 {
 	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
 	struct pap_rseq form;
@@ -374,6 +375,8 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 			if (cfg->edges[e[j]].dst < cfg->nblocks)
 				head[n++] = cfg->edges[e[j]].dst;
 	}
+	if (!err && note)
+		path_note_bl_form(f, out, &form);
 	free(w);
 	pap_rseq_free(&form);
 	return err;
@@ -382,11 +385,14 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 /*
  * Record @r of @f decoded into @out's summary (lengths, flags) and its
  * first blocks into @head (DPATH_HEAD of room), its blocks and edges left
- * for path_open(); @scratch is reused between calls.  0 or an error code.
+ * for path_open(); @scratch is reused between calls.  With @note, a
+ * record with repeats has its Ball-Larus ids noted from the form its
+ * summary is taken from (those of others are for the caller to note,
+ * from @scratch).  0 or an error code.
  */
 static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 		      struct dpath *out, struct pap_path *scratch,
-		      uint32_t *head)
+		      uint32_t *head, int note)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_cfg *cfg;
@@ -402,7 +408,7 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
-		return summarize_form(f, out, head);
+		return summarize_form(f, out, head, note);
 	err = decode_edges(f, r, scratch);
 	if (err)
 		return err;
@@ -777,7 +783,7 @@ static int sort_run(struct dfunc *f, size_t i, size_t j, size_t upto)
 				continue;
 			f->paths[k].head = heads + (k - i) * DPATH_HEAD;
 			failed = decode_rec(f, f->paths[k].rec, &p, &scratch,
-					    f->paths[k].head) != PAP_OK;
+					    f->paths[k].head, 0) != PAP_OK;
 		}
 		pap_path_free(&scratch);
 	}
@@ -944,7 +950,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 		if (heads && r->count >= least && kept < nheads)
 			h = heads + kept * DPATH_HEAD;
 		progress("decoding", i, f->nrecs);
-		e = decode_rec(f, r, &p, &scratch, h ? h : head);
+		e = decode_rec(f, r, &p, &scratch, h ? h : head,
+			       dp->note_bl);
 		p.head = h;
 		kept += h && !e;
 		if (e) {
@@ -960,7 +967,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
-		if (dp->note_bl)
+		if (dp->note_bl && !path_repeats(&p))
 			path_note_bl(f, &p, scratch.edges, scratch.len);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)

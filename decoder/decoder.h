@@ -107,12 +107,16 @@ struct dfunc {
 	 * they could not be had, 0 when not gathered */
 	struct idset blset;
 	int bl_noted;
+	struct bl_spans *spans;	/* stretches whose ids blset holds */
 };
 
 struct seq_printer;
 struct piece_memo;
 /* Lets go of @m (analysis.c). */
 void piece_memo_free(struct piece_memo *m);
+struct bl_spans;
+/* Lets go of @s (coverage.c). */
+void bl_spans_free(struct bl_spans *s);
 
 /*
  * Paths of more blocks than this are never expanded into arrays: every

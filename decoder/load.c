@@ -1001,6 +1001,8 @@ void func_release(struct dfunc *f)
 	f->pieces_gen++;
 	piece_memo_free(f->pmemo);
 	f->pmemo = NULL;
+	bl_spans_free(f->spans);
+	f->spans = NULL;
 	free(f->numtext);
 	f->numtext = NULL;
 }

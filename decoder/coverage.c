@@ -227,7 +227,7 @@ static int note_edges(struct dfunc *f, const struct pap_plan *bl,
 
 /* path_note_bl() of @p, from its form @form when not NULL. */
 static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
-		    size_t nedges, const struct pap_rseq *form)
+		    size_t nedges, const struct pap_rseq *form, int whole)
 {
 	const struct pap_plan *bl;
 	uint64_t *ids;
@@ -244,7 +244,7 @@ static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 			goto failed;
 		return;
 	}
-	if (!path_repeats(p)) {
+	if (whole || !path_repeats(p)) {
 		/* what path_bl_ids() splits, without decoding it again */
 		if (note_edges(f, bl, edges, nedges))
 			goto failed;
@@ -266,13 +266,24 @@ failed:
 void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 		  size_t nedges)
 {
-	note_bl(f, p, edges, nedges, NULL);
+	note_bl(f, p, edges, nedges, NULL, 0);
 }
 
 void path_note_bl_form(struct dfunc *f, struct dpath *p,
 		       const struct pap_rseq *form)
 {
-	note_bl(f, p, NULL, 0, form);
+	note_bl(f, p, NULL, 0, form, 0);
+}
+
+/*
+ * The ids of a whole path's split are those of its id stream with
+ * repeats (pap_pathform_bl_ids() gives the same ids and errors), each of
+ * which a repeat copies from before: the same set either way.
+ */
+void path_note_bl_edges(struct dfunc *f, struct dpath *p,
+			const uint32_t *edges, size_t nedges)
+{
+	note_bl(f, p, edges, nedges, NULL, 1);
 }
 
 int64_t func_bl_taken(struct dfunc *f)

@@ -318,6 +318,9 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
  * already (its pieces in f->pieces). */
 void path_note_bl_form(struct dfunc *f, struct dpath *p,
 		       const struct pap_rseq *form);
+/* path_note_bl() from @p's @edges, repeats or not. */
+void path_note_bl_edges(struct dfunc *f, struct dpath *p,
+			const uint32_t *edges, size_t nedges);
 /* Does @p gain from its form: a record with repeats? */
 int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form

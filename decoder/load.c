@@ -320,6 +320,10 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 				  r->value, form);
 }
 
+/* Paths with repeats of at most this many edges have their Ball-Larus
+ * ids noted from their edges rather than from their form. */
+#define NOTE_EXPAND_EDGES ((size_t)1 << 14)
+
 /* The blocks of piece @sym of @f: the user blocks its edges enter. */
 static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
 {
@@ -340,7 +344,7 @@ static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
  * noted (path_note_bl()) from the same form.
  */
 static int summarize_form(struct dfunc *f, struct dpath *out,
-			  uint32_t *head, int note)
+			  uint32_t *head, int note, struct pap_path *scratch)
 {
 	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
 	struct pap_rseq form;
@@ -375,7 +379,12 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 			if (cfg->edges[e[j]].dst < cfg->nblocks)
 				head[n++] = cfg->edges[e[j]].dst;
 	}
-	if (!err && note)
+	/* a short path's ids are cheaper had from its edges, stretches
+	 * seen before costing a compare (path_note_bl_edges()) */
+	if (!err && note && out->nedges <= NOTE_EXPAND_EDGES &&
+	    decode_edges(f, out->rec, scratch) == PAP_OK)
+		path_note_bl_edges(f, out, scratch->edges, scratch->len);
+	else if (!err && note)
 		path_note_bl_form(f, out, &form);
 	free(w);
 	pap_rseq_free(&form);
@@ -408,7 +417,7 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
-		return summarize_form(f, out, head, note);
+		return summarize_form(f, out, head, note, scratch);
 	err = decode_edges(f, r, scratch);
 	if (err)
 		return err;

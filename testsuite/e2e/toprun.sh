@@ -4,12 +4,17 @@
 # count 1 and agreeing on their first blocks: the text and JSON reports
 # choose the first --top of them without ordering the whole run, and
 # what they show must be the start of the order --top=0 gives, where
-# every path is ordered.  TAP output.
+# every path is ordered.  Then the acyclic paths the text report counts
+# (gathered while decoding, a stretch between fold edges split once)
+# against the distinct ids of --format=bl, which splits every path
+# anew: on spin's long paths and on a generated profile of short ones,
+# most without repeats.  TAP output.
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 papgcc=$(cd "$top_builddir/plugin" && pwd)/pap-gcc
 decode=$(cd "$top_builddir/decoder" && pwd)/pap-decode
+gen=$(cd "$top_builddir/bench" && pwd)/gen_profile
 src=$(cd "$top_srcdir/testsuite/e2e" && pwd)/toprun.c
 . "$top_srcdir/testsuite/tap.sh"
 iters=3400000	# 3 blocks an iteration: more than 10^7 blocks a path
@@ -18,9 +23,9 @@ tmp=$(mktemp -d) || exit 1
 cd "$tmp" || exit 1
 check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..3"
+echo "1..5"
 if ! "$papgcc" -O1 -o toprun "$src" || ! ./toprun $iters >/dev/null; then
-	for i in 1 2 3; do not_ok "build and run toprun"; done
+	for i in 1 2 3 4 5; do not_ok "build and run toprun"; done
 	exit 0
 fi
 # the path lines of spin in a text report
@@ -59,4 +64,23 @@ check "text: --top=1, 3 and 5 show the first paths of --top=0's order, the recor
 	'[ $text_ok = 1 ] && ! cmp -s order1.prof order2.prof'
 check "json: --top=4 shows the first 4 paths of --top=0's order, the records in any order" \
 	'[ $json_ok = 1 ]'
+# distinct_bl FUNCTION PROFILE: the distinct ids of --format=bl's lines
+distinct_bl() { "$decode" --format=bl --top=0 "$2" |
+	awk -v f="$1" '$1 == f { for (i = 3; i <= NF; i++)
+		if ($i ~ /^[0-9]+$/) s[$i] = 1 }
+		END { n = 0; for (k in s) n++; print n }'; }
+# taken FUNCTION PROFILE: the text report's acyclic paths taken
+taken() { "$decode" --no-source "$2" |
+	sed -n "s/^$1 (.*acyclic paths \([0-9]*\) of .*/\1/p"; }
+check "spin: the acyclic paths taken are the distinct ids of --format=bl" \
+	'a=$(taken spin pap.prof) && [ -n "$a" ] && [ "$a" -gt 1 ] &&
+	 [ "$a" = "$(distinct_bl spin pap.prof)" ]'
+mkdir gen
+if "$gen" paths 3000 gen >/dev/null 2>&1; then
+	check "generated, 3000 short paths: the acyclic paths taken are the distinct ids of --format=bl" \
+		'a=$(taken bench gen/bench.prof) && [ -n "$a" ] &&
+		 [ "$a" -gt 1 ] && [ "$a" = "$(distinct_bl bench gen/bench.prof)" ]'
+else
+	not_ok "bench/gen_profile failed"
+fi
 tap_done

@@ -222,6 +222,11 @@ int func_decode(struct dprofile *dp, struct dfunc *f);
  * holds its paths only.  Decoding them again rebuilds it.
  */
 void func_release(struct dfunc *f);
+/*
+ * Lets go of @f's paths past its first @keep, npaths becoming @keep: a
+ * report done with the function that needs at most those again.
+ */
+void func_trim(struct dfunc *f, size_t keep);
 
 /* Paths per function in the text and JSON reports without --top. */
 #define REPORT_TOP 10

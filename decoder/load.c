@@ -1001,6 +1001,31 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	return rc;
 }
 
+void func_trim(struct dfunc *f, size_t keep)
+{
+	size_t j;
+	struct dpath *n;
+
+	if (keep >= f->npaths)
+		return;
+	for (j = keep; j < f->npaths; j++) {
+		free(f->paths[j].blocks);
+		free(f->paths[j].edges);
+	}
+	f->npaths = keep;
+	if (!keep) {
+		free(f->paths);
+		f->paths = NULL;
+		f->cap = 0;
+		return;
+	}
+	n = realloc(f->paths, keep * sizeof(*n));
+	if (n) {
+		f->paths = n;
+		f->cap = keep;
+	}
+}
+
 void func_release(struct dfunc *f)
 {
 	pap_memo_free(f->memo);

@@ -497,6 +497,9 @@ static size_t find_repeat(const uint32_t *b, size_t n, size_t i,
 #define REPEAT_NEXT_MIN 32
 /* Sequences up to this long have @next built on the stack. */
 #define REPEAT_NEXT_STACK 512
+/* Longer ones try every period: @next would take 40 bytes an element
+ * (an open path of 10^7 blocks, 400 MB) where the sequence takes 4. */
+#define REPEAT_NEXT_MAX ((size_t)1 << 16)
 
 struct next_slot {
 	uint32_t v;
@@ -553,7 +556,7 @@ void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 	size_t stack_next[REPEAT_NEXT_STACK], *next = NULL, nslots = 64;
 	struct next_slot stack_slot[2 * REPEAT_NEXT_STACK], *slot = NULL;
 
-	if (n < REPEAT_NEXT_MIN) {
+	if (n < REPEAT_NEXT_MIN || n > REPEAT_NEXT_MAX) {
 		compress_seq(sp, v, n, NULL);
 		return;
 	}

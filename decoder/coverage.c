@@ -54,8 +54,9 @@ static int note_id(void *ctx, uint64_t id, size_t first, size_t n)
  * fold edges, and a stretch met before (the same edges after the same
  * fold edge, or from the entry, or up to the exit) has its id in the set
  * already, so it costs a hash and a compare instead of a walk through
- * the numbering.  Bounded: past BL_SPANS_MAX_EDGES edges kept, new
- * stretches are split and noted without being kept.
+ * the numbering.  Bounded: stretches of up to BL_SPAN_MAX_LEN edges are
+ * kept, up to BL_SPANS_MAX_EDGES edges in all; others are split and
+ * noted without being kept.
  */
 struct bl_spans {
 	struct bl_span {
@@ -71,7 +72,10 @@ struct bl_spans {
 	size_t npool, cappool;
 };
 
-#define BL_SPANS_MAX_EDGES ((size_t)1 << 22)
+#define BL_SPANS_MAX_EDGES ((size_t)1 << 20)
+/* Longer stretches are not kept: one met again saves little against its
+ * compare, and a path without fold edges is one stretch. */
+#define BL_SPAN_MAX_LEN 1024
 #define BL_SPAN_START UINT32_MAX	/* prev of a path's first stretch */
 
 void bl_spans_free(struct bl_spans *s)
@@ -121,7 +125,8 @@ static void span_keep(struct bl_spans *s, size_t i, uint64_t h,
 {
 	size_t k;
 
-	if (s->npool + n > BL_SPANS_MAX_EDGES || s->n + 1 > s->nslots / 2)
+	if (n > BL_SPAN_MAX_LEN || s->npool + n > BL_SPANS_MAX_EDGES ||
+	    s->n + 1 > s->nslots / 2)
 		return;
 	if (s->n == s->cap && pap_grow(&s->sp, &s->cap, sizeof(*s->sp), 64))
 		return;

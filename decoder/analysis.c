@@ -106,8 +106,8 @@ static int gram_add(void *ctx, const uint64_t *run, uint32_t k,
  * The Ball-Larus id stream of @p with its repeats into @ids: from the
  * path's form, or the one id of an EPP record.
  */
-static int path_bl_form(struct dfunc *f, struct dpath *p,
-			struct pap_rseq *ids)
+static int path_bl_form_of(struct dfunc *f, struct dpath *p,
+			   const struct pap_rseq *built, struct pap_rseq *ids)
 {
 	const struct pap_plan *bl = func_bl_plan(f);
 	struct pap_rseq form;
@@ -119,12 +119,20 @@ static int path_bl_form(struct dfunc *f, struct dpath *p,
 		return f->bl_err ? f->bl_err : PAP_EINVAL;
 	if (p->bl_only)
 		return pap_rseq_sym(ids, p->bl_id);
+	if (built)
+		return pap_pathform_bl_ids(bl, &f->pieces, built, ids);
 	pap_rseq_init(&form);
 	err = path_form(f, p, &form);
 	if (!err)
 		err = pap_pathform_bl_ids(bl, &f->pieces, &form, ids);
 	pap_rseq_free(&form);
 	return err;
+}
+
+static int path_bl_form(struct dfunc *f, struct dpath *p,
+			struct pap_rseq *ids)
+{
+	return path_bl_form_of(f, p, NULL, ids);
 }
 
 int path_repeats(const struct dpath *p)
@@ -219,6 +227,13 @@ int put_bl_stream_form(FILE *out, struct dfunc *f, struct dpath *p)
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		  size_t *nids)
 {
+	return path_bl_idset_of(f, p, NULL, ids, nids);
+}
+
+int path_bl_idset_of(struct dfunc *f, struct dpath *p,
+		     const struct pap_rseq *form, uint64_t **ids,
+		     size_t *nids)
+{
 	struct pap_rseq s;
 	size_t k;
 	int err;
@@ -226,7 +241,7 @@ int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 	*ids = NULL;
 	*nids = 0;
 	pap_rseq_init(&s);
-	err = path_bl_form(f, p, &s);
+	err = path_bl_form_of(f, p, form, &s);
 	if (!err && !(*ids = malloc((s.n + 1) * sizeof(**ids))))
 		err = PAP_ENOMEM;
 	for (k = 0; !err && k < s.n; k++)
@@ -434,19 +449,37 @@ void line_counts(struct dfunc *f, uint64_t **count, uint32_t **paths,
 
 /* ---- loop compression ---- */
 
-/* Longest run at @i of a subsequence repeated at least twice: returns
- * the period (0 if none) and its repetitions in *reps. */
-static size_t find_repeat(const uint32_t *b, size_t n, size_t i, size_t *reps)
+/* The longest period find_repeat() tries. */
+#define REPEAT_MAX_PERIOD 64
+
+/*
+ * Longest run at @i of a subsequence repeated at least twice: returns
+ * the period (0 if none) and its repetitions in *reps.  Periods are
+ * tried shortest first, and a longer one wins only by covering more.
+ * With @next (next[k]: the next position holding b[k]'s value, or @n),
+ * only the periods p with b[i + p] == b[i] are visited, the others
+ * failing on their first element anyway: the same answer.
+ */
+static size_t find_repeat(const uint32_t *b, size_t n, size_t i,
+			  const size_t *next, size_t *reps)
 {
-	size_t best = 0, best_cover = 0, p;
+	size_t best = 0, best_cover = 0, p, at = i;
 
 	*reps = 0;
-	for (p = 1; p <= 64 && i + 2 * p <= n; p++) {
+	for (p = 1; p <= REPEAT_MAX_PERIOD && i + 2 * p <= n; p++) {
 		size_t r = 1;
 
-		/* most periods fail on the first element: no call for them */
-		if (b[i] != b[i + p])
+		if (next) {
+			/* the next period whose first element agrees */
+			at = next[at];
+			if (at >= n || at - i > REPEAT_MAX_PERIOD ||
+			    i + 2 * (at - i) > n)
+				break;
+			p = at - i;
+		} else if (b[i] != b[i + p]) {
+			/* most periods fail on the first element */
 			continue;
+		}
 		while (i + (r + 1) * p <= n &&
 		       !memcmp(b + i, b + i + r * p, p * sizeof(*b)))
 			r++;
@@ -459,13 +492,51 @@ static size_t find_repeat(const uint32_t *b, size_t n, size_t i, size_t *reps)
 	return best;
 }
 
-void print_compressed(const struct seq_printer *sp, const uint32_t *v,
-		      size_t n)
+/* Sequences at least this long are compressed with find_repeat()'s
+ * @next: building it costs less than trying every period. */
+#define REPEAT_NEXT_MIN 32
+/* Sequences up to this long have @next built on the stack. */
+#define REPEAT_NEXT_STACK 512
+/* Longer ones try every period: @next would take 40 bytes an element
+ * (an open path of 10^7 blocks, 400 MB) where the sequence takes 4. */
+#define REPEAT_NEXT_MAX ((size_t)1 << 16)
+
+struct next_slot {
+	uint32_t v;
+	size_t at;
+};
+
+/*
+ * next[k] for each position of @v, into @next (@n of room): the next
+ * position holding the same value, or @n.  @slot (@nslots, a power of
+ * two at least 2 @n) is a hash of the values seen, last position first.
+ */
+static void next_same(const uint32_t *v, size_t n, size_t *next,
+		      struct next_slot *slot, size_t nslots)
+{
+	size_t k, h;
+
+	for (h = 0; h < nslots; h++)
+		slot[h].at = n;		/* empty */
+	for (k = n; k-- > 0;) {
+		h = (size_t)((v[k] * 0x9e3779b97f4a7c15ull) >> 32) &
+		    (nslots - 1);
+		while (slot[h].at != n && slot[h].v != v[k])
+			h = (h + 1) & (nslots - 1);
+		next[k] = slot[h].at;
+		slot[h].v = v[k];
+		slot[h].at = k;
+	}
+}
+
+/* print_compressed() of @v, @next as find_repeat() takes it. */
+static void compress_seq(const struct seq_printer *sp, const uint32_t *v,
+			 size_t n, const size_t *next)
 {
 	size_t i = 0, reps;
 
 	while (i < n) {
-		size_t p = find_repeat(v, n, i, &reps);
+		size_t p = find_repeat(v, n, i, next, &reps);
 
 		if (p) {
 			sp->open(sp->ctx);
@@ -476,6 +547,34 @@ void print_compressed(const struct seq_printer *sp, const uint32_t *v,
 		}
 		sp->item(sp->ctx, v[i]);
 		i++;
+	}
+}
+
+void print_compressed(const struct seq_printer *sp, const uint32_t *v,
+		      size_t n)
+{
+	size_t stack_next[REPEAT_NEXT_STACK], *next = NULL, nslots = 64;
+	struct next_slot stack_slot[2 * REPEAT_NEXT_STACK], *slot = NULL;
+
+	if (n < REPEAT_NEXT_MIN || n > REPEAT_NEXT_MAX) {
+		compress_seq(sp, v, n, NULL);
+		return;
+	}
+	while (nslots < 2 * n)
+		nslots *= 2;
+	if (n <= REPEAT_NEXT_STACK) {
+		next = stack_next;
+		slot = stack_slot;
+	} else {
+		next = malloc(n * sizeof(*next));
+		slot = malloc(nslots * sizeof(*slot));
+	}
+	if (next && slot)
+		next_same(v, n, next, slot, nslots);
+	compress_seq(sp, v, n, next && slot ? next : NULL);
+	if (n > REPEAT_NEXT_STACK) {
+		free(next);
+		free(slot);
 	}
 }
 
@@ -571,6 +670,185 @@ struct form_print {
 	size_t cap;
 };
 
+/*
+ * What a piece printer made of each piece of a function: the calls it
+ * made to its seq_printer, replayed for the piece's next printing rather
+ * than computed again (a long path prints a few distinct pieces millions
+ * of times).  Valid for one piece printer and one set of pieces (the
+ * function's pieces_gen); bounded in size, pieces past the bound are
+ * printed afresh each time.
+ */
+struct piece_memo {
+	piece_printer of;
+	uint64_t gen;
+	size_t *first;		/* per piece: its first call, or SIZE_MAX */
+	size_t *end;		/* and one past its last */
+	size_t npieces;
+	struct piece_ev *ev;
+	size_t nev, capev;
+};
+
+/* One call of a piece printer to its seq_printer. */
+struct piece_ev {
+	uint64_t arg;		/* the item, or a group's repeats */
+	int kind;		/* 0 item, 1 open, 2 close */
+};
+
+/* The most calls a piece memo keeps (16 bytes each). */
+#define PIECE_MEMO_MAX_EV ((size_t)1 << 22)
+
+void piece_memo_free(struct piece_memo *m)
+{
+	if (!m)
+		return;
+	free(m->first);
+	free(m->end);
+	free(m->ev);
+	free(m);
+}
+
+/* A seq_printer passing calls on to @out and keeping them in @m. */
+struct piece_tee {
+	const struct seq_printer *out;
+	struct piece_memo *m;
+	int full;		/* out of room: kept no more */
+};
+
+static void tee_keep(struct piece_tee *t, uint64_t arg, int kind)
+{
+	struct piece_memo *m = t->m;
+
+	if (t->full)
+		return;
+	if (m->nev == m->capev &&
+	    (m->capev >= PIECE_MEMO_MAX_EV ||
+	     pap_grow(&m->ev, &m->capev, sizeof(*m->ev), 64))) {
+		t->full = 1;
+		return;
+	}
+	m->ev[m->nev++] = (struct piece_ev){ arg, kind };
+}
+
+static void tee_item(void *ctx, uint32_t v)
+{
+	struct piece_tee *t = ctx;
+
+	tee_keep(t, v, 0);
+	t->out->item(t->out->ctx, v);
+}
+
+static void tee_open(void *ctx)
+{
+	struct piece_tee *t = ctx;
+
+	tee_keep(t, 0, 1);
+	t->out->open(t->out->ctx);
+}
+
+static void tee_close(void *ctx, size_t reps)
+{
+	struct piece_tee *t = ctx;
+
+	tee_keep(t, reps, 2);
+	t->out->close(t->out->ctx, reps);
+}
+
+/*
+ * @f's memo for printer @piece, emptied when it was another printer's
+ * or the pieces were emptied since, with room for piece @sym; NULL when
+ * memory is short.
+ */
+static struct piece_memo *memo_for(struct dfunc *f, piece_printer piece,
+				   uint64_t sym)
+{
+	struct piece_memo *m = f->pmemo;
+	size_t n, k;
+
+	if (!m) {
+		m = f->pmemo = calloc(1, sizeof(*m));
+		if (!m)
+			return NULL;
+	}
+	if (m->of != piece || m->gen != f->pieces_gen) {
+		m->of = piece;
+		m->gen = f->pieces_gen;
+		m->nev = 0;
+		for (k = 0; k < m->npieces; k++)
+			m->first[k] = SIZE_MAX;
+	}
+	if (sym >= m->npieces) {
+		size_t *a, *b;
+
+		n = m->npieces ? m->npieces : 64;
+		while (n <= sym)
+			n *= 2;
+		a = realloc(m->first, n * sizeof(*a));
+		if (a)
+			m->first = a;
+		b = realloc(m->end, n * sizeof(*b));
+		if (b)
+			m->end = b;
+		if (!a || !b)
+			return NULL;
+		for (k = m->npieces; k < n; k++)
+			m->first[k] = SIZE_MAX;
+		m->npieces = n;
+	}
+	return m;
+}
+
+/*
+ * Prints piece @sym by fp->piece from the calls kept from its last
+ * printing: 1, or 0 when none were kept.
+ */
+static int piece_replay(struct form_print *fp, uint64_t sym)
+{
+	const struct seq_printer *sp = fp->sp;
+	struct piece_memo *m = memo_for(fp->f, fp->piece, sym);
+	size_t k;
+
+	if (!m || m->first[sym] == SIZE_MAX)
+		return 0;
+	for (k = m->first[sym]; k < m->end[sym]; k++) {
+		const struct piece_ev *e = &m->ev[k];
+
+		if (e->kind == 0)
+			sp->item(sp->ctx, (uint32_t)e->arg);
+		else if (e->kind == 1)
+			sp->open(sp->ctx);
+		else
+			sp->close(sp->ctx, (size_t)e->arg);
+	}
+	return 1;
+}
+
+/*
+ * Prints piece @sym, whose user blocks are @blocks (@n), by fp->piece,
+ * keeping its calls for piece_replay().
+ */
+static void piece_print(struct form_print *fp, uint64_t sym,
+			const uint32_t *blocks, size_t n)
+{
+	const struct seq_printer *sp = fp->sp;
+	struct piece_memo *m = memo_for(fp->f, fp->piece, sym);
+	struct piece_tee t = { sp, m, 0 };
+	struct seq_printer tee = { tee_item, tee_open, tee_close, &t };
+	size_t from;
+
+	if (!m) {
+		fp->piece(sp, fp->f, blocks, n);
+		return;
+	}
+	from = m->nev;
+	fp->piece(&tee, fp->f, blocks, n);
+	if (t.full) {
+		m->nev = from;
+		return;
+	}
+	m->first[sym] = from;
+	m->end[sym] = m->nev;
+}
+
 static void unit_print(struct form_print *fp, const struct units *us,
 		       size_t i)
 {
@@ -587,6 +865,8 @@ static void unit_print(struct form_print *fp, const struct units *us,
 		fp->sp->close(fp->sp->ctx, u->reps);
 		return;
 	}
+	if (piece_replay(fp, u->sym))
+		return;
 	e = pap_piece_edges(&fp->f->pieces, u->sym, &len);
 	if (grow_array((void **)&fp->blocks, &fp->cap, (size_t)len + 1,
 		       sizeof(*fp->blocks)))
@@ -594,7 +874,7 @@ static void unit_print(struct form_print *fp, const struct units *us,
 	for (k = 0; k < len; k++)
 		if (cfg->edges[e[k]].dst < cfg->nblocks)
 			fp->blocks[n++] = cfg->edges[e[k]].dst;
-	fp->piece(fp->sp, fp->f, fp->blocks, n);
+	piece_print(fp, u->sym, fp->blocks, n);
 }
 
 int print_form(const struct seq_printer *sp, struct dfunc *f,

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "blstream.h"
 #include "decoder.h"
@@ -47,8 +48,191 @@ static int note_id(void *ctx, uint64_t id, size_t first, size_t n)
 	return 0;
 }
 
-void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
-		  size_t nedges)
+/*
+ * The stretches of paths between fold edges already split, each known to
+ * end a Ball-Larus id noted in f->blset: a path's edges are cut at its
+ * fold edges, and a stretch met before (the same edges after the same
+ * fold edge, or from the entry, or up to the exit) has its id in the set
+ * already, so it costs a hash and a compare instead of a walk through
+ * the numbering.  Bounded: stretches of up to BL_SPAN_MAX_LEN edges are
+ * kept, up to BL_SPANS_MAX_EDGES edges in all; others are split and
+ * noted without being kept.
+ */
+struct bl_spans {
+	struct bl_span {
+		uint64_t hash;
+		size_t at;		/* its edges in pool */
+		uint32_t len, prev;	/* prev: the fold before, or NONE */
+		int final;		/* it ends at the exit */
+	} *sp;
+	size_t n, cap;
+	size_t *slot;			/* open addressing: index + 1 */
+	size_t nslots;
+	uint32_t *pool;
+	size_t npool, cappool;
+};
+
+#define BL_SPANS_MAX_EDGES ((size_t)1 << 20)
+/* Longer stretches are not kept: one met again saves little against its
+ * compare, and a path without fold edges is one stretch. */
+#define BL_SPAN_MAX_LEN 1024
+#define BL_SPAN_START UINT32_MAX	/* prev of a path's first stretch */
+
+void bl_spans_free(struct bl_spans *s)
+{
+	if (!s)
+		return;
+	free(s->sp);
+	free(s->slot);
+	free(s->pool);
+	free(s);
+}
+
+static uint64_t span_hash(uint32_t prev, int final, const uint32_t *e,
+			  size_t n)
+{
+	uint64_t h = (prev * 0x9e3779b97f4a7c15ull) ^ (uint64_t)final ^
+		     ((uint64_t)n << 32);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ e[i]) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 29);
+}
+
+/* The slot of the stretch (@prev, @final, @e, @n) of hash @h, or of
+ * where it would go (empty). */
+static size_t span_slot(const struct bl_spans *s, uint64_t h, uint32_t prev,
+			int final, const uint32_t *e, size_t n)
+{
+	size_t i = (size_t)h & (s->nslots - 1);
+
+	for (; s->slot[i]; i = (i + 1) & (s->nslots - 1)) {
+		const struct bl_span *x = &s->sp[s->slot[i] - 1];
+
+		if (x->hash == h && x->len == n && x->prev == prev &&
+		    x->final == final &&
+		    !memcmp(s->pool + x->at, e, n * sizeof(*e)))
+			break;
+	}
+	return i;
+}
+
+/* Keeps stretch (@prev, @final, @e, @n) of hash @h, its slot @i empty;
+ * nothing when out of room. */
+static void span_keep(struct bl_spans *s, size_t i, uint64_t h,
+		      uint32_t prev, int final, const uint32_t *e, size_t n)
+{
+	size_t k;
+
+	if (n > BL_SPAN_MAX_LEN || s->npool + n > BL_SPANS_MAX_EDGES ||
+	    s->n + 1 > s->nslots / 2)
+		return;
+	if (s->n == s->cap && pap_grow(&s->sp, &s->cap, sizeof(*s->sp), 64))
+		return;
+	while (s->npool + n > s->cappool)
+		if (pap_grow(&s->pool, &s->cappool, sizeof(*s->pool),
+			     n > 1024 ? n : 1024))
+			return;
+	memcpy(s->pool + s->npool, e, n * sizeof(*e));
+	s->sp[s->n] = (struct bl_span){ h, s->npool, (uint32_t)n, prev,
+					final };
+	s->npool += n;
+	s->slot[i] = ++s->n;
+	/* grown at half full, so that a free slot always ends a probe */
+	if (s->n + 1 > s->nslots / 2) {
+		size_t m = 2 * s->nslots, *t = calloc(m, sizeof(*t));
+
+		if (!t)
+			return;
+		for (k = 0; k < s->n; k++) {
+			size_t j = (size_t)s->sp[k].hash & (m - 1);
+
+			while (t[j])
+				j = (j + 1) & (m - 1);
+			t[j] = k + 1;
+		}
+		free(s->slot);
+		s->slot = t;
+		s->nslots = m;
+	}
+}
+
+/*
+ * Notes the id that stretch @e (@n edges after fold edge @prev, or from
+ * the path's start; up to the exit when @final, else up to and with the
+ * fold edge that ends it) ends, unless noted before; 0, or an error code
+ * as pap_bl_split() would give.
+ */
+static int note_span(struct dfunc *f, const struct pap_plan *bl,
+		     uint32_t prev, int final, const uint32_t *e, size_t n)
+{
+	struct bl_spans *s = f->spans;
+	struct pap_bl_state st;
+	uint64_t h = span_hash(prev, final, e, n), id = 0;
+	size_t i = 0, k;
+	int err;
+
+	if (s) {
+		i = span_slot(s, h, prev, final, e, n);
+		if (s->slot[i])
+			return PAP_OK;	/* its id is in the set */
+	}
+	err = prev == BL_SPAN_START ? pap_bl_begin(bl, &st) :
+				      pap_bl_start_at(bl, &st, prev);
+	for (k = 0; k < n && !err; k++) {
+		int r = pap_bl_edge(bl, &st, e[k], &id);
+
+		if (r < 0)
+			err = r;
+	}
+	if (!err && final)
+		err = pap_bl_end(bl, &st, &id);
+	if (!err)
+		err = note_id(f, id, 0, 0);
+	if (!err && s)
+		span_keep(s, i, h, prev, final, e, n);
+	return err;
+}
+
+/*
+ * pap_bl_split() of edges @e (@n) noting its ids in f->blset, each
+ * stretch between fold edges split once (struct bl_spans): the same
+ * ids and errors.
+ */
+static int note_edges(struct dfunc *f, const struct pap_plan *bl,
+		      const uint32_t *e, size_t n)
+{
+	const struct pap_cfg *cfg = bl->cfg;
+	uint32_t prev = BL_SPAN_START;
+	size_t i, start = 0;
+	int err;
+
+	if (!n || e[0] >= cfg->nedges || cfg->edges[e[0]].src != cfg->entry)
+		return PAP_ECORRUPT;
+	if (!f->spans && (f->spans = calloc(1, sizeof(*f->spans)))) {
+		f->spans->nslots = 64;
+		f->spans->slot = calloc(64, sizeof(*f->spans->slot));
+		if (!f->spans->slot) {
+			free(f->spans);
+			f->spans = NULL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i] >= cfg->nedges || !bl->is_fold[e[i]])
+			continue;
+		err = note_span(f, bl, prev, 0, e + start, i + 1 - start);
+		if (err)
+			return err;
+		prev = e[i];
+		start = i + 1;
+	}
+	return note_span(f, bl, prev, 1, e + start, n - start);
+}
+
+/* path_note_bl() of @p, from its form @form when not NULL. */
+static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		    size_t nedges, const struct pap_rseq *form, int whole)
 {
 	const struct pap_plan *bl;
 	uint64_t *ids;
@@ -65,13 +249,13 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 			goto failed;
 		return;
 	}
-	if (!path_repeats(p)) {
+	if (whole || !path_repeats(p)) {
 		/* what path_bl_ids() splits, without decoding it again */
-		if (pap_bl_split(bl, edges, nedges, note_id, f))
+		if (note_edges(f, bl, edges, nedges))
 			goto failed;
 		return;
 	}
-	if (path_bl_idset(f, p, &ids, &m))
+	if (path_bl_idset_of(f, p, form, &ids, &m))
 		goto failed;
 	for (k = 0; k < m; k++)
 		if (note_id(f, ids[k], 0, 0)) {
@@ -82,6 +266,29 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 	return;
 failed:
 	f->bl_noted = -1;
+}
+
+void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		  size_t nedges)
+{
+	note_bl(f, p, edges, nedges, NULL, 0);
+}
+
+void path_note_bl_form(struct dfunc *f, struct dpath *p,
+		       const struct pap_rseq *form)
+{
+	note_bl(f, p, NULL, 0, form, 0);
+}
+
+/*
+ * The ids of a whole path's split are those of its id stream with
+ * repeats (pap_pathform_bl_ids() gives the same ids and errors), each of
+ * which a repeat copies from before: the same set either way.
+ */
+void path_note_bl_edges(struct dfunc *f, struct dpath *p,
+			const uint32_t *edges, size_t nedges)
+{
+	note_bl(f, p, edges, nedges, NULL, 1);
 }
 
 int64_t func_bl_taken(struct dfunc *f)

@@ -96,6 +96,8 @@ struct dfunc {
 	struct pap_bpack_buf unpacked;	/* a record's, repeats undone */
 	struct pap_pieces pieces;	/* distinct pieces of its paths' forms */
 	int keep_pieces;	/* a form in use: path_form() may not empty them */
+	uint64_t pieces_gen;	/* bumped when pieces are emptied */
+	struct piece_memo *pmemo;	/* what printing each piece made */
 	char *numtext;		/* " N" per block, BLOCK_TEXT apart */
 	size_t *recs;		/* profile records not yet decoded */
 	size_t nrecs, caprecs;
@@ -105,9 +107,16 @@ struct dfunc {
 	 * they could not be had, 0 when not gathered */
 	struct idset blset;
 	int bl_noted;
+	struct bl_spans *spans;	/* stretches whose ids blset holds */
 };
 
 struct seq_printer;
+struct piece_memo;
+/* Lets go of @m (analysis.c). */
+void piece_memo_free(struct piece_memo *m);
+struct bl_spans;
+/* Lets go of @s (coverage.c). */
+void bl_spans_free(struct bl_spans *s);
 
 /*
  * Paths of more blocks than this are never expanded into arrays: every
@@ -213,6 +222,11 @@ int func_decode(struct dprofile *dp, struct dfunc *f);
  * holds its paths only.  Decoding them again rebuilds it.
  */
 void func_release(struct dfunc *f);
+/*
+ * Lets go of @f's paths past its first @keep, npaths becoming @keep: a
+ * report done with the function that needs at most those again.
+ */
+void func_trim(struct dfunc *f, size_t keep);
 
 /* Paths per function in the text and JSON reports without --top. */
 #define REPORT_TOP 10
@@ -305,12 +319,24 @@ const struct pap_plan *func_bl_plan(struct dfunc *f);
  */
 void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 		  size_t nedges);
+/* path_note_bl() of a path with repeats whose form is @form, built
+ * already (its pieces in f->pieces). */
+void path_note_bl_form(struct dfunc *f, struct dpath *p,
+		       const struct pap_rseq *form);
+/* path_note_bl() from @p's @edges, repeats or not. */
+void path_note_bl_edges(struct dfunc *f, struct dpath *p,
+			const uint32_t *edges, size_t nedges);
 /* Does @p gain from its form: a record with repeats? */
 int path_repeats(const struct dpath *p);
 /* The distinct Ball-Larus ids of path @p of @f, computed from its form
  * (any length), into *ids (caller frees; some may repeat). */
 int path_bl_idset(struct dfunc *f, struct dpath *p, uint64_t **ids,
 		  size_t *nids);
+/* The same from @p's form @form when not NULL (its pieces in f->pieces),
+ * rather than building it again. */
+int path_bl_idset_of(struct dfunc *f, struct dpath *p,
+		     const struct pap_rseq *form, uint64_t **ids,
+		     size_t *nids);
 /* Writes the Ball-Larus ids of path @p from its form as " ID", a repeat
  * of distance d and length L as " ( d ids )^(L / d)" then the first
  * L % d of them; 0 or a pap_err. */

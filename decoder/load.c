@@ -312,11 +312,17 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
 	/* pieces are kept for the next paths, up to a bound: the memo makes
 	 * decoding them again a copy */
-	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES)
+	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES) {
 		pap_pieces_free(&f->pieces);
+		f->pieces_gen++;
+	}
 	return pap_pathform_build(plan, f->memo, &f->pieces, r->bps, r->nbps,
 				  r->value, form);
 }
+
+/* Paths with repeats of at most this many edges have their Ball-Larus
+ * ids noted from their edges rather than from their form. */
+#define NOTE_EXPAND_EDGES ((size_t)1 << 14)
 
 /* The blocks of piece @sym of @f: the user blocks its edges enter. */
 static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
@@ -334,10 +340,11 @@ static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
 /*
  * A PAP or PAP+EPP record's summary from its form: its length in blocks
  * and edges as sums over the pieces times their multiplicities, its
- * first blocks from its first pieces.
+ * first blocks from its first pieces; with @note, its Ball-Larus ids
+ * noted (path_note_bl()) from the same form.
  */
 static int summarize_form(struct dfunc *f, struct dpath *out,
-			  uint32_t *head)
+			  uint32_t *head, int note, struct pap_path *scratch)
 {
 	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
 	struct pap_rseq form;
@@ -372,6 +379,13 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 			if (cfg->edges[e[j]].dst < cfg->nblocks)
 				head[n++] = cfg->edges[e[j]].dst;
 	}
+	/* a short path's ids are cheaper had from its edges, stretches
+	 * seen before costing a compare (path_note_bl_edges()) */
+	if (!err && note && out->nedges <= NOTE_EXPAND_EDGES &&
+	    decode_edges(f, out->rec, scratch) == PAP_OK)
+		path_note_bl_edges(f, out, scratch->edges, scratch->len);
+	else if (!err && note)
+		path_note_bl_form(f, out, &form);
 	free(w);
 	pap_rseq_free(&form);
 	return err;
@@ -380,11 +394,14 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 /*
  * Record @r of @f decoded into @out's summary (lengths, flags) and its
  * first blocks into @head (DPATH_HEAD of room), its blocks and edges left
- * for path_open(); @scratch is reused between calls.  0 or an error code.
+ * for path_open(); @scratch is reused between calls.  With @note, a
+ * record with repeats has its Ball-Larus ids noted from the form its
+ * summary is taken from (those of others are for the caller to note,
+ * from @scratch).  0 or an error code.
  */
 static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 		      struct dpath *out, struct pap_path *scratch,
-		      uint32_t *head)
+		      uint32_t *head, int note)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_cfg *cfg;
@@ -400,7 +417,7 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
-		return summarize_form(f, out, head);
+		return summarize_form(f, out, head, note, scratch);
 	err = decode_edges(f, r, scratch);
 	if (err)
 		return err;
@@ -686,14 +703,75 @@ static int by_count_only(const void *a, const void *b)
 }
 
 /*
+ * Puts the @m first of paths [@i, @j) of @f by by_form() (a stable
+ * sort's first @m: of equal paths the earlier) at @i in that order, the
+ * others after them in their order; @m < @j - @i.  Each path is compared
+ * with the m-th best kept so far, and only a better one is placed among
+ * the kept by binary search: about j - i comparisons, where sorting all
+ * took (j - i) log(j - i).  0, or -1 when memory is short.
+ */
+static int select_first(struct dfunc *f, size_t i, size_t j, size_t m)
+{
+	size_t n = j - i, *sel, nsel = 0, t, k, lo, hi, out;
+	struct dpath *tmp;
+	unsigned char *taken;
+
+	sel = malloc((m + 1) * sizeof(*sel));
+	tmp = malloc(n * sizeof(*tmp));
+	taken = calloc(n, 1);
+	if (!sel || !tmp || !taken) {
+		free(sel);
+		free(tmp);
+		free(taken);
+		return -1;
+	}
+	sort_func = f;
+	for (t = 0; t < n; t++) {
+		/* ties go to the earlier path: only a strictly better one
+		 * enters, after the kept ones it equals */
+		if (nsel == m &&
+		    by_form(&f->paths[i + t], &f->paths[i + sel[m - 1]]) >= 0)
+			continue;
+		lo = 0;
+		hi = nsel;
+		while (lo < hi) {
+			k = lo + (hi - lo) / 2;
+			if (by_form(&f->paths[i + t], &f->paths[i + sel[k]]) < 0)
+				hi = k;
+			else
+				lo = k + 1;
+		}
+		if (nsel < m)
+			nsel++;
+		memmove(sel + lo + 1, sel + lo, (nsel - 1 - lo) * sizeof(*sel));
+		sel[lo] = t;
+	}
+	memcpy(tmp, f->paths + i, n * sizeof(*tmp));
+	for (k = 0; k < nsel; k++) {
+		f->paths[i + k] = tmp[sel[k]];
+		taken[sel[k]] = 1;
+	}
+	for (t = 0, out = i + nsel; t < n; t++)
+		if (!taken[t])
+			f->paths[out++] = tmp[t];
+	free(sel);
+	free(tmp);
+	free(taken);
+	return 0;
+}
+
+/*
  * Sorts paths [@i, @j) of @f, of one count, by by_count(): by their
  * first blocks, then each run they leave undecided by all its blocks,
  * opening only the paths of that run.  Paths without their first blocks
  * (head) get them decoded again, for the time of the sort.  Both sorts
  * are stable (glibc's merge sort), as the one sort by_count() was, so
- * equal paths keep the profile's order.
+ * equal paths keep the profile's order.  When @upto is not 0, only the
+ * paths that end at a place before @upto are ordered so: runs starting
+ * at @upto or later keep their order, and of a run of long paths that
+ * crosses @upto only its first ones are chosen (select_first()).
  */
-static int sort_run(struct dfunc *f, size_t i, size_t j)
+static int sort_run(struct dfunc *f, size_t i, size_t j, size_t upto)
 {
 	uint32_t *heads = NULL;
 	struct pap_path scratch;
@@ -714,13 +792,13 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 				continue;
 			f->paths[k].head = heads + (k - i) * DPATH_HEAD;
 			failed = decode_rec(f, f->paths[k].rec, &p, &scratch,
-					    f->paths[k].head) != PAP_OK;
+					    f->paths[k].head, 0) != PAP_OK;
 		}
 		pap_path_free(&scratch);
 	}
 	if (!failed)
 		qsort(f->paths + i, j - i, sizeof(*f->paths), by_count_head);
-	while (!failed && i < end) {
+	while (!failed && i < end && (!upto || i < upto)) {
 		for (j = i + 1; j < end &&
 		     !by_count_head(&f->paths[i], &f->paths[j]); j++)
 			;
@@ -734,7 +812,11 @@ static int sort_run(struct dfunc *f, size_t i, size_t j)
 			 * hold at once: compared block by block from the
 			 * forms, never expanded */
 			sort_func = f;
-			qsort(f->paths + i, j - i, sizeof(*f->paths), by_form);
+			if (upto && j > upto)
+				failed = select_first(f, i, j, upto - i) != 0;
+			else
+				qsort(f->paths + i, j - i, sizeof(*f->paths),
+				      by_form);
 			i = j;
 			continue;
 		}
@@ -774,7 +856,7 @@ static int sort_paths(struct dfunc *f, size_t upto)
 		for (j = i + 1; j < f->npaths &&
 		     f->paths[j].count == f->paths[i].count; j++)
 			;
-		if (j - i > 1 && sort_run(f, i, j))
+		if (j - i > 1 && sort_run(f, i, j, upto))
 			return -1;
 		i = j;
 	}
@@ -877,7 +959,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 		if (heads && r->count >= least && kept < nheads)
 			h = heads + kept * DPATH_HEAD;
 		progress("decoding", i, f->nrecs);
-		e = decode_rec(f, r, &p, &scratch, h ? h : head);
+		e = decode_rec(f, r, &p, &scratch, h ? h : head,
+			       dp->note_bl);
 		p.head = h;
 		kept += h && !e;
 		if (e) {
@@ -893,7 +976,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
-		if (dp->note_bl)
+		if (dp->note_bl && !path_repeats(&p))
 			path_note_bl(f, &p, scratch.edges, scratch.len);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
@@ -918,12 +1001,42 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	return rc;
 }
 
+void func_trim(struct dfunc *f, size_t keep)
+{
+	size_t j;
+	struct dpath *n;
+
+	if (keep >= f->npaths)
+		return;
+	for (j = keep; j < f->npaths; j++) {
+		free(f->paths[j].blocks);
+		free(f->paths[j].edges);
+	}
+	f->npaths = keep;
+	if (!keep) {
+		free(f->paths);
+		f->paths = NULL;
+		f->cap = 0;
+		return;
+	}
+	n = realloc(f->paths, keep * sizeof(*n));
+	if (n) {
+		f->paths = n;
+		f->cap = keep;
+	}
+}
+
 void func_release(struct dfunc *f)
 {
 	pap_memo_free(f->memo);
 	f->memo = NULL;
 	pap_bpack_buf_free(&f->unpacked);
 	pap_pieces_free(&f->pieces);
+	f->pieces_gen++;
+	piece_memo_free(f->pmemo);
+	f->pmemo = NULL;
+	bl_spans_free(f->spans);
+	f->spans = NULL;
 	free(f->numtext);
 	f->numtext = NULL;
 }

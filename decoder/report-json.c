@@ -146,6 +146,9 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		json_function(out, df, o);
 		fflush(out);	/* a reader that stops ends it here */
 		func_release(df);
+		/* --write-spec reads the paths shown again, no others */
+		if (o->top)
+			func_trim(df, o->top);
 	}
 	fputs("\n], \"activations\": ", out);
 	fprintf(out, "%llu", (unsigned long long)dp->total);

@@ -294,6 +294,11 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 		print_function(out, df, o, hot, &nhot, top);
 		fflush(out);
 		func_release(df);
+		/* what is read again (the hottest paths overall, the paths
+		 * shown for --write-spec) is among the first --top: the
+		 * others are let go, so memory holds one function's */
+		if (o->top)
+			func_trim(df, o->top);
 	}
 	if (hot && dp->nfs > 1) {
 		qsort(hot, nhot, sizeof(*hot), hot_cmp);

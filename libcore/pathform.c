@@ -1079,12 +1079,28 @@ int pap_pathform_build(const struct pap_plan *plan, struct pap_memo *memo,
 
 /* ---- the Ball-Larus id stream ---- */
 
+/*
+ * What a piece does after its first fold edge, whatever came before:
+ * from there on the state is the fold's, so the ids it ends and the
+ * state it leaves are the piece's own, kept after its first run.
+ */
+struct piece_tail {
+	uint32_t fold;		/* its first fold edge's index; TAIL_* */
+	size_t at, n;		/* the ids after it, in blctx's pool */
+	struct pap_bl_state st;	/* the state after the piece */
+};
+#define TAIL_UNKNOWN UINT32_MAX		/* not run yet */
+#define TAIL_NONE (UINT32_MAX - 1)	/* no fold edge, or not kept */
+
 struct blctx {
 	const struct pap_plan *bl;
 	const struct pap_pieces *pc;
 	const struct pap_rseq *form;
 	uint64_t *nids;		/* per piece: ids ending in it; ~0: unknown */
 	uint64_t *acc, *src;	/* prefix sums of nids over the form */
+	struct piece_tail *tail;	/* per piece, or NULL */
+	uint64_t *pool;
+	size_t npool, cappool;
 };
 
 /* The number of ids ending in piece @sym: its fold edges, and EXIT. */
@@ -1107,29 +1123,81 @@ static uint64_t piece_nids(void *ctx, uint64_t sym)
 	return c->nids[sym] = n;
 }
 
-/* Runs piece @sym from state @st, appending the ids it ends to @ids. */
+/* Keeps @id as one of the ids of piece @t's tail; 0, or -1 when out of
+ * room (the tail is then not kept). */
+static int tail_push(struct blctx *c, struct piece_tail *t, uint64_t id)
+{
+	if (t->fold == TAIL_NONE)
+		return -1;
+	if (c->npool == c->cappool &&
+	    pap_grow(&c->pool, &c->cappool, sizeof(*c->pool), 256)) {
+		t->fold = TAIL_NONE;
+		return -1;
+	}
+	c->pool[c->npool++] = id;
+	t->n++;
+	return 0;
+}
+
+/*
+ * Runs piece @sym from state @st, appending the ids it ends to @ids.
+ * Past its first fold edge the run is the piece's own: its first run
+ * keeps the ids and the state it ends with there (struct piece_tail),
+ * and later runs walk only up to that fold and copy them.  The ids and
+ * errors are the walk's.
+ */
 static int run_piece(struct blctx *c, uint64_t sym, struct pap_bl_state *st,
 		     struct pap_rseq *ids)
 {
 	const struct pap_cfg *cfg = c->bl->cfg;
-	uint32_t len, i;
+	uint32_t len, i, stop;
 	const uint32_t *e = pap_piece_edges(c->pc, sym, &len);
+	struct piece_tail *t = c->tail ? &c->tail[sym] : NULL;
 	uint64_t id;
-	int r;
+	size_t k;
+	int r, keep = t && t->fold == TAIL_UNKNOWN;
 
-	for (i = 0; i < len; i++) {
+	stop = t && t->fold < TAIL_NONE ? t->fold + 1 : len;
+	if (keep) {
+		t->fold = TAIL_NONE;
+		for (i = 0; i < len; i++)
+			if (e[i] < cfg->nedges && c->bl->is_fold[e[i]]) {
+				t->fold = i;
+				t->at = c->npool;
+				t->n = 0;
+				break;
+			}
+		keep = t->fold != TAIL_NONE;
+	}
+	for (i = 0; i < stop; i++) {
 		r = pap_bl_edge(c->bl, st, e[i], &id);
 		if (r < 0)
 			return r;
-		if (r && (r = pap_rseq_sym(ids, id)))
-			return r;
+		if (r) {
+			if ((r = pap_rseq_sym(ids, id)))
+				return r;
+			if (keep && i > t->fold && tail_push(c, t, id))
+				keep = 0;
+		}
 		if (cfg->edges[e[i]].dst == cfg->exit) {
 			if (i + 1 != len || (r = pap_bl_end(c->bl, st, &id)))
 				return PAP_ECORRUPT;
 			if ((r = pap_rseq_sym(ids, id)))
 				return r;
+			if (keep && i > t->fold && tail_push(c, t, id))
+				keep = 0;
 		}
 	}
+	if (keep) {
+		t->st = *st;
+		return PAP_OK;
+	}
+	if (stop == len)
+		return PAP_OK;
+	for (k = 0; k < t->n; k++)
+		if ((r = pap_rseq_sym(ids, c->pool[t->at + k])))
+			return r;
+	*st = t->st;
 	return PAP_OK;
 }
 
@@ -1201,7 +1269,7 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 			const struct pap_pieces *pc,
 			const struct pap_rseq *form, struct pap_rseq *ids)
 {
-	struct blctx c = { bl, pc, form, NULL, NULL, NULL };
+	struct blctx c = { bl, pc, form, NULL, NULL, NULL, NULL, NULL, 0, 0 };
 	struct pap_bl_state st;
 	size_t k;
 	uint64_t i;
@@ -1214,13 +1282,18 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 	c.nids = malloc((pc->n + 1) * sizeof(uint64_t));
 	c.acc = malloc((form->n + 1) * sizeof(uint64_t));
 	c.src = malloc((form->n + 1) * sizeof(uint64_t));
+	c.tail = malloc((pc->n + 1) * sizeof(*c.tail));	/* may fail */
 	err = c.nids && c.acc && c.src ? PAP_OK : PAP_ENOMEM;
 	if (!err) {
 		/* only the pieces the form names: the table may hold many
 		 * more, and this runs once per path */
 		for (k = 0; k < form->n; k++)
-			if (!form->it[k].dist)
+			if (!form->it[k].dist) {
 				c.nids[form->it[k].sym] = UINT64_MAX;
+				if (c.tail)
+					c.tail[form->it[k].sym].fold =
+						TAIL_UNKNOWN;
+			}
 		err = pap_rseq_sums(form, piece_nids, &c, c.acc, c.src);
 	}
 	if (!err)
@@ -1256,6 +1329,8 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 	free(c.nids);
 	free(c.acc);
 	free(c.src);
+	free(c.tail);
+	free(c.pool);
 	return err;
 }
 

@@ -567,7 +567,7 @@ void fmt_count(char *buf, size_t len, uint64_t v);
  * 0.1% (so 3 of 10^13 is not 0.0%), "-" for an empty whole. */
 void fmt_share(char *buf, size_t len, double part, double whole);
 
-/* Tools (tools.c): the subcommands. */
+/* Tools (tools.c, diff.c): the subcommands. */
 int cmd_merge(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_compact(int argc, char **argv);

@@ -167,7 +167,7 @@ static int mag_cmp(const void *x, const void *y)
 }
 
 /* The most changes a section keeps past its --top before it is pruned. */
-#define DIFF_PRUNE_MIN 8192
+#define DIFF_PRUNE_MIN 1024
 
 /*
  * Lets go of the changes of @t that cannot be shown with @limit: those

@@ -605,7 +605,8 @@ static size_t section_order(struct diffrun *r, struct section *s,
 	size_t show, end, i, j, k;
 	int failed;
 
-	qsort(s->v, s->n, sizeof(*s->v), mag_cmp);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), mag_cmp);
 	for (;;) {
 		show = limit < s->n ? limit : s->n;
 		end = show;

@@ -14,8 +14,8 @@
  * that stands for different builds in the two profiles (another
  * checksum, or two functions of one name) has its paths decoded and
  * matched by their keys, its blocks' numbers.  Memory holds the two
- * profiles, a few words per change that passes the filters, and one
- * function's matching at a time.
+ * profiles, per section the changes it may show (pruned to its --top and
+ * their ties as it fills), and one function's matching at a time.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -444,8 +444,12 @@ static void match_keys(struct diffrun *r, struct dprofile *da,
 	ea = key_entries(da, fa, nfa, &na);
 	eb = key_entries(db, fb, nfb, &nb);
 	if (!ea || !eb) {
+		for (i = 0; ea && i < na; i++)
+			free(ea[i].key);
+		for (j = 0; eb && j < nb; j++)
+			free(eb[j].key);
 		r->oom = 1;
-		na = nb = 0;
+		na = nb = i = j = 0;
 	}
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 :

@@ -130,6 +130,13 @@ static inline int path_long(const struct dpath *p)
 }
 
 /*
+ * Record @r of @f decoded into @out as func_decode() decodes each path
+ * (its summary, its blocks left for path_open()), alone: what a report
+ * that shows a few records of a function decodes.  0 or an error code.
+ */
+int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
+		   struct dpath *out);
+/*
  * Makes @p's blocks and edges available until the matching path_close();
  * 0, or -1 after a message (out of memory, or a long path), and then
  * nothing to close.
@@ -593,7 +600,7 @@ void fmt_count(char *buf, size_t len, uint64_t v);
  * 0.1% (so 3 of 10^13 is not 0.0%), "-" for an empty whole. */
 void fmt_share(char *buf, size_t len, double part, double whole);
 
-/* Tools (tools.c): the subcommands. */
+/* Tools (tools.c, diff.c): the subcommands. */
 int cmd_merge(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_compact(int argc, char **argv);

@@ -429,6 +429,20 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	return PAP_OK;
 }
 
+int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
+		   struct dpath *out)
+{
+	struct pap_path scratch;
+	uint32_t head[DPATH_HEAD];
+	int err;
+
+	pap_path_init(&scratch);
+	err = decode_rec(f, r, out, &scratch, head);
+	pap_path_free(&scratch);
+	out->head = NULL;
+	return err;
+}
+
 int path_open(struct dfunc *f, struct dpath *p)
 {
 	struct pap_path e;

@@ -437,7 +437,7 @@ int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
 	int err;
 
 	pap_path_init(&scratch);
-	err = decode_rec(f, r, out, &scratch, head);
+	err = decode_rec(f, r, out, &scratch, head, 0);
 	pap_path_free(&scratch);
 	out->head = NULL;
 	return err;

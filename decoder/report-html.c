@@ -20,6 +20,13 @@
 #define HTML_K 3		/* k-IPF depth without --k */
 #define HTML_CFG_BLOCKS 300	/* larger graphs are not drawn */
 #define HTML_KIPF_NODES 300	/* k-IPF nodes per page */
+/* The k-IPF is built only when its work is bounded: the blocks of the
+ * paths without repeats (each decoded and split into Ball-Larus ids)
+ * and the packed breakpoints of those with (whose id stream is built
+ * from their form); lua's interpreter loop, one path of 90,000
+ * breakpoints, takes 10 s. */
+#define HTML_KIPF_BLOCKS 10000000
+#define HTML_KIPF_BPS 32768
 /*
  * A page stays under 2 MB (doc/reports.md): a drawing of more than
  * HTML_SVG_MAX bytes is left out; the paths, the k-IPF's nodes, the
@@ -459,8 +466,26 @@ static void hi_end(void *ctx)
 	h->open[d] = 0;
 }
 
+/* Is building @df's k-IPF within the bounds above?  Else the blocks
+ * and breakpoints it would go through in *@blocks and *@bps. */
+static int kipf_bounded(const struct dfunc *df, uint64_t *blocks,
+			uint64_t *bps)
+{
+	size_t i;
+
+	*blocks = *bps = 0;
+	for (i = 0; i < df->npaths; i++) {
+		if (path_repeats(&df->paths[i]))
+			*bps += df->paths[i].rec->nbps;
+		else
+			*blocks += df->paths[i].n;
+	}
+	return *blocks <= HTML_KIPF_BLOCKS && *bps <= HTML_KIPF_BPS;
+}
+
 static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 {
+	uint64_t blocks, bps;
 	struct html_kipf h;
 	struct kipf_visit kv = { hi_enter, hi_leave, hi_end, &h };
 	uint32_t k = o->k ? o->k : HTML_K;
@@ -472,7 +497,15 @@ static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 		"<p class=\"muted\">Runs of up to %u consecutive Ball-Larus "
 		"paths (loop iterations); nodes under %.0f%% of their root "
 		"left out.</p>\n", k, k, 100 * min_share);
-	if (kipf_report(df, k, min_share, &kv))
+	if (!kipf_bounded(df, &blocks, &bps))
+		fprintf(f, "<p class=\"muted\">not built here: its paths "
+			"have %llu blocks and %llu packed breakpoints in "
+			"loops, more than the %u and %u a page's forest "
+			"goes through; <code>pap-decode --k %u --function"
+			"</code> builds it</p>", (unsigned long long)blocks,
+			(unsigned long long)bps, HTML_KIPF_BLOCKS,
+			HTML_KIPF_BPS, k);
+	else if (kipf_report(df, k, min_share, &kv))
 		fputs("<p class=\"muted\">not available</p>", f);
 	else if (h.left)
 		fprintf(f, "<p class=\"muted\">%zu colder nodes left out "

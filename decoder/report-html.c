@@ -175,7 +175,7 @@ struct html_dot {
 	char in[32], out[32];
 	FILE *dot;		/* the graphs being written; NULL: none */
 	FILE *svg;		/* dot's output once it ran; NULL: none */
-	int tmp_failed;		/* the temporary files could not be had */
+	int tmp_failed;		/* no temporary files could be had */
 };
 
 static void dot_begin(struct html_dot *hd)
@@ -257,7 +257,7 @@ static int svg_next(FILE *in, FILE *out, long max, long *size)
 			if (at_bol && !strncmp(buf, "<svg", 4))
 				start = ftell(in) - (long)n;
 			else
-				continue;	/* prologue, doctype, comments */
+				continue;  /* prologue, doctype, comments */
 		}
 		if (at_bol && !strncmp(buf, "</svg>", 6))
 			break;

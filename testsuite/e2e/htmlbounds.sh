@@ -13,7 +13,8 @@ gen=$top_builddir/bench/gen_profile
 check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 
 # sw: one case a line, 400 of them (more than 300 blocks at -O0);
-# longsrc: 20,000 lines, a branch every 50; small, tiny, main: drawn
+# longsrc: 20,000 lines, a branch every 50; small, tiny, main: drawn;
+# spin: one path of more than 10^7 blocks
 {
 	echo 'volatile long acc;'
 	echo 'static void sw(int x)'
@@ -37,6 +38,16 @@ check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 	echo '	return s;'
 	echo '}'
 	echo 'static int tiny(int i) { return i & 1 ? i * 3 + 1 : i / 2; }'
+	echo 'static void spin(long n)'
+	echo '{'
+	echo '	long i;'
+	echo '	for (i = 0; i < n; i++) {'
+	echo '		if (i % 3)'
+	echo '			acc += i;'
+	echo '		else'
+	echo '			acc -= 1;'
+	echo '	}'
+	echo '}'
 	echo 'static int small(int i)'
 	echo '{'
 	echo '	int n = 0;'
@@ -54,6 +65,7 @@ check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 	echo '	for (i = 1; i < 40; i++)'
 	echo '		acc += small(i);'
 	echo '	acc += longsrc(acc);'
+	echo '	spin(4000000);'
 	echo '	return 0;'
 	echo '}'
 } >big.c
@@ -81,6 +93,24 @@ check "html: a forest past the bound of its paths' blocks is not built, said" \
 	 grep -q "not built here: its paths have [0-9]* blocks and [0-9]* packed breakpoints" hb/f0.html'
 check "html: a forest within the bounds is built" \
 	'p=$(page small) && grep -q "class=\"id\">BL " $p'
+
+# spin's one path, of 1.6*10^7 blocks, is printed from its form: its
+# source lines and loops on its page are the text report's
+"$decode" big.prof 2>/dev/null |
+	awk '/^spin \(/ { s = 1; next } s && /^$/ { exit }
+	     s && / blocks: / { b = 1; next }
+	     s && b { if ($1 == "(" || $1 == "...") print $1
+		      else if ($1 ~ /^\)\^/) print $1
+		      else if ($2 == "|") print $1 }' >spin.text
+grep -o '<td class="path">.*' $(page spin) | head -1 |
+	sed 's/<span title="[^"]*">\([0-9]*\)<\/span>/\n\1\n/g;
+	     s/<span class="rep">(<\/span>/\n(\n/g;
+	     s/<span class="rep">)<sup>\([0-9]*\)<\/sup><\/span>/\n)^\1\n/g;
+	     s/<span class="rep">&hellip;<\/span>/\n...\n/g' |
+	grep -E '^([0-9]+|\(|\)\^[0-9]+|\.\.\.)$' >spin.html
+check "html: a long path's lines and loops are the text report's" \
+	'[ $(wc -l <spin.text) -gt 20 ] && grep -q "^)^" spin.text &&
+	 cmp -s spin.text spin.html'
 
 # each drawn page's SVG is what --format=svg draws of that function alone
 if command -v dot >/dev/null 2>&1; then

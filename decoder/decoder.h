@@ -231,6 +231,7 @@ struct ropts {
 	int sort;		/* text: order of functions (enum fn_order) */
 	int all_blocks;		/* json: "blocks" for every path */
 	int want_cov;		/* acyclic coverage is reported */
+	size_t rank;		/* not lazy: paths ordered exactly (0: all) */
 };
 
 enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
@@ -407,6 +408,8 @@ void print_gcov_json(FILE *out, struct dprofile *dp, struct pap_meta *meta,
 void print_gcov_text(FILE *out, struct dprofile *dp, struct pap_meta *meta,
 		     const char *profile);
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o);
+/* The paths an HTML page shows at most: those to order exactly. */
+size_t html_shown_paths(const struct ropts *o);
 
 #define LINE_CODE	0x1	/* some block carries the line */
 #define LINE_UNRUN	0x2	/* one of them never ran */

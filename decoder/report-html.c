@@ -524,13 +524,18 @@ static void memo_piece_lines(const struct seq_printer *sp, struct dfunc *f,
 	m->items += n + m->nev;
 }
 
+size_t html_shown_paths(const struct ropts *o)
+{
+	return o->top ? o->top : HTML_PATHS;
+}
+
 static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 {
 	struct html_seq hs = { f, df->fn };
 	struct seq_printer sp = { hs_item, hs_open, hs_close, &hs };
 	struct path_emit e = { df, NULL, NULL, 0, piece_lines, NULL };
 	struct pap_rseq form;
-	size_t i, limit = o->top ? o->top : HTML_PATHS;
+	size_t i, limit = html_shown_paths(o);
 	uint32_t *lines = NULL;
 
 	pap_rseq_init(&form);

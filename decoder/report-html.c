@@ -288,8 +288,10 @@ static int svg_next(FILE *in, FILE *out, long max, long *size)
 	return 0;
 }
 
-/* The CFG as inline SVG from dot's run, or a note saying why not. */
-static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd)
+/* The CFG as inline SVG from dot's run, or a note saying why not;
+ * @counted: its graph was written for dot (its paths were counted). */
+static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
+		     int counted)
 {
 	long size = 0;
 	int rc;
@@ -301,6 +303,10 @@ static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd)
 			"blocks, more than the %u drawn here; <code>pap-decode "
 			"--format=dot --function</code> gives it</p>",
 			df->fn->graph.nblocks, HTML_CFG_BLOCKS);
+		return;
+	}
+	if (!counted) {
+		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
 		return;
 	}
 	if (hd->tmp_failed) {
@@ -784,7 +790,7 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	      "<p class=\"muted\">Edge width and colour follow the flow (blue "
 	      "cold, red hot); #1-#3 mark the hottest paths; dashed edges "
 	      "never ran.</p><div class=\"cfg\">", f);
-	html_cfg(f, df, hd);
+	html_cfg(f, df, hd, fl->count != NULL);
 	fputs("</div></section>\n", f);
 	html_paths(f, df, o);
 	html_kipf(f, df, o);

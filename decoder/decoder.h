@@ -252,6 +252,7 @@ struct ropts {
 	int sort;		/* text: order of functions (enum fn_order) */
 	int all_blocks;		/* json: "blocks" for every path */
 	int want_cov;		/* acyclic coverage is reported */
+	size_t rank;		/* not lazy: paths ordered exactly (0: all) */
 };
 
 enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
@@ -410,6 +411,29 @@ void print_bl_stream(FILE *out, struct dprofile *dp, const struct ropts *o);
 void print_kipf_text(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_kipf_json(FILE *out, struct dfunc *f, const struct ropts *o);
 void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
+/* The graph of @f with its flow counted already: @block per node, @edge
+ * per edge, @hot per edge the rank (1 to FLOW_HOT_PATHS) of the hottest
+ * path through it, 0 for none. */
+void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,
+		    const uint64_t *edge, const uint8_t *hot);
+
+/* The hottest paths the graph marks. */
+#define FLOW_HOT_PATHS 3
+/* What one pass over a function's paths counts (funcflow.c): what
+ * flow_counts() and line_counts() give, the latter for the lines lo to
+ * hi of its blocks only (line l at [l - lo]), and print_dot_flow()'s
+ * @hot. */
+struct func_flow {
+	uint64_t *block, *edge;
+	uint8_t *hot;
+	uint32_t lo, hi;
+	uint64_t *count;
+	uint32_t *paths;
+};
+/* Counts @f's paths into @fl, each path decoded once; 0, or -1 when
+ * memory is short (then nothing to free). */
+int func_flow(struct dfunc *f, struct func_flow *fl);
+void func_flow_free(struct func_flow *fl);
 void print_annotated(FILE *out, struct dprofile *dp, struct pap_meta *meta);
 void print_lcov(FILE *out, struct dprofile *dp, struct pap_meta *meta);
 void print_gcov_json(FILE *out, struct dprofile *dp, struct pap_meta *meta,
@@ -417,6 +441,8 @@ void print_gcov_json(FILE *out, struct dprofile *dp, struct pap_meta *meta,
 void print_gcov_text(FILE *out, struct dprofile *dp, struct pap_meta *meta,
 		     const char *profile);
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o);
+/* The paths an HTML page shows at most: those to order exactly. */
+size_t html_shown_paths(const struct ropts *o);
 
 #define LINE_CODE	0x1	/* some block carries the line */
 #define LINE_UNRUN	0x2	/* one of them never ran */

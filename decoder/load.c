@@ -1067,7 +1067,7 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 	out->prof = prof;
 	out->file = file;
 	/* the text and JSON reports show the first --top paths */
-	out->rank = o && o->lazy ? o->top : 0;
+	out->rank = o && o->lazy ? o->top : o ? o->rank : 0;
 	out->note_bl = o && o->want_cov;
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];

@@ -370,6 +370,9 @@ static int run_report(struct cli *c, const char *path)
 	/* text and json decode a function when they print it */
 	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
 		    !c->coverage && !c->html;
+	/* the HTML pages show their hottest paths: only those in order */
+	c->o.rank = c->html && !c->coverage && !c->spec ?
+		    html_shown_paths(&c->o) : 0;
 	/* reports with acyclic coverage gather it while decoding */
 	c->o.want_cov = c->format == FMT_TEXT || c->format == FMT_JSON ||
 			c->coverage || c->html;

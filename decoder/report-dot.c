@@ -7,7 +7,6 @@
 
 #include "decoder.h"
 
-#define DOT_HOT_PATHS 3
 
 /* A colour from cold blue (@x = 0) to hot red (@x = 1), HSV. */
 static void flow_colour(FILE *out, double x)
@@ -15,21 +14,15 @@ static void flow_colour(FILE *out, double x)
 	fprintf(out, "\"%.3f 0.85 0.85\"", 0.66 * (1.0 - x));
 }
 
-void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
+/* Marks in @hot the edges of the hottest paths, each by the first of
+ * them that takes it. */
+static void dot_hot_edges(struct dfunc *f, uint8_t *hot)
 {
-	const struct pap_meta_fn *fn = f->fn;
-	const struct pap_cfg *cfg = fn->graph.cfg;
-	uint64_t *block, *edge, max = 0;
-	uint8_t *hot;
+	const struct pap_cfg *cfg = f->fn->graph.cfg;
 	size_t i, j;
-	uint32_t b, e, k;
+	uint32_t e;
 
-	(void)o;
-	flow_counts(f, &block, &edge);
-	hot = calloc(cfg->nedges + 1, 1);
-	if (!block || !edge || !hot)
-		goto out;
-	for (i = 0; i < f->npaths && i < DOT_HOT_PATHS; i++) {
+	for (i = 0; i < f->npaths && i < FLOW_HOT_PATHS; i++) {
 		if (path_long(&f->paths[i])) {
 			/* the edges a long path takes, from its form */
 			uint64_t *took = calloc(cfg->nedges + 1,
@@ -50,6 +43,16 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
 				hot[f->paths[i].edges[j]] = (uint8_t)(i + 1);
 		path_close(&f->paths[i]);
 	}
+}
+
+void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,
+		    const uint64_t *edge, const uint8_t *hot)
+{
+	const struct pap_meta_fn *fn = f->fn;
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	uint64_t max = 0;
+	uint32_t b, e, k;
+
 	for (e = 0; e < cfg->nedges; e++)
 		if (edge[e] > max)
 			max = edge[e];
@@ -103,7 +106,20 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
 		fputs("];\n", out);
 	}
 	fputs("}\n", out);
-out:
+}
+
+void print_dot(FILE *out, struct dfunc *f, const struct ropts *o)
+{
+	uint64_t *block, *edge;
+	uint8_t *hot;
+
+	(void)o;
+	flow_counts(f, &block, &edge);
+	hot = calloc(f->fn->graph.cfg->nedges + 1, 1);
+	if (block && edge && hot) {
+		dot_hot_edges(f, hot);
+		print_dot_flow(out, f, block, edge, hot);
+	}
 	free(block);
 	free(edge);
 	free(hot);

@@ -20,6 +20,27 @@
 #define HTML_K 3		/* k-IPF depth without --k */
 #define HTML_CFG_BLOCKS 300	/* larger graphs are not drawn */
 #define HTML_KIPF_NODES 300	/* k-IPF nodes per page */
+/* The k-IPF is built only when its work is bounded: the blocks of the
+ * paths without repeats (each decoded and split into Ball-Larus ids)
+ * and the packed breakpoints of those with (whose id stream is built
+ * from their form); lua's interpreter loop, one path of 90,000
+ * breakpoints, takes 10 s. */
+#define HTML_KIPF_BLOCKS 10000000
+#define HTML_KIPF_BPS 32768
+/*
+ * A page stays under 2 MB (doc/reports.md): a drawing of more than
+ * HTML_SVG_MAX bytes is left out; the paths, the k-IPF's nodes, the
+ * source lines and the index's rows are written while the page is
+ * shorter than their mark below, each of them bounded (a source line's
+ * text, a line in a title), so that what is past a mark is one item.
+ */
+#define HTML_SVG_MAX (768L << 10)
+#define HTML_PATHS_UNTIL (1024L << 10)
+#define HTML_KIPF_UNTIL (1280L << 10)
+#define HTML_SOURCE_UNTIL (1536L << 10)
+#define HTML_INDEX_UNTIL (1536L << 10)
+#define HTML_LINE_MAX 4096	/* bytes of a source line shown */
+#define HTML_TITLE_MAX 200	/* bytes of a source line in a title */
 
 static const char html_css[] =
 "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -77,6 +98,30 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
+/* html_text() of at most @max bytes of @s, "&hellip;" for the rest. */
+static void html_text_max(FILE *f, const char *s, size_t max)
+{
+	char buf[HTML_LINE_MAX + 1];
+	size_t n = s ? strlen(s) : 0;
+
+	if (n <= max || max > HTML_LINE_MAX) {
+		html_text(f, s);
+		return;
+	}
+	memcpy(buf, s, max);
+	buf[max] = 0;
+	html_text(f, buf);
+	fputs("&hellip;", f);
+}
+
+/* The bytes written to page @f so far. */
+static long page_bytes(FILE *f)
+{
+	long n = ftell(f);
+
+	return n < 0 ? 0 : n;
+}
+
 static void page_head(FILE *f, const char *title, const char *sub)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -121,48 +166,165 @@ static int page_close(struct page *pg, FILE *f)
 	return pap_target_commit(f, pg->tmp, pg->path, pap_prog);
 }
 
-/* The CFG as inline SVG through dot, or a note when dot is missing. */
-static void html_cfg(FILE *f, struct dfunc *df, const struct ropts *o)
+/*
+ * The graphs of a report, laid out by one run of dot: each drawn
+ * function's graph is written to @in, dot turns them all into @out, and
+ * the pages take their SVG documents from it in the same order.
+ */
+struct html_dot {
+	char in[32], out[32];
+	FILE *dot;		/* the graphs being written; NULL: none */
+	FILE *svg;		/* dot's output once it ran; NULL: none */
+	int tmp_failed;		/* no temporary files could be had */
+};
+
+static void dot_begin(struct html_dot *hd)
 {
-	char dotfile[] = "/tmp/pap-dot-XXXXXX", cmd[128], buf[8192];
-	FILE *d, *svg;
-	int fd, in_svg = 0;
+	int fd;
+
+	memset(hd, 0, sizeof(*hd));
+	snprintf(hd->in, sizeof(hd->in), "/tmp/pap-dot-XXXXXX");
+	snprintf(hd->out, sizeof(hd->out), "/tmp/pap-svg-XXXXXX");
+	fd = mkstemp(hd->in);
+	if (fd < 0 || !(hd->dot = fdopen(fd, "w"))) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(hd->in);
+		}
+		hd->in[0] = 0;
+		hd->tmp_failed = 1;
+	}
+}
+
+/* Is @df's graph drawn: small enough for graphviz? */
+static int cfg_drawn(const struct dfunc *df)
+{
+	return df->fn->graph.nblocks <= HTML_CFG_BLOCKS;
+}
+
+/* Runs dot over the graphs written; hd->svg its output when it ran. */
+static void dot_run(struct html_dot *hd)
+{
+	char cmd[128];
+	int fd, bad;
+
+	if (!hd->dot)
+		return;
+	bad = fclose(hd->dot) != 0;
+	hd->dot = NULL;
+	fd = bad ? -1 : mkstemp(hd->out);
+	if (fd < 0) {
+		hd->out[0] = 0;
+		hd->tmp_failed = 1;
+		return;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "dot -Tsvg %s >%s 2>/dev/null", hd->in,
+		 hd->out);
+	if (system(cmd) == 0)
+		hd->svg = fopen(hd->out, "r");
+}
+
+static void dot_end(struct html_dot *hd)
+{
+	if (hd->dot)
+		fclose(hd->dot);
+	if (hd->svg)
+		fclose(hd->svg);
+	if (hd->in[0])
+		unlink(hd->in);
+	if (hd->out[0])
+		unlink(hd->out);
+}
+
+/*
+ * Copies the next SVG document of @in (from its "<svg" line to its
+ * "</svg>" line) to @out when it has at most @max bytes: 0; 1 when it
+ * has more (*size), skipped; -1 when there is none.
+ */
+static int svg_next(FILE *in, FILE *out, long max, long *size)
+{
+	char buf[8192];
+	long start = -1, end;
+	int bol = 1, at_bol;
 	size_t n;
+
+	while (fgets(buf, sizeof(buf), in)) {
+		n = strlen(buf);
+		at_bol = bol;
+		bol = n && buf[n - 1] == '\n';
+		if (start < 0) {
+			if (at_bol && !strncmp(buf, "<svg", 4))
+				start = ftell(in) - (long)n;
+			else
+				continue;  /* prologue, doctype, comments */
+		}
+		if (at_bol && !strncmp(buf, "</svg>", 6))
+			break;
+	}
+	if (start < 0)
+		return -1;
+	end = ftell(in);
+	*size = end - start;
+	if (*size > max)
+		return 1;
+	if (fseek(in, start, SEEK_SET))
+		return -1;
+	for (bol = 1; ftell(in) < end && fgets(buf, sizeof(buf), in);
+	     bol = n && buf[n - 1] == '\n') {
+		const char *g = bol && !strncmp(buf, "<g id=\"page", 11) ?
+				strstr(buf, "_graph0\" class=\"graph\"") : NULL;
+
+		n = strlen(buf);
+		/* dot numbers the second graph of a run as if a page of the
+		 * first: its group is the graph's as when drawn alone */
+		if (g) {
+			fputs("<g id=\"", out);
+			fputs(g + 1, out);
+		} else {
+			fwrite(buf, 1, n, out);
+		}
+	}
+	return 0;
+}
+
+/* The CFG as inline SVG from dot's run, or a note saying why not;
+ * @counted: its graph was written for dot (its paths were counted). */
+static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
+		     int counted)
+{
+	long size = 0;
+	int rc;
 
 	/* graphviz's layout grows faster than the graph: a large one would
 	 * take minutes and megabytes of SVG */
-	if (df->fn->graph.nblocks > HTML_CFG_BLOCKS) {
+	if (!cfg_drawn(df)) {
 		fprintf(f, "<p class=\"muted\">no picture: the graph has %u "
 			"blocks, more than the %u drawn here; <code>pap-decode "
 			"--format=dot --function</code> gives it</p>",
 			df->fn->graph.nblocks, HTML_CFG_BLOCKS);
 		return;
 	}
-	fd = mkstemp(dotfile);
-	if (fd < 0 || !(d = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
+	if (!counted) {
+		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
+		return;
+	}
+	if (hd->tmp_failed) {
 		fputs("<p class=\"muted\">no picture: cannot write a temporary "
 		      "file</p>", f);
 		return;
 	}
-	print_dot(d, df, o);
-	fclose(d);
-	snprintf(cmd, sizeof(cmd), "dot -Tsvg %s 2>/dev/null", dotfile);
-	svg = popen(cmd, "r");
-	while (svg && fgets(buf, sizeof(buf), svg)) {
-		if (!in_svg && strncmp(buf, "<svg", 4))
-			continue;	/* XML prologue, doctype, comments */
-		in_svg = 1;
-		n = strlen(buf);
-		fwrite(buf, 1, n, f);
-	}
-	if ((svg && pclose(svg)) || !in_svg)
+	rc = hd->svg ? svg_next(hd->svg, f, HTML_SVG_MAX, &size) : -1;
+	if (rc > 0)
+		fprintf(f, "<p class=\"muted\">no picture: its drawing has "
+			"%ld KB, more than the %ld KB a page holds; "
+			"<code>pap-decode --format=svg --function</code> "
+			"gives it</p>", size >> 10, HTML_SVG_MAX >> 10);
+	else if (rc < 0)
 		fputs("<p class=\"muted\">no picture: graphviz's <code>dot"
 		      "</code> is not installed (<code>apt-get install graphviz"
 		      "</code>); <code>pap-decode --format=dot</code> gives the "
 		      "graph</p>", f);
-	unlink(dotfile);
 }
 
 struct html_seq {
@@ -175,7 +337,7 @@ static void hs_item(void *ctx, uint32_t line)
 	struct html_seq *h = ctx;
 
 	fprintf(h->f, "<span title=\"");
-	html_text(h->f, source_line(h->fn, line));
+	html_text_max(h->f, source_line(h->fn, line), HTML_TITLE_MAX);
 	fprintf(h->f, "\">%u</span> ", line);
 }
 
@@ -196,20 +358,198 @@ static void hs_gap(void *ctx)
 	      ((struct html_seq *)ctx)->f);
 }
 
+/*
+ * A long path's pieces as source lines, each distinct piece worked out
+ * once: print_form_of() hands the same piece's blocks to its printer
+ * wherever the form names it, and print_bounded() walks the form twice;
+ * the lines of a piece and their loops (piece_lines()) are recorded the
+ * first time and replayed after.  At most HTML_MEMO_ITEMS are held.
+ */
+#define HTML_MEMO_ITEMS (4u << 20)
+
+struct memo_ent {
+	uint64_t hash;
+	uint32_t *blocks;	/* the piece's, then its events */
+	size_t n, nev;
+};
+
+struct piece_memo {
+	struct memo_ent *t;	/* open addressing; blocks NULL: free */
+	size_t cap, used, items;
+	/* what is being recorded */
+	uint32_t *ev;
+	size_t nev, capev;
+	int failed;
+};
+
+static struct piece_memo memo;
+
+static uint64_t memo_hash(const uint32_t *b, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void memo_clear(struct piece_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->t[i].blocks);
+	free(m->t);
+	free(m->ev);
+	memset(m, 0, sizeof(*m));
+}
+
+static void rec_push(struct piece_memo *m, uint32_t v)
+{
+	if (m->nev == m->capev) {
+		size_t c = m->capev ? 2 * m->capev : 64;
+		uint32_t *e = realloc(m->ev, c * sizeof(*e));
+
+		if (!e) {
+			m->failed = 1;
+			return;
+		}
+		m->ev = e;
+		m->capev = c;
+	}
+	m->ev[m->nev++] = v;
+}
+
+/* The events of a piece: an item v as v << 2, "(" as 1, ")^r" as
+ * r << 2 | 2. */
+static void rec_item(void *ctx, uint32_t v)
+{
+	struct piece_memo *m = ctx;
+
+	if (v >= 1u << 30)
+		m->failed = 1;
+	rec_push(m, v << 2);
+}
+
+static void rec_open(void *ctx)
+{
+	rec_push(ctx, 1);
+}
+
+static void rec_close(void *ctx, size_t reps)
+{
+	struct piece_memo *m = ctx;
+
+	if (reps >= 1u << 30)
+		m->failed = 1;
+	rec_push(m, (uint32_t)(reps << 2) | 2);
+}
+
+static void replay(const struct seq_printer *sp, const uint32_t *ev,
+		   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i] == 1)
+			sp->open(sp->ctx);
+		else if (ev[i] & 2)
+			sp->close(sp->ctx, ev[i] >> 2);
+		else
+			sp->item(sp->ctx, ev[i] >> 2);
+}
+
+/* Finds @blocks in the memo: its slot (free when absent). */
+static struct memo_ent *memo_find(struct piece_memo *m, uint64_t h,
+				  const uint32_t *blocks, size_t n)
+{
+	size_t i = (size_t)h & (m->cap - 1);
+
+	for (;; i = (i + 1) & (m->cap - 1)) {
+		struct memo_ent *e = &m->t[i];
+
+		if (!e->blocks || (e->hash == h && e->n == n &&
+				   !memcmp(e->blocks, blocks,
+					   n * sizeof(*blocks))))
+			return e;
+	}
+}
+
+/* Doubles the table; -1 when memory is short. */
+static int memo_grow(struct piece_memo *m)
+{
+	struct piece_memo g = *m;
+	size_t i;
+
+	g.cap = m->cap ? 2 * m->cap : 256;
+	g.t = calloc(g.cap, sizeof(*g.t));
+	if (!g.t)
+		return -1;
+	for (i = 0; i < m->cap; i++)
+		if (m->t[i].blocks)
+			*memo_find(&g, m->t[i].hash, m->t[i].blocks,
+				   m->t[i].n) = m->t[i];
+	free(m->t);
+	*m = g;
+	return 0;
+}
+
+/* piece_lines() through the memo: the same output. */
+static void memo_piece_lines(const struct seq_printer *sp, struct dfunc *f,
+			     const uint32_t *blocks, size_t n)
+{
+	struct seq_printer rec = { rec_item, rec_open, rec_close, &memo };
+	struct piece_memo *m = &memo;
+	uint64_t h = memo_hash(blocks, n);
+	struct memo_ent *e;
+	uint32_t *v;
+
+	if ((m->used + 1) * 2 > m->cap && memo_grow(m)) {
+		piece_lines(sp, f, blocks, n);
+		return;
+	}
+	e = memo_find(m, h, blocks, n);
+	if (e->blocks) {
+		replay(sp, e->blocks + n, e->nev);
+		return;
+	}
+	m->nev = 0;
+	m->failed = 0;
+	piece_lines(&rec, f, blocks, n);
+	replay(sp, m->ev, m->nev);
+	if (m->failed || m->items + n + m->nev > HTML_MEMO_ITEMS)
+		return;
+	v = malloc((n + m->nev + 1) * sizeof(*v));
+	if (!v)
+		return;
+	memcpy(v, blocks, n * sizeof(*v));
+	memcpy(v + n, m->ev, m->nev * sizeof(*v));
+	*e = (struct memo_ent){ h, v, n, m->nev };
+	m->used++;
+	m->items += n + m->nev;
+}
+
+size_t html_shown_paths(const struct ropts *o)
+{
+	return o->top ? o->top : HTML_PATHS;
+}
+
 static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 {
 	struct html_seq hs = { f, df->fn };
 	struct seq_printer sp = { hs_item, hs_open, hs_close, &hs };
 	struct path_emit e = { df, NULL, NULL, 0, piece_lines, NULL };
 	struct pap_rseq form;
-	size_t i, limit = o->top ? o->top : HTML_PATHS;
+	size_t i, limit = html_shown_paths(o);
 	uint32_t *lines = NULL;
 
 	pap_rseq_init(&form);
 	fprintf(f, "<section id=\"paths\"><h2>Hottest paths</h2><table>"
 		"<tr><th>#</th><th>count</th><th>share</th><th>blocks</th>"
 		"<th>source lines (loops as (&hellip;)<sup>n</sup>)</th></tr>\n");
-	for (i = 0; i < df->npaths && i < limit; i++) {
+	for (i = 0; i < df->npaths && i < limit &&
+		    page_bytes(f) < HTML_PATHS_UNTIL; i++) {
 		struct dpath *p = &df->paths[i];
 		double share = df->total ? 100.0 * p->count / df->total : 0;
 
@@ -224,7 +564,7 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 			(unsigned long long)p->count, share * 0.6 + 1, share,
 			p->n, p->complete ? "" : " (cut)");
 		e.p = p;
-		e.piece = piece_lines;
+		e.piece = memo_piece_lines;
 		e.form = NULL;
 		if (!path_long(p)) {
 			e.n = path_lines(df->fn, p, &lines);
@@ -240,6 +580,7 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		fputs("</td></tr>\n", f);
 	}
 	pap_rseq_free(&form);
+	memo_clear(&memo);
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?
 		"<p class=\"muted\">colder paths are left out</p>" : "");
 }
@@ -265,7 +606,8 @@ static void hi_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,
 	uint32_t d = nd->depth > 64 ? 64 : nd->depth;
 
 	h->depth = d;
-	h->shown[d] = h->nodes < HTML_KIPF_NODES;
+	h->shown[d] = h->nodes < HTML_KIPF_NODES &&
+		      page_bytes(h->ko.f) < HTML_KIPF_UNTIL;
 	if (!h->shown[d]) {
 		h->left++;
 		return;
@@ -308,8 +650,26 @@ static void hi_end(void *ctx)
 	h->open[d] = 0;
 }
 
+/* Is building @df's k-IPF within the bounds above?  Else the blocks
+ * and breakpoints it would go through in *@blocks and *@bps. */
+static int kipf_bounded(const struct dfunc *df, uint64_t *blocks,
+			uint64_t *bps)
+{
+	size_t i;
+
+	*blocks = *bps = 0;
+	for (i = 0; i < df->npaths; i++) {
+		if (path_repeats(&df->paths[i]))
+			*bps += df->paths[i].rec->nbps;
+		else
+			*blocks += df->paths[i].n;
+	}
+	return *blocks <= HTML_KIPF_BLOCKS && *bps <= HTML_KIPF_BPS;
+}
+
 static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 {
+	uint64_t blocks, bps;
 	struct html_kipf h;
 	struct kipf_visit kv = { hi_enter, hi_leave, hi_end, &h };
 	uint32_t k = o->k ? o->k : HTML_K;
@@ -321,7 +681,15 @@ static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 		"<p class=\"muted\">Runs of up to %u consecutive Ball-Larus "
 		"paths (loop iterations); nodes under %.0f%% of their root "
 		"left out.</p>\n", k, k, 100 * min_share);
-	if (kipf_report(df, k, min_share, &kv))
+	if (!kipf_bounded(df, &blocks, &bps))
+		fprintf(f, "<p class=\"muted\">not built here: its paths "
+			"have %llu blocks and %llu packed breakpoints in "
+			"loops, more than the %u and %u a page's forest "
+			"goes through; <code>pap-decode --k %u --function"
+			"</code> builds it</p>", (unsigned long long)blocks,
+			(unsigned long long)bps, HTML_KIPF_BLOCKS,
+			HTML_KIPF_BPS, k);
+	else if (kipf_report(df, k, min_share, &kv))
 		fputs("<p class=\"muted\">not available</p>", f);
 	else if (h.left)
 		fprintf(f, "<p class=\"muted\">%zu colder nodes left out "
@@ -330,14 +698,15 @@ static void html_kipf(FILE *f, struct dfunc *df, const struct ropts *o)
 	fputs("</section>\n", f);
 }
 
-/* The function's source lines with counts and distinct paths. */
-static void html_source(FILE *f, struct dfunc *df)
+/* The function's source lines with counts and distinct paths, from
+ * @fl; lines past the page's mark are left out, said. */
+static void html_source(FILE *f, struct dfunc *df, const struct func_flow *fl)
 {
-	uint64_t *count, max = 0;
-	uint32_t *paths, n, l, lo = 0, hi = 0, b, k;
+	uint64_t max = 0;
+	uint32_t n = fl->hi - fl->lo + 1, l, lo = 0, hi = 0, b, k;
 	const struct pap_meta_fn *fn = df->fn;
+	unsigned char *known = calloc(n, 1);
 
-	line_counts(df, &count, &paths, &n);
 	for (b = 0; b < fn->graph.nblocks; b++)
 		for (k = 0; k < blines(fn, b)[0]; k++) {
 			l = blines(fn, b)[k + 1];
@@ -347,10 +716,12 @@ static void html_source(FILE *f, struct dfunc *df)
 				lo = l;
 			if (l > hi)
 				hi = l;
+			if (known && l >= fl->lo && l <= fl->hi)
+				known[l - fl->lo] = 1;
 		}
-	for (l = 0; l < n; l++)
-		if (count[l] > max)
-			max = count[l];
+	for (l = 0; fl->count && l < n; l++)
+		if (fl->count[l] > max)
+			max = fl->count[l];
 	fputs("<section id=\"source\"><h2>Source</h2>"
 	      "<table class=\"src\"><tr><th>line</th><th>count</th>"
 	      "<th>paths</th><th></th></tr>\n", f);
@@ -358,38 +729,46 @@ static void html_source(FILE *f, struct dfunc *df)
 		lo -= 2;		/* the function's head */
 	for (l = lo ? lo : 1; l <= hi + 1; l++) {
 		const char *text = source_line(fn, l);
-		int known = 0;
+		int in = fl->count && known && l >= fl->lo && l <= fl->hi;
+		int kn = in && known[l - fl->lo];
+		uint64_t c = in ? fl->count[l - fl->lo] : 0;
 
 		if (!text && l > hi)
 			break;
-		for (b = 0; b < fn->graph.nblocks && !known; b++)
-			for (k = 0; k < blines(fn, b)[0]; k++)
-				known |= blines(fn, b)[k + 1] == l;
-		if (known && l < n && count[l]) {
-			double heat = max ? (double)count[l] / (double)max : 0;
+		if (page_bytes(f) >= HTML_SOURCE_UNTIL) {
+			fprintf(f, "</table><p class=\"muted\">lines %u to %u "
+				"left out: a page holds 2 MB; <code>pap-decode "
+				"--format=annotate</code> shows them</p>",
+				l, hi);
+			fputs("</section>\n", f);
+			free(known);
+			return;
+		}
+		if (kn && c) {
+			double heat = max ? (double)c / (double)max : 0;
 
 			fprintf(f, "<tr><td class=\"n\">%u</td><td class=\"n\" "
 				"style=\"background:rgba(228,87,46,%.2f)\">%llu"
 				"</td><td class=\"n\">%u</td><td class=\"t\">", l,
-				0.08 + 0.5 * heat, (unsigned long long)count[l],
-				paths[l]);
+				0.08 + 0.5 * heat, (unsigned long long)c,
+				fl->paths[l - fl->lo]);
 		} else {
 			fprintf(f, "<tr class=\"%s\"><td class=\"n\">%u</td>"
 				"<td class=\"n\">%s</td><td class=\"n\"></td>"
-				"<td class=\"t\">", known ? "never" : "cold", l,
-				known ? "0" : "");
+				"<td class=\"t\">", kn ? "never" : "cold", l,
+				kn ? "0" : "");
 		}
-		html_text(f, text ? text : "");
+		html_text_max(f, text ? text : "", HTML_LINE_MAX);
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "</table>%s</section>\n", source_line(fn, 1) ? "" :
 		"<p class=\"muted\">source file not found</p>");
-	free(count);
-	free(paths);
+	free(known);
 }
 
 static int html_function(const char *dir, struct dfunc *df, size_t idx,
-			 const struct ropts *o)
+			 const struct ropts *o, struct html_dot *hd,
+			 const struct func_flow *fl)
 {
 	char name[64], sub[512];
 	struct page pg;
@@ -411,11 +790,11 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	      "<p class=\"muted\">Edge width and colour follow the flow (blue "
 	      "cold, red hot); #1-#3 mark the hottest paths; dashed edges "
 	      "never ran.</p><div class=\"cfg\">", f);
-	html_cfg(f, df, o);
+	html_cfg(f, df, hd, fl->count != NULL);
 	fputs("</div></section>\n", f);
 	html_paths(f, df, o);
 	html_kipf(f, df, o);
-	html_source(f, df);
+	html_source(f, df, fl);
 	page_tail(f);
 	return page_close(&pg, f);
 }
@@ -529,6 +908,14 @@ static int write_index(const char *dir, struct dprofile *dp,
 	      "<th>hottest path</th><th>acyclic paths covered</th></tr>\n", f);
 	for (i = 0; i < dp->nfs; i++) {
 		const struct index_row *r = &rows[ord[i]];
+		if (page_bytes(f) >= HTML_INDEX_UNTIL) {
+			fprintf(f, "</table><p class=\"muted\">%zu more "
+				"functions left out: a page holds 2 MB; each "
+				"has its page all the same</p>", dp->nfs - i);
+			fputs("</section>\n", f);
+			page_tail(f);
+			return page_close(&pg, f);
+		}
 		struct dfunc *df = r->f;
 		double share = df->npaths && df->total ?
 			100.0 * df->paths[0].count / df->total : 0;
@@ -554,6 +941,8 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 {
 	struct sel_report sel = { NULL, 0 };
 	struct index_row *rows;
+	struct func_flow *flows;
+	struct html_dot hd;
 	size_t *ord = NULL, i;
 	struct stat st;
 	int rc = 0, sel_failed, by;
@@ -572,15 +961,23 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		return -1;
 	}
 	rows = calloc(dp->nfs + 1, sizeof(*rows));
-	if (!rows)
+	flows = calloc(dp->nfs + 1, sizeof(*flows));
+	if (!rows || !flows) {
+		free(rows);
+		free(flows);
 		return -1;
+	}
 	/* a record of a selective function that matches no path is said;
 	 * the rest is written */
 	sel_failed = dp->prof && sel_report_build(dp->d, dp->prof, o, &sel);
+	/* each function's paths counted once, its graph written for the
+	 * one run of dot; the line counts kept for its page */
+	dot_begin(&hd);
 	for (i = 0; i < dp->nfs; i++) {
 		struct index_row *r = &rows[i];
 		struct bl_coverage c;
 		char of[32], share[32];
+		struct func_flow *fl = &flows[i];
 
 		r->f = &dp->fs[i];
 		r->idx = i;
@@ -594,9 +991,24 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 			snprintf(r->cov, sizeof(r->cov), "%s (%llu of %s)",
 				 share, (unsigned long long)c.taken, of);
 		}
-		if (html_function(dir, r->f, i, o))
+		if (func_flow(r->f, fl)) {
 			rc = -1;
+			continue;
+		}
+		if (hd.dot && cfg_drawn(r->f))
+			print_dot_flow(hd.dot, r->f, fl->block, fl->edge,
+				       fl->hot);
+		free(fl->block);
+		free(fl->edge);
+		free(fl->hot);
+		fl->block = fl->edge = NULL;
+		fl->hot = NULL;
 	}
+	dot_run(&hd);
+	for (i = 0; i < dp->nfs; i++)
+		if (html_function(dir, rows[i].f, i, o, &hd, &flows[i]))
+			rc = -1;
+	dot_end(&hd);
 	for (by = 0; by < NORDERS && rc == 0; by++) {
 		if (by == BY_COVERAGE) {
 			free(ord);
@@ -618,6 +1030,9 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	}
 	free(ord);
 	free(rows);
+	for (i = 0; i < dp->nfs; i++)
+		func_flow_free(&flows[i]);
+	free(flows);
 	sel_report_free(&sel);
 	return rc || sel_failed ? -1 : 0;
 }

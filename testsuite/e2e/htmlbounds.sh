@@ -1,0 +1,130 @@
+#!/bin/sh
+# htmlbounds.sh - the HTML report's bounds, on a program built to pass
+# them: a function of more than 300 blocks is not drawn and its page says
+# so; a function of 20,000 source lines has its listing cut so that the
+# page stays under 2 MB, and says so; a path of more breakpoints than the
+# k-IPF's bound (bench/gen_profile) has its forest not built, said.  The
+# graphs drawn by the report's one run of dot are each the one
+# --format=svg draws for that function alone (its counts from the old
+# separate passes).  TAP output.
+set -u
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
+gen=$top_builddir/bench/gen_profile
+check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
+
+# sw: one case a line, 400 of them (more than 300 blocks at -O0);
+# longsrc: 20,000 lines, a branch every 50; small, tiny, main: drawn;
+# spin: one path of more than 10^7 blocks
+{
+	echo 'volatile long acc;'
+	echo 'static void sw(int x)'
+	echo '{'
+	echo '	switch (x) {'
+	k=0
+	while [ $k -lt 400 ]; do
+		echo "	case $k: acc += $k * 3 + (x & $((k % 7 + 1))); break;"
+		k=$((k + 1))
+	done
+	echo '	default: acc--;'
+	echo '	}'
+	echo '}'
+	echo 'static long longsrc(long s)'
+	echo '{'
+	awk 'BEGIN { for (i = 0; i < 20000; i++)
+		if (i % 50 == 49)
+			print "\tif (s & 1)\n\t\tacc++;"
+		else
+			printf "\ts = s * 3 + %d; /* a line long enough to weigh on the page, %d */\n", i % 11, i }'
+	echo '	return s;'
+	echo '}'
+	echo 'static int tiny(int i) { return i & 1 ? i * 3 + 1 : i / 2; }'
+	echo 'static void spin(long n)'
+	echo '{'
+	echo '	long i;'
+	echo '	for (i = 0; i < n; i++) {'
+	echo '		if (i % 3)'
+	echo '			acc += i;'
+	echo '		else'
+	echo '			acc -= 1;'
+	echo '	}'
+	echo '}'
+	echo 'static int small(int i)'
+	echo '{'
+	echo '	int n = 0;'
+	echo '	while (i > 1) {'
+	echo '		i = tiny(i);'
+	echo '		n++;'
+	echo '	}'
+	echo '	return n;'
+	echo '}'
+	echo 'int main(void)'
+	echo '{'
+	echo '	int i;'
+	echo '	for (i = 0; i < 1000; i++)'
+	echo '		sw(i % 450);'
+	echo '	for (i = 1; i < 40; i++)'
+	echo '		acc += small(i);'
+	echo '	acc += longsrc(acc);'
+	echo '	spin(4000000);'
+	echo '	return 0;'
+	echo '}'
+} >big.c
+"$papgcc" -O0 -o big big.c && ./big && mv pap.prof big.prof ||
+	{ echo "Bail out! cannot build or run the generated program"; exit 1; }
+mkdir bps && "$gen" bps 600000 bps >/dev/null 2>&1 ||
+	{ echo "Bail out! bench/gen_profile failed"; exit 1; }
+
+"$decode" --html=h big.prof 2>err.h
+"$decode" --html=hb bps/bench.prof 2>err.hb
+# page NAME: the page of function NAME (its <h1>)
+page() { grep -l "<h1>$1</h1>" h/f*.html; }
+
+check "html: every page under 2 MB" \
+	'[ $(ls h/*.html hb/*.html | wc -l) -ge 9 ] &&
+	 for p in h/*.html hb/*.html; do [ $(wc -c <"$p") -le 2097152 ] || exit 1; done'
+check "html: a graph of more than 300 blocks is not drawn, said" \
+	'p=$(page sw) && ! grep -q "<svg" $p &&
+	 grep -q "no picture: the graph has [0-9]* blocks, more than the 300 drawn here" $p'
+check "html: the source of a function past a page's size is cut, said" \
+	'p=$(page longsrc) && grep -q "s = s \* 3 + 1; /\* a line long enough to weigh on the page, 1 \*/" $p &&
+	 grep -q "left out: a page holds 2 MB" $p && grep -q "</main>" $p'
+check "html: a forest past the bound of its paths' blocks is not built, said" \
+	'grep -q "path forest" hb/f0.html && ! grep -q "class=\"id\">BL " hb/f0.html &&
+	 grep -q "not built here: its paths have [0-9]* blocks and [0-9]* packed breakpoints" hb/f0.html'
+check "html: a forest within the bounds is built" \
+	'p=$(page small) && grep -q "class=\"id\">BL " $p'
+
+# spin's one path, of 1.6*10^7 blocks, is printed from its form: its
+# source lines and loops on its page are the text report's
+"$decode" big.prof 2>/dev/null |
+	awk '/^spin \(/ { s = 1; next } s && /^$/ { exit }
+	     s && / blocks: / { b = 1; next }
+	     s && b { if ($1 == "(" || $1 == "...") print $1
+		      else if ($1 ~ /^\)\^/) print $1
+		      else if ($2 == "|") print $1 }' >spin.text
+grep -o '<td class="path">.*' $(page spin) | head -1 |
+	sed 's/<span title="[^"]*">\([0-9]*\)<\/span>/\n\1\n/g;
+	     s/<span class="rep">(<\/span>/\n(\n/g;
+	     s/<span class="rep">)<sup>\([0-9]*\)<\/sup><\/span>/\n)^\1\n/g;
+	     s/<span class="rep">&hellip;<\/span>/\n...\n/g' |
+	grep -E '^([0-9]+|\(|\)\^[0-9]+|\.\.\.)$' >spin.html
+check "html: a long path's lines and loops are the text report's" \
+	'[ $(wc -l <spin.text) -gt 20 ] && grep -q "^)^" spin.text &&
+	 cmp -s spin.text spin.html'
+
+# each drawn page's SVG is what --format=svg draws of that function alone
+if command -v dot >/dev/null 2>&1; then
+	check "html: each graph drawn is its own function's, as --format=svg draws it" \
+		'n=0
+		 for f in small tiny main; do
+			"$decode" --format=svg --function "^$f\$" big.prof |
+				sed -n "/^<svg/,/^<\/svg>/p" >alone.svg &&
+			sed "s/.*<div class=\"cfg\"><svg/<svg/" $(page $f) |
+				sed -n "/^<svg/,/^<\/svg>/p" >page.svg &&
+			[ -s alone.svg ] && cmp -s alone.svg page.svg || exit 1
+			n=$((n + 1))
+		 done; [ $n -eq 3 ]'
+else
+	skip "html: graphs drawn # graphviz not installed"
+fi
+tap_done

@@ -71,61 +71,68 @@ static char *meta_value(const char *line, size_t len, const char *key)
 	return v;
 }
 
-/* "lines BLOCK N..." into f->lines, "elines EDGE N..." into f->elines. */
+/* "lines BLOCK N..." into f->lines, "elines EDGE N..." into f->elines:
+ * as many numbers as the line holds (a block may span thousands of
+ * source lines). */
 static int meta_lines(struct pap_meta_fn *f, const char *line, size_t len)
 {
-	char buf[4096], *tok, *save = NULL, *stop;
-	int edge = line[0] == 'e';
-	uint32_t b, *v, n = 0, cap = 8, **slot;
+	char *buf, *tok, *save = NULL, *stop;
+	int edge = line[0] == 'e', err = PAP_ECORRUPT;
+	uint32_t b, *v = NULL, n = 0, cap = 8, **slot;
 
-	if (len >= sizeof(buf))
-		return PAP_ECORRUPT;
+	buf = malloc(len + 1);
+	if (!buf)
+		return PAP_ENOMEM;
 	memcpy(buf, line, len);
 	buf[len] = 0;
 	tok = strtok_r(buf + (edge ? 7 : 6), " ", &save);
 	if (!tok)
-		return PAP_ECORRUPT;
+		goto out;
 	if (edge) {
 		unsigned long e = strtoul(tok, &stop, 10);
 
 		if (*stop || *tok < '0' || *tok > '9' || e >= f->nelines)
-			return PAP_ECORRUPT;
+			goto out;
 		slot = &f->elines[e];
 	} else {
 		b = pap_cfgtext_block(&f->graph, tok);
 		if (b == PAP_NONE)
-			return PAP_ECORRUPT;
+			goto out;
 		slot = &f->lines[b];
 	}
 	if (*slot)
-		return PAP_ECORRUPT;
+		goto out;
+	err = PAP_ENOMEM;
 	v = malloc((cap + 1) * sizeof(uint32_t));
 	while (v && (tok = strtok_r(NULL, " ", &save))) {
 		char *end;
 		unsigned long x = strtoul(tok, &end, 10);
 
 		if (*end || x > UINT32_MAX) {
-			free(v);
-			return PAP_ECORRUPT;
+			err = PAP_ECORRUPT;
+			goto out;
 		}
 		if (n == cap) {
 			uint32_t *nv = realloc(v, (2 * cap + 1) *
 						  sizeof(uint32_t));
 
-			if (!nv) {
-				free(v);
-				return PAP_ENOMEM;
-			}
+			if (!nv)
+				goto out;
 			v = nv;
 			cap *= 2;
 		}
 		v[++n] = (uint32_t)x;
 	}
-	if (!v)
-		return PAP_ENOMEM;
-	v[0] = n;
-	*slot = v;
-	return PAP_OK;
+	if (v) {
+		v[0] = n;
+		*slot = v;
+		v = NULL;
+		err = PAP_OK;
+	}
+out:
+	free(v);
+	free(buf);
+	return err;
 }
 
 uint64_t pap_meta_checksum(enum pap_mode mode, const char *graph,

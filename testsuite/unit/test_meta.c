@@ -2,7 +2,8 @@
 /*
  * test_meta.c - the metadata reader: the stamp that pairs profiles with
  * metadata covers the mode and the plan format as well as the graph,
- * version 2 carries the compile directory, and version 1 is still read.
+ * version 2 carries the compile directory, and version 1 is still read;
+ * a block may span any number of source lines.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +132,38 @@ static void test_elines(void **state)
 	pap_meta_free(&m);
 }
 
+/* test_long_lines: a block spanning 5,000 source lines (a lines record
+ * of some 30 KB) is read whole, each number in its place. */
+static void test_long_lines(void **state)
+{
+	struct pap_meta m;
+	char err[256], *text, *at;
+	size_t size = 64 * 1024;
+	uint64_t sum = pap_meta_checksum(PAP_MODE_PAP, graph, strlen(graph));
+	uint32_t i;
+
+	(void)state;
+	text = malloc(size);
+	assert_non_null(text);
+	at = text + snprintf(text, size, "pap-meta 2\nfunction f\nfile f.c\n"
+			     "mode pap\n%slines b1", graph);
+	for (i = 0; i < 5000; i++)
+		at += snprintf(at, size - (size_t)(at - text), " %u",
+			       100000 + i);
+	snprintf(at, size - (size_t)(at - text),
+		 "\nlines b2 4\nchecksum %016llx\nend\n",
+		 (unsigned long long)sum);
+	pap_meta_init(&m);
+	assert_int_equal(pap_meta_parse(&m, text, "t.papm", err,
+					sizeof(err)), 0);
+	assert_int_equal(m.fns[0]->lines[0][0], 5000);
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(m.fns[0]->lines[0][1 + i], 100000 + i);
+	assert_int_equal(m.fns[0]->lines[1][1], 4);
+	pap_meta_free(&m);
+	free(text);
+}
+
 static const char diamond[] = "blocks b1 b2 b3 b4\nentry b1\n"
 	"edge b1 b2\nedge b1 b3\nedge b2 b4\nedge b3 b4\nreturn b4\n";
 
@@ -230,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_v2_read),
 		cmocka_unit_test(test_v1_read),
 		cmocka_unit_test(test_elines),
+		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_selection),
 	};
 

@@ -106,6 +106,7 @@ void pap_rseq_cursor_init(struct pap_rseq_cursor *c,
 
 void pap_rseq_cursor_free(struct pap_rseq_cursor *c)
 {
+	free(c->flat);
 	free(c->l);
 	free(c->hint);
 	free(c->seen);
@@ -183,6 +184,54 @@ static void link_push(struct pap_rseq_cursor *c, size_t k, uint64_t pos,
 	c->depth++;
 }
 
+/* The most positions a cursor keeps expanded (4 bytes each). */
+#define CURSOR_FLAT_MAX ((uint64_t)1 << 20)
+/* ... and per position read or item of the sequence. */
+#define CURSOR_FLAT_PER 8
+
+/*
+ * Is @pos among the positions kept expanded, once they are extended to
+ * it if the bounds allow?  Extending costs one step per position added,
+ * at most CURSOR_FLAT_PER per position read or item; without memory the
+ * cursor goes on without it.
+ */
+static int flat_holds(struct pap_rseq_cursor *c, uint64_t pos)
+{
+	const struct pap_rseq *s = c->s;
+	uint64_t q, need = pos + 1;
+
+	if (pos < c->nflat)
+		return 1;
+	if (need > CURSOR_FLAT_MAX || s->n > UINT32_MAX ||
+	    need / CURSOR_FLAT_PER > c->calls + s->n)
+		return 0;
+	if (need > c->capflat) {
+		uint64_t cap = c->capflat ? c->capflat : 1024;
+		uint32_t *n;
+
+		while (cap < need)
+			cap *= 2;
+		if (cap > CURSOR_FLAT_MAX)
+			cap = CURSOR_FLAT_MAX;
+		n = realloc(c->flat, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		c->flat = n;
+		c->capflat = cap;
+	}
+	for (q = c->nflat; q < need; q++) {
+		const struct pap_rseq_item *it;
+
+		while (s->it[c->fitem].pos + s->it[c->fitem].len <= q)
+			c->fitem++;
+		it = &s->it[c->fitem];
+		c->flat[q] = it->dist ? c->flat[q - it->dist] :
+					(uint32_t)c->fitem;
+	}
+	c->nflat = need;
+	return 1;
+}
+
 /* Links from @pos down to its symbol, below the chain's current end. */
 static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 {
@@ -201,6 +250,11 @@ static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 		if (c->depth == c->cap &&
 		    pap_grow(&c->l, &c->cap, sizeof(*c->l), 16))
 			return PAP_ENOMEM;
+		if (flat_holds(c, pos)) {
+			/* a symbol link, as below */
+			link_push(c, c->flat[pos], pos, 0);
+			break;
+		}
 		seen = &c->seen[pos % CURSOR_CACHE];
 		if (seen->pos1 == pos + 1) {
 			/* a symbol link: its position is never read */
@@ -258,6 +312,7 @@ size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos)
 	const struct pap_rseq_item *it;
 	uint64_t p;
 
+	c->calls++;
 	if (c->valid && pos == c->pos)
 		return c->l[c->depth - 1].item;
 	if (c->valid && (pos == c->pos + 1 || pos + 1 == c->pos)) {

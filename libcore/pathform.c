@@ -106,6 +106,7 @@ void pap_rseq_cursor_init(struct pap_rseq_cursor *c,
 
 void pap_rseq_cursor_free(struct pap_rseq_cursor *c)
 {
+	free(c->flat);
 	free(c->l);
 	free(c->hint);
 	free(c->seen);
@@ -183,6 +184,54 @@ static void link_push(struct pap_rseq_cursor *c, size_t k, uint64_t pos,
 	c->depth++;
 }
 
+/* The most positions a cursor keeps expanded (4 bytes each). */
+#define CURSOR_FLAT_MAX ((uint64_t)1 << 20)
+/* ... and per position read or item of the sequence. */
+#define CURSOR_FLAT_PER 8
+
+/*
+ * Is @pos among the positions kept expanded, once they are extended to
+ * it if the bounds allow?  Extending costs one step per position added,
+ * at most CURSOR_FLAT_PER per position read or item; without memory the
+ * cursor goes on without it.
+ */
+static int flat_holds(struct pap_rseq_cursor *c, uint64_t pos)
+{
+	const struct pap_rseq *s = c->s;
+	uint64_t q, need = pos + 1;
+
+	if (pos < c->nflat)
+		return 1;
+	if (need > CURSOR_FLAT_MAX || s->n > UINT32_MAX ||
+	    need / CURSOR_FLAT_PER > c->calls + s->n)
+		return 0;
+	if (need > c->capflat) {
+		uint64_t cap = c->capflat ? c->capflat : 1024;
+		uint32_t *n;
+
+		while (cap < need)
+			cap *= 2;
+		if (cap > CURSOR_FLAT_MAX)
+			cap = CURSOR_FLAT_MAX;
+		n = realloc(c->flat, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		c->flat = n;
+		c->capflat = cap;
+	}
+	for (q = c->nflat; q < need; q++) {
+		const struct pap_rseq_item *it;
+
+		while (s->it[c->fitem].pos + s->it[c->fitem].len <= q)
+			c->fitem++;
+		it = &s->it[c->fitem];
+		c->flat[q] = it->dist ? c->flat[q - it->dist] :
+					(uint32_t)c->fitem;
+	}
+	c->nflat = need;
+	return 1;
+}
+
 /* Links from @pos down to its symbol, below the chain's current end. */
 static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 {
@@ -201,6 +250,11 @@ static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 		if (c->depth == c->cap &&
 		    pap_grow(&c->l, &c->cap, sizeof(*c->l), 16))
 			return PAP_ENOMEM;
+		if (flat_holds(c, pos)) {
+			/* a symbol link, as below */
+			link_push(c, c->flat[pos], pos, 0);
+			break;
+		}
 		seen = &c->seen[pos % CURSOR_CACHE];
 		if (seen->pos1 == pos + 1) {
 			/* a symbol link: its position is never read */
@@ -258,6 +312,7 @@ size_t pap_rseq_cursor_at(struct pap_rseq_cursor *c, uint64_t pos)
 	const struct pap_rseq_item *it;
 	uint64_t p;
 
+	c->calls++;
 	if (c->valid && pos == c->pos)
 		return c->l[c->depth - 1].item;
 	if (c->valid && (pos == c->pos + 1 || pos + 1 == c->pos)) {
@@ -1101,6 +1156,11 @@ struct blctx {
 	struct piece_tail *tail;	/* per piece, or NULL */
 	uint64_t *pool;
 	size_t npool, cappool;
+	struct pap_rseq_cursor at;	/* reading form */
+	uint64_t *pre;		/* ids before each position below npre */
+	uint64_t npre, cappre;
+	size_t pitem;		/* the item holding position npre - 1 */
+	uint64_t calls;		/* nids_before() calls */
 };
 
 /* The number of ids ending in piece @sym: its fold edges, and EXIT. */
@@ -1214,7 +1274,7 @@ static int state_before(struct blctx *c, uint64_t y, struct pap_bl_state *st)
 	int err;
 
 	while (z > 0) {
-		sym = pap_rseq_get(c->form, z - 1);
+		sym = pap_rseq_cursor_sym(&c->at, z - 1);
 		if (piece_nids(c, sym))
 			break;
 		z--;
@@ -1234,7 +1294,7 @@ static int state_before(struct blctx *c, uint64_t y, struct pap_bl_state *st)
 				err = PAP_ECORRUPT;
 	}
 	for (; z < y && !err; z++) {
-		sym = pap_rseq_get(c->form, z);
+		sym = pap_rseq_cursor_sym(&c->at, z);
 		e = pap_piece_edges(c->pc, sym, &len);
 		for (i = 0; i < len && !err; i++)
 			if (pap_bl_edge(c->bl, st, e[i], &(uint64_t){ 0 }))
@@ -1243,9 +1303,89 @@ static int state_before(struct blctx *c, uint64_t y, struct pap_bl_state *st)
 	return err;
 }
 
+/* The most positions nids_before() keeps (8 bytes each), and how many
+ * per call or item of the form. */
+#define PRE_MAX ((uint64_t)1 << 20)
+#define PRE_PER 8
+
+/*
+ * Extends c->pre to position @pos if the bounds allow: one step per
+ * position added, at most PRE_PER per call or item.  An element copied
+ * from d before adds what that one added.  0, or -1 when it stays short.
+ */
+static int pre_extend(struct blctx *c, uint64_t pos)
+{
+	const struct pap_rseq *s = c->form;
+	uint64_t q, need = pos + 1;
+
+	if (need > PRE_MAX || need > s->len + 1 ||
+	    need / PRE_PER > c->calls + s->n)
+		return -1;
+	if (need > c->cappre) {
+		uint64_t cap = c->cappre ? c->cappre : 1024;
+		uint64_t *n;
+
+		while (cap < need)
+			cap *= 2;
+		if (cap > PRE_MAX)
+			cap = PRE_MAX;
+		n = realloc(c->pre, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		c->pre = n;
+		c->cappre = cap;
+	}
+	if (!c->npre) {
+		c->pre[0] = 0;
+		c->npre = 1;
+	}
+	for (q = c->npre; q < need; q++) {
+		const struct pap_rseq_item *it;
+
+		/* element q - 1 */
+		while (s->it[c->pitem].pos + s->it[c->pitem].len <= q - 1)
+			c->pitem++;
+		it = &s->it[c->pitem];
+		c->pre[q] = c->pre[q - 1] +
+			    (it->dist ? c->pre[q - it->dist] -
+					c->pre[q - it->dist - 1] :
+					piece_nids(c, it->sym));
+	}
+	c->npre = need;
+	return 0;
+}
+
+/*
+ * The ids ending before position @pos of the form: pap_rseq_prefix(),
+ * its chain of repeats cut short where it reaches the positions kept in
+ * c->pre.
+ */
 static uint64_t nids_before(struct blctx *c, uint64_t pos)
 {
-	return pap_rseq_prefix(c->form, c->acc, c->src, piece_nids, c, pos);
+	const struct pap_rseq *s = c->form;
+	uint64_t total = 0;
+
+	c->calls++;
+	if (pos >= c->npre)
+		pre_extend(c, pos);
+	for (;;) {
+		size_t k;
+		const struct pap_rseq_item *it;
+		uint64_t off;
+
+		if (pos < c->npre)
+			return total + c->pre[pos];
+		if (pos >= s->len)
+			return total + c->acc[s->n];
+		k = rseq_find(s, pos);
+		it = &s->it[k];
+		if (!it->dist || pos == it->pos)
+			return total + c->acc[k];
+		off = pos - it->pos;
+		total += c->acc[k] + (off / it->dist) * (c->acc[k] - c->src[k]) -
+			 c->src[k];
+		pos = it->pos - it->dist + off % it->dist;
+	}
 }
 
 /* Does @form's last element, a piece of its own, end with an edge into
@@ -1269,7 +1409,8 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 			const struct pap_pieces *pc,
 			const struct pap_rseq *form, struct pap_rseq *ids)
 {
-	struct blctx c = { bl, pc, form, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+	struct blctx c = { bl, pc, form, NULL, NULL, NULL, NULL, NULL, 0, 0,
+			   { 0 }, NULL, 0, 0, 0, 0 };
 	struct pap_bl_state st;
 	size_t k;
 	uint64_t i;
@@ -1279,6 +1420,7 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 	ids->len = 0;
 	if (bl->mode != PAP_MODE_EPP)
 		return PAP_EINVAL;
+	pap_rseq_cursor_init(&c.at, form);
 	c.nids = malloc((pc->n + 1) * sizeof(uint64_t));
 	c.acc = malloc((form->n + 1) * sizeof(uint64_t));
 	c.src = malloc((form->n + 1) * sizeof(uint64_t));
@@ -1309,7 +1451,7 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 		/* until a piece with a fold edge the state may differ from
 		 * the copied range's; after it, it is the same */
 		for (i = it->pos; i < end && !err; i++) {
-			sym = pap_rseq_get(form, i);
+			sym = pap_rseq_cursor_sym(&c.at, i);
 			err = run_piece(&c, sym, &st, ids);
 			if (piece_nids(&c, sym)) {
 				i++;
@@ -1331,6 +1473,8 @@ int pap_pathform_bl_ids(const struct pap_plan *bl,
 	free(c.src);
 	free(c.tail);
 	free(c.pool);
+	free(c.pre);
+	pap_rseq_cursor_free(&c.at);
 	return err;
 }
 

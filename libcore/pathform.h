@@ -69,6 +69,10 @@ static inline uint64_t pap_rseq_get(const struct pap_rseq *s, uint64_t pos)
  * or wrap around their distance: reading a stretch costs about the item
  * boundaries crossed at every depth, not the chain's depth per position.
  * Any other position is found afresh as pap_rseq_at() finds it.
+ * Positions of the sequence's start are also kept expanded, as far as a
+ * chain has needed to follow repeats back there and no further than a
+ * few entries per position read: a long chain of short repeats each
+ * copying the one before then ends at its first step into that start.
  */
 struct pap_rseq_link;
 struct pap_rseq_seen;
@@ -80,6 +84,10 @@ struct pap_rseq_cursor {
 	size_t *hint;			/* per depth: the item last there */
 	size_t caphint;
 	struct pap_rseq_seen *seen;	/* positions lately resolved */
+	uint32_t *flat;			/* item of each position below nflat */
+	uint64_t nflat, capflat;
+	size_t fitem;			/* the item holding position nflat */
+	uint64_t calls;			/* positions asked for */
 	uint64_t pos, step;
 	int dir;			/* of the last step: 1 or -1 */
 	int valid;

@@ -127,4 +127,5 @@ if command -v dot >/dev/null 2>&1; then
 else
 	skip "html: graphs drawn # graphviz not installed"
 fi
+echo "1..$n"
 tap_done

@@ -358,178 +358,6 @@ static void hs_gap(void *ctx)
 	      ((struct html_seq *)ctx)->f);
 }
 
-/*
- * A long path's pieces as source lines, each distinct piece worked out
- * once: print_form_of() hands the same piece's blocks to its printer
- * wherever the form names it, and print_bounded() walks the form twice;
- * the lines of a piece and their loops (piece_lines()) are recorded the
- * first time and replayed after.  At most HTML_MEMO_ITEMS are held.
- */
-#define HTML_MEMO_ITEMS (4u << 20)
-
-struct memo_ent {
-	uint64_t hash;
-	uint32_t *blocks;	/* the piece's, then its events */
-	size_t n, nev;
-};
-
-struct piece_memo {
-	struct memo_ent *t;	/* open addressing; blocks NULL: free */
-	size_t cap, used, items;
-	/* what is being recorded */
-	uint32_t *ev;
-	size_t nev, capev;
-	int failed;
-};
-
-static struct piece_memo memo;
-
-static uint64_t memo_hash(const uint32_t *b, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static void memo_clear(struct piece_memo *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		free(m->t[i].blocks);
-	free(m->t);
-	free(m->ev);
-	memset(m, 0, sizeof(*m));
-}
-
-static void rec_push(struct piece_memo *m, uint32_t v)
-{
-	if (m->nev == m->capev) {
-		size_t c = m->capev ? 2 * m->capev : 64;
-		uint32_t *e = realloc(m->ev, c * sizeof(*e));
-
-		if (!e) {
-			m->failed = 1;
-			return;
-		}
-		m->ev = e;
-		m->capev = c;
-	}
-	m->ev[m->nev++] = v;
-}
-
-/* The events of a piece: an item v as v << 2, "(" as 1, ")^r" as
- * r << 2 | 2. */
-static void rec_item(void *ctx, uint32_t v)
-{
-	struct piece_memo *m = ctx;
-
-	if (v >= 1u << 30)
-		m->failed = 1;
-	rec_push(m, v << 2);
-}
-
-static void rec_open(void *ctx)
-{
-	rec_push(ctx, 1);
-}
-
-static void rec_close(void *ctx, size_t reps)
-{
-	struct piece_memo *m = ctx;
-
-	if (reps >= 1u << 30)
-		m->failed = 1;
-	rec_push(m, (uint32_t)(reps << 2) | 2);
-}
-
-static void replay(const struct seq_printer *sp, const uint32_t *ev,
-		   size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ev[i] == 1)
-			sp->open(sp->ctx);
-		else if (ev[i] & 2)
-			sp->close(sp->ctx, ev[i] >> 2);
-		else
-			sp->item(sp->ctx, ev[i] >> 2);
-}
-
-/* Finds @blocks in the memo: its slot (free when absent). */
-static struct memo_ent *memo_find(struct piece_memo *m, uint64_t h,
-				  const uint32_t *blocks, size_t n)
-{
-	size_t i = (size_t)h & (m->cap - 1);
-
-	for (;; i = (i + 1) & (m->cap - 1)) {
-		struct memo_ent *e = &m->t[i];
-
-		if (!e->blocks || (e->hash == h && e->n == n &&
-				   !memcmp(e->blocks, blocks,
-					   n * sizeof(*blocks))))
-			return e;
-	}
-}
-
-/* Doubles the table; -1 when memory is short. */
-static int memo_grow(struct piece_memo *m)
-{
-	struct piece_memo g = *m;
-	size_t i;
-
-	g.cap = m->cap ? 2 * m->cap : 256;
-	g.t = calloc(g.cap, sizeof(*g.t));
-	if (!g.t)
-		return -1;
-	for (i = 0; i < m->cap; i++)
-		if (m->t[i].blocks)
-			*memo_find(&g, m->t[i].hash, m->t[i].blocks,
-				   m->t[i].n) = m->t[i];
-	free(m->t);
-	*m = g;
-	return 0;
-}
-
-/* piece_lines() through the memo: the same output. */
-static void memo_piece_lines(const struct seq_printer *sp, struct dfunc *f,
-			     const uint32_t *blocks, size_t n)
-{
-	struct seq_printer rec = { rec_item, rec_open, rec_close, &memo };
-	struct piece_memo *m = &memo;
-	uint64_t h = memo_hash(blocks, n);
-	struct memo_ent *e;
-	uint32_t *v;
-
-	if ((m->used + 1) * 2 > m->cap && memo_grow(m)) {
-		piece_lines(sp, f, blocks, n);
-		return;
-	}
-	e = memo_find(m, h, blocks, n);
-	if (e->blocks) {
-		replay(sp, e->blocks + n, e->nev);
-		return;
-	}
-	m->nev = 0;
-	m->failed = 0;
-	piece_lines(&rec, f, blocks, n);
-	replay(sp, m->ev, m->nev);
-	if (m->failed || m->items + n + m->nev > HTML_MEMO_ITEMS)
-		return;
-	v = malloc((n + m->nev + 1) * sizeof(*v));
-	if (!v)
-		return;
-	memcpy(v, blocks, n * sizeof(*v));
-	memcpy(v + n, m->ev, m->nev * sizeof(*v));
-	*e = (struct memo_ent){ h, v, n, m->nev };
-	m->used++;
-	m->items += n + m->nev;
-}
-
 size_t html_shown_paths(const struct ropts *o)
 {
 	return o->top ? o->top : HTML_PATHS;
@@ -564,7 +392,6 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 			(unsigned long long)p->count, share * 0.6 + 1, share,
 			p->n, p->complete ? "" : " (cut)");
 		e.p = p;
-		e.piece = memo_piece_lines;
 		e.form = NULL;
 		if (!path_long(p)) {
 			e.n = path_lines(df->fn, p, &lines);
@@ -580,7 +407,6 @@ static void html_paths(FILE *f, struct dfunc *df, const struct ropts *o)
 		fputs("</td></tr>\n", f);
 	}
 	pap_rseq_free(&form);
-	memo_clear(&memo);
 	fprintf(f, "</table>%s</section>\n", i < df->npaths ?
 		"<p class=\"muted\">colder paths are left out</p>" : "");
 }

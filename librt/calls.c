@@ -33,7 +33,6 @@ uint64_t rt_calls_limit = UINT64_MAX;
 
 static RT_TLS struct pap_cframe *rt_cbase;	/* frame 0; NULL: unmapped */
 static RT_TLS struct pap_cframe rt_cnomap[2];	/* when mapping failed */
-static RT_TLS uint64_t rt_cdeep;		/* entries past the bound */
 static RT_TLS struct pap_breakpoint *rt_cbps;
 static RT_TLS size_t rt_cnbps, rt_ccap;
 static RT_TLS int rt_clost;
@@ -148,11 +147,10 @@ struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 		t = cmap();
 	if (t >= __pap_cs_limit) {
 		/* past the bound: the frame above the limit takes every
-		 * deeper activation, and the sequence is lost */
+		 * deeper activation, and the sequence is lost; an exit
+		 * from it comes back to the limit */
 		rt_clost = 1;
-		rt_cdeep++;
-		t = __pap_cs_limit;
-		return cpush(t, key, PAP_CF_DEEP);
+		return cpush(__pap_cs_limit, key, PAP_CF_DEEP);
 	}
 	if (t->expect == PAP_CF_TAIL && t->texpect == self) {
 		cmark(PAP_CS_TAIL_ENTRY | t->tsite, 1, t->tkey, PAP_NONE, 0);
@@ -167,10 +165,6 @@ struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 
 void __pap_cexit(struct pap_cframe *me)
 {
-	if (me->flags & PAP_CF_DEEP) {
-		__pap_cs = --rt_cdeep ? me : me - 1;
-		return;
-	}
 	if (me->flags & PAP_CF_OUTSIDE)
 		cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
 	__pap_cs = me - 1;
@@ -197,8 +191,7 @@ void __pap_ccallee(uintptr_t p)
 void __pap_ctail(struct pap_cframe *me, uint32_t k)
 {
 	if (me->flags & PAP_CF_DEEP) {
-		/* the callee's entry is past the bound as well */
-		__pap_cs = --rt_cdeep ? me : me - 1;
+		__pap_cs = me - 1;
 		return;
 	}
 	cmark(PAP_CS_OUT_TAIL | k, 1, me->key, PAP_NONE, 0);
@@ -217,7 +210,6 @@ void __pap_cresume(struct pap_cframe *me, uint32_t s)
 	cmark(PAP_CS_RESUME | s, 0, NULL, PAP_NONE, 0);
 	for (f = me + 1; f <= __pap_cs; f++)
 		f->tails = 0;
-	rt_cdeep = 0;
 	me->expect = PAP_CF_IDLE;
 	me->tails = 0;
 	__pap_cs = me;
@@ -249,7 +241,6 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	}
 	__pap_cr = 1;
 	rt_cnbps = 0;
-	rt_cdeep = 0;
 	rt_clost = 0;
 	return lost;
 }
@@ -262,7 +253,6 @@ void rt_calls_thread_end(void)
 	rt_cbase = NULL;
 	rt_cbps = NULL;
 	rt_cnbps = rt_ccap = 0;
-	rt_cdeep = 0;
 	rt_clost = 0;
 	__pap_cs = (struct pap_cframe *)&rt_csentinel;
 	__pap_cs_limit = NULL;

@@ -12,6 +12,7 @@
  * and decode back to the events.  The return class the runtime finds
  * must be the one the simulator took.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,10 +284,90 @@ static void test_callrt_random_programs(void **state)
 		    kinds[11]);
 }
 
+/* One function, "deep:1", entered from outside and returning: the
+ * record is OUT_ENTER, its ID, OUT_RETURN, its ID, final cr 1 (the
+ * marks' layout of callseq.h, written by hand). */
+static void want_one_outside(void)
+{
+	static const char key[] = "deep:1";
+	const struct pap_breakpoint *bps;
+	struct pap_cframe *me;
+	uint64_t value;
+	size_t n;
+
+	me = pap_c_enter(key, FN_ADDR(0));
+	pap_c_exit(me);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 0);
+	assert_int_equal(value, 1);
+	assert_int_equal(n, 4);
+	assert_int_equal(bps[0].site, PAP_CS_OUT_ENTER);
+	assert_int_equal(bps[0].r, 1);
+	assert_int_equal(bps[1].site, PAP_CS_ID);
+	assert_true(bps[1].r == pap_fnid(key));
+	assert_int_equal(bps[2].site, PAP_CS_OUT_RETURN);
+	assert_int_equal(bps[2].r, 1);
+	assert_int_equal(bps[3].site, PAP_CS_ID);
+	assert_true(bps[3].r == pap_fnid(key));
+}
+
+static void *thread_one_outside(void *arg)
+{
+	(void)arg;
+	want_one_outside();
+	rt_calls_thread_end();
+	return NULL;
+}
+
+/*
+ * test_callrt_bound: recursion past the stack's bound (64 frames in this
+ * test's build) makes an incomplete record, and the stack comes back to
+ * its base: the next sequence is exact.  A second thread has a stack and
+ * a register of its own.
+ */
+static void test_callrt_bound(void **state)
+{
+	static const char key[] = "deep:1";
+	struct pap_cframe *me[100];
+	const struct pap_breakpoint *bps;
+	uint64_t value;
+	size_t n;
+	pthread_t t;
+	int d, depth;
+
+	(void)state;
+	for (depth = 60; depth <= 100; depth += 40) {
+		me[0] = pap_c_enter(key, FN_ADDR(0));
+		for (d = 1; d < depth; d++) {
+			pap_c_call(me[d - 1], 1, FN_ADDR(0));
+			me[d] = pap_c_enter(key, FN_ADDR(0));
+		}
+		for (d = depth - 1; d > 0; d--) {
+			pap_c_exit(me[d]);
+			assert_int_equal(pap_c_return(me[d - 1]),
+					 d < 64 ? 0 : 1);
+		}
+		pap_c_exit(me[0]);
+		assert_int_equal(rt_calls_take(&value, &bps, &n),
+				 depth > 64);
+		want_one_outside();
+	}
+	assert_int_equal(pthread_create(&t, NULL, thread_one_outside, NULL),
+			 0);
+	me[0] = pap_c_enter(key, FN_ADDR(0));
+	pap_c_call(me[0], 1, OUT_ADDR);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(pap_c_return(me[0]), 1);
+	pap_c_exit(me[0]);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 0);
+	assert_int_equal(n, 4);
+	rt_calls_thread_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callrt_random_programs),
+		cmocka_unit_test(test_callrt_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,11 +7,11 @@
  * other directly, through pointers (a cluster and escapes), into
  * uninstrumented code that calls back, by tail calls, by setjmp and
  * longjmp, and ending at exit with frames open (callsim.h, shared with
- * test_callrt.c).  It walks the CFGs
- * block by block and writes the events it performs; it never looks at
- * the call-site graphs.  The events are encoded by the reference
- * encoder, decoded, and must come back equal.  Small hand-written runs
- * check the register's value, computed by hand.
+ * test_callrt.c).  It walks the CFGs block by block and writes the
+ * events it performs; it never looks at the call-site graphs.  The
+ * events are encoded by the reference encoder, decoded, and must come
+ * back equal.  Small hand-written runs check the register's value,
+ * computed by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>

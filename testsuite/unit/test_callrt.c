@@ -168,7 +168,7 @@ static int ev_equal(const struct pap_cev *a, const struct pap_cev *b)
  * decodes back to @ev. */
 static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 		       size_t n, uint64_t limit, const char *ctx,
-		       size_t *nbps)
+		       size_t *nbps, size_t *marks)
 {
 	struct pap_cs_rec want, got;
 	struct pap_cev *out;
@@ -208,6 +208,17 @@ static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 		fail_msg("%s: decoded %zu events of %zu, unequal at %zu", ctx,
 			 nout, n, i);
 	*nbps += got.nbps;
+	for (i = 0; i < got.nbps; i++) {
+		uint32_t site = got.bps[i].site;
+
+		if (site >= PAP_CS_MARKS)
+			marks[(PAP_CS_KIND(site) - PAP_CS_MARKS) >> 24]++;
+		if (PAP_CS_KIND(site) == PAP_CS_ARG &&
+		    (site & PAP_CS_F_TAILOUT))
+			marks[16]++;
+		if (site < PAP_CS_MARKS)
+			marks[17]++;
+	}
 	free(out);
 	pap_cs_rec_free(&want);
 	pap_cs_rec_free(&got);
@@ -230,7 +241,11 @@ static void test_callrt_random_programs(void **state)
 	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261127);
 	unsigned long long nprog = env_ull("PAP_CALLRT_PROGRAMS", 1500);
 	unsigned long long i;
-	size_t events = 0, bps = 0, kinds[12] = { 0 };
+	size_t events = 0, bps = 0, kinds[12] = { 0 }, marks[18] = { 0 };
+	static const uint32_t made[] = { PAP_CS_OUT_ENTER, PAP_CS_OUT_RETURN,
+		PAP_CS_CALLEE, PAP_CS_TAIL_ENTRY, PAP_CS_TAIL_RETURN,
+		PAP_CS_TAIL_OUT, PAP_CS_FRAMES, PAP_CS_RESUME,
+		PAP_CS_OUT_TAIL };
 
 	(void)state;
 	rt_calls_set_key_of(key_of);
@@ -258,7 +273,7 @@ static void test_callrt_random_programs(void **state)
 					 "%llu walk=%u limit=%u", seed, i, w,
 					 li);
 				check_walk(&p, s.ev, s.n, limits[li], ctx,
-					   &bps);
+					   &bps, marks);
 			}
 			for (li = 0; li < s.n; li++)
 				kinds[s.ev[li].kind == PAP_CEV_RETURN ?
@@ -282,6 +297,14 @@ static void test_callrt_random_programs(void **state)
 	assert_true(kinds[9] && kinds[10] && kinds[PAP_CEV_TAIL] &&
 		    kinds[PAP_CEV_LONGJMP] && kinds[PAP_CEV_OUT_ENTER] &&
 		    kinds[11]);
+	/* the runtime made every mark, overflow breakpoints, and FRAMES
+	 * entries for tail calls out */
+	print_message("callrt: %zu overflow breakpoints, %zu tail-out frame "
+		      "entries\n", marks[17], marks[16]);
+	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (!marks[(made[i] - PAP_CS_MARKS) >> 24])
+			fail_msg("the runtime made no mark %#x", made[i]);
+	assert_true(marks[16] && marks[17]);
 }
 
 /* One function, "deep:1", entered from outside and returning: the

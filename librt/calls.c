@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpack_online.h"
 #include "calls.h"
 #include "fnkey.h"
 
@@ -33,8 +34,10 @@ uint64_t rt_calls_limit = UINT64_MAX;
 
 static RT_TLS struct pap_cframe *rt_cbase;	/* frame 0; NULL: unmapped */
 static RT_TLS struct pap_cframe rt_cnomap[2];	/* when mapping failed */
-static RT_TLS struct pap_breakpoint *rt_cbps;
-static RT_TLS size_t rt_cnbps, rt_ccap;
+/* the sequence's breakpoints, packed as they come; after
+ * rt_calls_take() handed them over (rt_cdone), reset at the next one */
+static RT_TLS struct pap_bpack_online *rt_cpack;
+static RT_TLS int rt_cdone;
 static RT_TLS int rt_clost;
 
 static const char *(*rt_ckey_of)(uintptr_t addr);
@@ -44,23 +47,30 @@ void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr))
 	rt_ckey_of = key_of;
 }
 
-/* Appends a breakpoint; when it cannot, the record is incomplete. */
+/* The thread's packer, made at its first use; NULL when it cannot be. */
+static struct pap_bpack_online *cpack(void)
+{
+	if (!rt_cpack) {
+		rt_cpack = rt_map_resize(NULL, 0, sizeof(*rt_cpack));
+		if (!rt_cpack)
+			return NULL;
+		pap_bpack_online_init(rt_cpack, &rt_map_mem);
+	} else if (rt_cdone) {
+		pap_bpack_online_reset(rt_cpack);
+	}
+	rt_cdone = 0;
+	return rt_cpack;
+}
+
+/* Appends a breakpoint to the sequence; when it cannot, or when the
+ * sequence has more than a record holds, the record is incomplete. */
 static void cbp(uint32_t site, uint64_t r)
 {
-	if (rt_cnbps == rt_ccap) {
-		size_t cap = rt_ccap ? rt_ccap * 2 : 512;
-		void *p = rt_map_resize(rt_cbps, rt_ccap * sizeof(*rt_cbps),
-					cap * sizeof(*rt_cbps));
+	struct pap_breakpoint bp = { .site = site, .r = r };
+	struct pap_bpack_online *s = cpack();
 
-		if (!p) {
-			rt_clost = 1;
-			return;
-		}
-		rt_cbps = p;
-		rt_ccap = cap;
-	}
-	rt_cbps[rt_cnbps].site = site;
-	rt_cbps[rt_cnbps++].r = r;
+	if (!s || s->pushed >= UINT32_MAX || pap_bpack_online_push(s, &bp))
+		rt_clost = 1;
 }
 
 static uint64_t fnid(const char *key)
@@ -230,8 +240,12 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	if (rt_cbase && __pap_cs > rt_cbase)
 		cframes(rt_cbase + 1);
 	*value = __pap_cr;
-	*bps = rt_cbps;
-	*nbps = rt_cnbps;
+	*bps = NULL;
+	*nbps = 0;
+	if (cpack()) {
+		*bps = pap_bpack_online_finish(rt_cpack, nbps);
+		rt_cdone = 1;
+	}
 	lost = rt_clost;
 	if (rt_cbase) {
 		for (f = rt_cbase + 1; f <= __pap_cs; f++)
@@ -240,7 +254,6 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 		rt_cbase->expect = PAP_CF_BASE;
 	}
 	__pap_cr = 1;
-	rt_cnbps = 0;
 	rt_clost = 0;
 	return lost;
 }
@@ -249,10 +262,13 @@ void rt_calls_thread_end(void)
 {
 	if (rt_cbase && rt_cbase != rt_cnomap)
 		rt_map_release(rt_cbase, RT_CALLS_MAP);
-	rt_map_release(rt_cbps, rt_ccap * sizeof(*rt_cbps));
+	if (rt_cpack) {
+		pap_bpack_online_free(rt_cpack);
+		rt_map_release(rt_cpack, sizeof(*rt_cpack));
+	}
 	rt_cbase = NULL;
-	rt_cbps = NULL;
-	rt_cnbps = rt_ccap = 0;
+	rt_cpack = NULL;
+	rt_cdone = 0;
 	rt_clost = 0;
 	__pap_cs = (struct pap_cframe *)&rt_csentinel;
 	__pap_cs_limit = NULL;

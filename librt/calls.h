@@ -32,8 +32,8 @@
  * Not handled yet: signal handlers that interrupt instrumented code
  * (they are taken as entries from outside, which is exact only when no
  * fold was interrupted), fork children, and the sinks: the breakpoints
- * go to a plain growing array of the thread, handed over by
- * rt_calls_take().
+ * go to the thread's packer (bpack_online.h), whose packed items
+ * rt_calls_take() hands over.
  */
 #ifndef PAP_RT_CALLS_H
 #define PAP_RT_CALLS_H
@@ -97,10 +97,11 @@ PAP_API uint64_t __pap_cbreak(uint64_t r, uint64_t n, uint64_t d,
 
 /*
  * The end of the thread's sequence: FRAMES of what is open, then the
- * record, *@value and the @*nbps breakpoints *@bps (the thread's, valid
- * until its next call), and a new sequence starts at the base.  Returns
- * 0, or 1 when the record is incomplete (a breakpoint could not be kept,
- * or the calls went past the stack's bound).
+ * record, *@value and its breakpoints packed (pap_bpack()'s form),
+ * *@nbps items at *@bps (the thread's, valid until its next breakpoint),
+ * and a new sequence starts at the base.  Returns 0, or 1 when the
+ * record is incomplete (a breakpoint could not be kept, more than
+ * UINT32_MAX of them, or calls past the stack's bound).
  */
 int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 		  size_t *nbps);

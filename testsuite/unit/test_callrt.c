@@ -7,8 +7,9 @@
  * A driver plays each event as the probes would: the entry, call,
  * return, cluster, tail and exit fast paths, with each activation's
  * last source in a local as the plugin keeps it, and the receivers'
- * resume.  The record the runtime makes (final cr and breakpoints) must
- * equal pap_cseq_exec()'s for the same events at every overflow limit,
+ * resume.  The record the runtime makes (final cr and breakpoints,
+ * packed as they come) must equal pap_cseq_exec()'s, packed by
+ * pap_bpack(), for the same events at every overflow limit, and unpack
  * and decode back to the events.  The return class the runtime finds
  * must be the one the simulator took.
  */
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "bpack.h"
 #include "callseq.h"
 #include "fnkey.h"
 #include "testlib.h"
@@ -73,7 +75,8 @@ static void node(const struct pap_callgraph *g, uint32_t v, uint32_t last,
 	pap_c_node(pap_cg_radix(g, v), d, code);
 }
 
-/* Plays @ev through the runtime's probes; the record into @rec. */
+/* Plays @ev through the runtime's probes; the record into @rec, its
+ * breakpoints packed. */
 static void drive(const struct tprog *p, const struct pap_cev *ev, size_t n,
 		  struct pap_cs_rec *rec, const char *ctx)
 {
@@ -164,15 +167,17 @@ static int ev_equal(const struct pap_cev *a, const struct pap_cev *b)
 	       a->cls == b->cls && a->arg == b->arg;
 }
 
-/* The runtime's record of @ev equals the reference encoder's, and
- * decodes back to @ev. */
+/* The runtime's record of @ev equals the reference encoder's, packed,
+ * and decodes back to @ev. */
 static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 		       size_t n, uint64_t limit, const char *ctx,
 		       size_t *nbps, size_t *marks)
 {
-	struct pap_cs_rec want, got;
+	struct pap_cs_rec want, got, plain;
+	struct pap_bpack_buf pb = { 0 }, ub = { 0 };
+	const struct pap_breakpoint *packed, *un;
 	struct pap_cev *out;
-	size_t nout, at, i;
+	size_t nout, at, i, np, nun;
 	const char *why;
 	int err;
 
@@ -182,23 +187,41 @@ static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 			 ctx, at, why);
 	rt_calls_limit = limit;
 	drive(p, ev, n, &got, ctx);
-	for (i = 0; i < want.nbps && i < got.nbps; i++)
-		if (want.bps[i].site != got.bps[i].site ||
-		    want.bps[i].r != got.bps[i].r)
+	np = want.nbps;
+	packed = np ? pap_bpack_into(&pb, want.bps, &np) : want.bps;
+	assert_non_null(packed);
+	for (i = 0; i < np && i < got.nbps; i++)
+		if (packed[i].site != got.bps[i].site ||
+		    packed[i].r != got.bps[i].r)
 			break;
-	if (i < want.nbps || i < got.nbps)
-		fail_msg("%s: breakpoint %zu of %zu (runtime %zu): site %#x r "
-			 "%llu, runtime site %#x r %llu", ctx, i, want.nbps,
-			 got.nbps, i < want.nbps ? want.bps[i].site : 0,
-			 i < want.nbps ? (unsigned long long)want.bps[i].r : 0,
+	if (i < np || i < got.nbps)
+		fail_msg("%s: packed item %zu of %zu (runtime %zu): site %#x r "
+			 "%llu, runtime site %#x r %llu", ctx, i, np,
+			 got.nbps, i < np ? packed[i].site : 0,
+			 i < np ? (unsigned long long)packed[i].r : 0,
 			 i < got.nbps ? got.bps[i].site : 0,
 			 i < got.nbps ? (unsigned long long)got.bps[i].r : 0);
 	if (want.value != got.value)
 		fail_msg("%s: final cr %llu, runtime %llu", ctx,
 			 (unsigned long long)want.value,
 			 (unsigned long long)got.value);
-	err = pap_cseq_decode(&p->prog, &got, limit, 4 * n + 16, &out, &nout,
-			      &why, &at);
+	/* the runtime's record, unpacked, is the encoder's and decodes */
+	if (got.nbps) {
+		assert_int_equal(pap_bunpack_into(&ub, got.bps, got.nbps,
+						  UINT32_MAX, &un, &nun), 0);
+	} else {
+		un = got.bps;
+		nun = 0;
+	}
+	assert_int_equal(nun, want.nbps);
+	for (i = 0; i < nun; i++)
+		if (un[i].site != want.bps[i].site || un[i].r != want.bps[i].r)
+			fail_msg("%s: unpacked breakpoint %zu differs", ctx, i);
+	plain.value = got.value;
+	plain.bps = (struct pap_breakpoint *)un;
+	plain.nbps = nun;
+	err = pap_cseq_decode(&p->prog, &plain, limit, 4 * n + 16, &out,
+			      &nout, &why, &at);
 	if (err)
 		fail_msg("%s: the runtime's record does not decode, at "
 			 "breakpoint %zu: %s", ctx, at, why);
@@ -207,9 +230,10 @@ static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 	if (i < n || nout != n)
 		fail_msg("%s: decoded %zu events of %zu, unequal at %zu", ctx,
 			 nout, n, i);
-	*nbps += got.nbps;
-	for (i = 0; i < got.nbps; i++) {
-		uint32_t site = got.bps[i].site;
+	*nbps += nun;
+	marks[18] += got.nbps;
+	for (i = 0; i < nun; i++) {
+		uint32_t site = un[i].site;
 
 		if (site >= PAP_CS_MARKS)
 			marks[(PAP_CS_KIND(site) - PAP_CS_MARKS) >> 24]++;
@@ -220,6 +244,8 @@ static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 			marks[17]++;
 	}
 	free(out);
+	pap_bpack_buf_free(&pb);
+	pap_bpack_buf_free(&ub);
 	pap_cs_rec_free(&want);
 	pap_cs_rec_free(&got);
 }
@@ -241,7 +267,7 @@ static void test_callrt_random_programs(void **state)
 	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261127);
 	unsigned long long nprog = env_ull("PAP_CALLRT_PROGRAMS", 1500);
 	unsigned long long i;
-	size_t events = 0, bps = 0, kinds[12] = { 0 }, marks[18] = { 0 };
+	size_t events = 0, bps = 0, kinds[12] = { 0 }, marks[19] = { 0 };
 	static const uint32_t made[] = { PAP_CS_OUT_ENTER, PAP_CS_OUT_RETURN,
 		PAP_CS_CALLEE, PAP_CS_TAIL_ENTRY, PAP_CS_TAIL_RETURN,
 		PAP_CS_TAIL_OUT, PAP_CS_FRAMES, PAP_CS_RESUME,
@@ -300,7 +326,8 @@ static void test_callrt_random_programs(void **state)
 	/* the runtime made every mark, overflow breakpoints, and FRAMES
 	 * entries for tail calls out */
 	print_message("callrt: %zu overflow breakpoints, %zu tail-out frame "
-		      "entries\n", marks[17], marks[16]);
+		      "entries, %zu packed items\n", marks[17], marks[16],
+		      marks[18]);
 	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++)
 		if (!marks[(made[i] - PAP_CS_MARKS) >> 24])
 			fail_msg("the runtime made no mark %#x", made[i]);

@@ -33,7 +33,8 @@
  * into its aggregate (sink.h says how).  rtwhere.c (where records go),
  * intern.c (function keys of shared objects), pages.c (memory that a
  * signal handler may take) and trace.c (the test oracle's tracer) stand
- * beside the layers and call none of them.
+ * beside the layers and call none of them.  calls.c (a thread's call
+ * sequence, calls.h) is not wired to the sinks yet.
  */
 #ifndef PAP_RT_H
 #define PAP_RT_H

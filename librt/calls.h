@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calls.h - a thread's call sequence: the register cr, the shadow stack
+ * of frames, the slow-path entry points, and the probes' fast paths as
+ * inline functions (internal; the plugin emits the same operations as
+ * GIMPLE).  What is recorded is exactly libcore/callseq.h's record: the
+ * final cr and the breakpoints and marks of pap_cseq_exec().
+ *
+ * A probe's view, for an instrumented function f with key KEY_f at
+ * address &f (last: the activation's last source, a local of f):
+ *
+ *   entry        me = pap_c_enter(KEY_f, &f); last = PAP_CG_SRC_E;
+ *   C_k          pap_c_node(radix, digit of last, k);
+ *                pap_c_call(me, k, address called);
+ *   return of k  c = pap_c_return(me);
+ *                indirect, c == 0: pap_c_cluster(ncl, i, p, k);
+ *                last = pap_cg_src(k, c);
+ *   tail call k  pap_c_node(...); pap_c_tail(me, k, KEY_f, &g);
+ *   X            pap_c_node(radix, digit of last, PAP_CS_CODE_X);
+ *                pap_c_exit(me);
+ *   receiver s   (a setjmp's second return, a landing pad)
+ *                __pap_cresume(me, s); last = s;
+ *
+ * The shadow stack: frame 0 is the thread's base (expect PAP_CF_BASE);
+ * an activation's frame is pushed at its entry and popped at its exit or
+ * its tail call.  A frame's expect says what its call in progress did:
+ * the address called (nothing entered yet), PAP_CF_ENTERED (the callee
+ * was entered), PAP_CF_TAIL (a tail call of the chain is running,
+ * texpect the address it called), PAP_CF_ENTERED_TAILED (the chain
+ * entered its last callee, tlast).  A free frame has tails == 0.
+ *
+ * Not handled yet: signal handlers that interrupt instrumented code
+ * (they are taken as entries from outside, which is exact only when no
+ * fold was interrupted), fork children, and the sinks: the breakpoints
+ * go to the thread's packer (bpack_online.h), whose packed items
+ * rt_calls_take() hands over.
+ */
+#ifndef PAP_RT_CALLS_H
+#define PAP_RT_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callseq.h"
+#include "pap/export.h"
+#include "rt.h"
+
+/* One open instrumented activation (64 bytes). */
+struct pap_cframe {
+	uintptr_t expect;	/* PAP_CF_*, or the address called */
+	const char *key;	/* the activation's function key */
+	uint32_t site;		/* the call in progress (1-based) */
+	uint32_t flags;		/* PAP_CF_OUTSIDE, PAP_CF_DEEP */
+	uintptr_t texpect;	/* PAP_CF_TAIL: the address tail called */
+	const char *tkey;	/* PAP_CF_TAIL: the tail caller's key */
+	const char *tlast;	/* the chain's last callee's key */
+	uint32_t tsite, pad;	/* PAP_CF_TAIL: the tail caller's site */
+	uint64_t tails;		/* tail entries of the call's chain (L) */
+};
+
+#define PAP_CF_IDLE		0u
+#define PAP_CF_ENTERED		1u
+#define PAP_CF_BASE		2u
+#define PAP_CF_TAIL		3u
+#define PAP_CF_ENTERED_TAILED	4u
+
+/* frame flags: the exit and the tail call take the slow path */
+#define PAP_CF_OUTSIDE		0x1u	/* entered from outside */
+#define PAP_CF_DEEP		0x2u	/* past the stack's bound: lost */
+
+/* The thread's top frame, its last usable frame, and its register. */
+extern RT_TLS PAP_API struct pap_cframe *__pap_cs;
+extern RT_TLS PAP_API struct pap_cframe *__pap_cs_limit;
+extern RT_TLS PAP_API uint64_t __pap_cr;
+
+/* Entry by other than the call in progress of the top frame @t: from
+ * outside (OUT_ENTER), by a tail call (TAIL_ENTRY), the thread's first
+ * (maps the stack), or past the bound.  Returns the new frame. */
+PAP_API struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
+					uintptr_t self);
+/* Exit of a frame with flags: OUT_RETURN; pops it. */
+PAP_API void __pap_cexit(struct pap_cframe *me);
+/* Return of a call whose chain of tail calls ended (expect @c was
+ * PAP_CF_TAIL or PAP_CF_ENTERED_TAILED): TAIL_OUT or TAIL_RETURN.
+ * Returns the class, 2. */
+PAP_API uint32_t __pap_creturn(struct pap_cframe *me, uintptr_t c);
+/* An indirect call entered @p, not in the site's cluster: CALLEE. */
+PAP_API void __pap_ccallee(uintptr_t p);
+/* Tail call at site @k of a frame with flags: OUT_TAIL; pops it. */
+PAP_API void __pap_ctail(struct pap_cframe *me, uint32_t k);
+/* @me resumes at source @s, the frames above it abandoned: FRAMES from
+ * @me up, then RESUME. */
+PAP_API void __pap_cresume(struct pap_cframe *me, uint32_t s);
+/* The fold r*n + d overflowed: breakpoint (site, r); returns 1*n + d. */
+PAP_API uint64_t __pap_cbreak(uint64_t r, uint64_t n, uint64_t d,
+			      uint32_t site);
+
+/*
+ * The end of the thread's sequence: FRAMES of what is open, then the
+ * record, *@value and its breakpoints packed (pap_bpack()'s form),
+ * *@nbps items at *@bps (the thread's, valid until its next breakpoint),
+ * and a new sequence starts at the base.  Returns 0, or 1 when the
+ * record is incomplete (a breakpoint could not be kept, more than
+ * UINT32_MAX of them, or calls past the stack's bound).
+ */
+int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
+		  size_t *nbps);
+/* The thread's end: its stack and breakpoints are released. */
+void rt_calls_thread_end(void);
+/* Names the function at an address (an indirect call's callee), until
+ * the unit registry does; NULL: not known. */
+void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr));
+
+/* Tests build the fast paths with an overflow limit below 2^64. */
+#ifdef PAP_CALLS_TESTING
+extern uint64_t rt_calls_limit;
+#endif
+
+/* cr*n + d, or the overflow breakpoint and 1*n + d (the test of
+ * libcore/util.h:pap_fold_overflows, without the division). */
+static inline uint64_t pap_cfold(uint64_t r, uint64_t n, uint64_t d,
+				 uint32_t site)
+{
+#ifdef PAP_CALLS_TESTING
+	if (!(d > rt_calls_limit || r > (rt_calls_limit - d) / n))
+		return r * n + d;
+#else
+	uint64_t v;
+
+	if (!__builtin_mul_overflow(r, n, &v) &&
+	    !__builtin_add_overflow(v, d, &v))
+		return v;
+#endif
+	return __pap_cbreak(r, n, d, site);
+}
+
+/* A node of radix @n folds the digit @d (nothing when n < 2). */
+static inline void pap_c_node(uint32_t n, uint32_t d, uint32_t code)
+{
+	if (n > 1)
+		__pap_cr = pap_cfold(__pap_cr, n, d, code);
+}
+
+/* The entry probe of the function @key at @self. */
+static inline struct pap_cframe *pap_c_enter(const char *key, uintptr_t self)
+{
+	struct pap_cframe *t = __pap_cs, *me;
+
+	if (__builtin_expect(t->expect == self && t < __pap_cs_limit, 1)) {
+		t->expect = PAP_CF_ENTERED;		/* consume */
+		me = t + 1;
+		me->key = key;				/* init */
+		me->expect = PAP_CF_IDLE;
+		me->flags = 0;
+		__pap_cs = me;				/* publish */
+		return me;
+	}
+	return __pap_center(t, key, self);
+}
+
+/* Call site @k calls @callee (after C_k's fold). */
+static inline void pap_c_call(struct pap_cframe *me, uint32_t k,
+			      uintptr_t callee)
+{
+	me->site = k;
+	me->expect = callee;
+}
+
+/* The call in progress came back: its class (callgraph.h), 0, 1 or 2,
+ * with the TAIL_* mark of class 2 made. */
+static inline uint32_t pap_c_return(struct pap_cframe *me)
+{
+	uintptr_t c = me->expect;
+
+	if (__builtin_expect(c == PAP_CF_ENTERED, 1))
+		return 0;
+	me->expect = PAP_CF_IDLE;	/* before any fold */
+	if (c == PAP_CF_TAIL || c == PAP_CF_ENTERED_TAILED)
+		return __pap_creturn(me, c);
+	return 1;
+}
+
+/* An indirect site @k's return into an instrumented callee @p, @i its
+ * index among the @ncl functions of the site's cluster (ncl: none). */
+static inline void pap_c_cluster(uint32_t ncl, uint32_t i, uintptr_t p,
+				 uint32_t k)
+{
+	if (i == ncl)
+		__pap_ccallee(p);
+	pap_c_node(ncl + 1, i, PAP_CS_CODE_CLUSTER | k);
+}
+
+/* Tail call at site @k of the function @key to @callee (after C_k's
+ * fold): the frame is gone, its caller's call goes on in @callee. */
+static inline void pap_c_tail(struct pap_cframe *me, uint32_t k,
+			      const char *key, uintptr_t callee)
+{
+	struct pap_cframe *t = me - 1;
+
+	if (__builtin_expect(me->flags != 0, 0)) {
+		__pap_ctail(me, k);
+		return;
+	}
+	__pap_cs = t;
+	t->tkey = key;
+	t->tsite = k;
+	t->texpect = callee;
+	t->expect = PAP_CF_TAIL;	/* last: the callee's check fails */
+}
+
+/* The exit probe (after X's fold). */
+static inline void pap_c_exit(struct pap_cframe *me)
+{
+	if (__builtin_expect(me->flags != 0, 0))
+		__pap_cexit(me);
+	else
+		__pap_cs = me - 1;
+}
+
+#endif /* PAP_RT_CALLS_H */

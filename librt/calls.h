@@ -42,58 +42,14 @@
 #include <stdint.h>
 
 #include "callseq.h"
+#include "pap/abi.h"
 #include "pap/export.h"
 #include "rt.h"
-
-/* One open instrumented activation (64 bytes). */
-struct pap_cframe {
-	uintptr_t expect;	/* PAP_CF_*, or the address called */
-	const char *key;	/* the activation's function key */
-	uint32_t site;		/* the call in progress (1-based) */
-	uint32_t flags;		/* PAP_CF_OUTSIDE, PAP_CF_DEEP */
-	uintptr_t texpect;	/* PAP_CF_TAIL: the address tail called */
-	const char *tkey;	/* PAP_CF_TAIL: the tail caller's key */
-	const char *tlast;	/* the chain's last callee's key */
-	uint32_t tsite, pad;	/* PAP_CF_TAIL: the tail caller's site */
-	uint64_t tails;		/* tail entries of the call's chain (L) */
-};
-
-#define PAP_CF_IDLE		0u
-#define PAP_CF_ENTERED		1u
-#define PAP_CF_BASE		2u
-#define PAP_CF_TAIL		3u
-#define PAP_CF_ENTERED_TAILED	4u
-
-/* frame flags: the exit and the tail call take the slow path */
-#define PAP_CF_OUTSIDE		0x1u	/* entered from outside */
-#define PAP_CF_DEEP		0x2u	/* past the stack's bound: lost */
 
 /* The thread's top frame, its last usable frame, and its register. */
 extern RT_TLS PAP_API struct pap_cframe *__pap_cs;
 extern RT_TLS PAP_API struct pap_cframe *__pap_cs_limit;
 extern RT_TLS PAP_API uint64_t __pap_cr;
-
-/* Entry by other than the call in progress of the top frame @t: from
- * outside (OUT_ENTER), by a tail call (TAIL_ENTRY), the thread's first
- * (maps the stack), or past the bound.  Returns the new frame. */
-PAP_API struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
-					uintptr_t self);
-/* Exit of a frame with flags: OUT_RETURN; pops it. */
-PAP_API void __pap_cexit(struct pap_cframe *me);
-/* Return of a call whose chain of tail calls ended (expect @c was
- * PAP_CF_TAIL or PAP_CF_ENTERED_TAILED): TAIL_OUT or TAIL_RETURN.
- * Returns the class, 2. */
-PAP_API uint32_t __pap_creturn(struct pap_cframe *me, uintptr_t c);
-/* An indirect call entered @p, not in the site's cluster: CALLEE. */
-PAP_API void __pap_ccallee(uintptr_t p);
-/* Tail call at site @k of a frame with flags: OUT_TAIL; pops it. */
-PAP_API void __pap_ctail(struct pap_cframe *me, uint32_t k);
-/* @me resumes at source @s, the frames above it abandoned: FRAMES from
- * @me up, then RESUME. */
-PAP_API void __pap_cresume(struct pap_cframe *me, uint32_t s);
-/* The fold r*n + d overflowed: breakpoint (site, r); returns 1*n + d. */
-PAP_API uint64_t __pap_cbreak(uint64_t r, uint64_t n, uint64_t d,
-			      uint32_t site);
 
 /*
  * The end of the thread's sequence: FRAMES of what is open, then the

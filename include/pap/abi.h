@@ -88,6 +88,22 @@
  *       one of its functions, by which the runtime names the object
  *       (dladdr): an object built for another version is named once on
  *       stderr, and the process records nothing anywhere.
+ *
+ * Call sequences (ABI 10, -fplugin-arg-pap-calls; doc/algorithms.md,
+ * "Inter-procedural paths"): each thread has a register __pap_cr, the
+ * top __pap_cs of a shadow stack of struct pap_cframe (one per open
+ * instrumented activation) and its last usable frame __pap_cs_limit, all
+ * initial-exec thread-local.  The probes are inline code whose meaning
+ * librt/calls.h gives as C (pap_c_enter, pap_c_node, pap_c_call,
+ * pap_c_return, pap_c_cluster, pap_c_tail, pap_c_exit); their slow paths
+ * are the __pap_c* calls below.  A unit's constructor also calls
+ *
+ *   __pap_cunit(&unit)
+ *       after __pap_abi: the unit's functions compiled with calls, each
+ *       by address and key, so that an indirect call's callee outside its
+ *       site's cluster can be named, and the unit's own key
+ *       "%unit:UNITSUM:METAFILE" (libcore/meta.h) for the profile's
+ *       PROG and UNIT records.
  */
 #ifndef PAP_ABI_H
 #define PAP_ABI_H
@@ -96,7 +112,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 9
+#define PAP_ABI_VERSION 10
 
 #ifdef __cplusplus
 extern "C" {
@@ -124,6 +140,66 @@ PAP_API void __pap_tally_add(uint64_t **counters, const char *fn,
 			     uint64_t n);
 PAP_API void __pap_end(uint64_t **counters, const char *fn, uint64_t act,
 		       uint64_t r, uint64_t nvalues);
+
+/* One open instrumented activation of a thread's call sequence (64
+ * bytes; the plugin emits stores at these offsets). */
+struct pap_cframe {
+	uintptr_t expect;	/* 0: PAP_CF_*, or the address called */
+	const char *key;	/* 8: the activation's function key */
+	uint32_t site;		/* 16: the call in progress (1-based) */
+	uint32_t flags;		/* 20: PAP_CF_OUTSIDE, PAP_CF_DEEP */
+	uintptr_t texpect;	/* 24: PAP_CF_TAIL: the address tail called */
+	const char *tkey;	/* 32: PAP_CF_TAIL: the tail caller's key */
+	const char *tlast;	/* 40: the chain's last callee's key */
+	uint32_t tsite, pad;	/* 48: PAP_CF_TAIL: the tail caller's site */
+	uint64_t tails;		/* 56: tail entries of the call's chain (L) */
+};
+
+#define PAP_CF_IDLE		0u
+#define PAP_CF_ENTERED		1u
+#define PAP_CF_BASE		2u
+#define PAP_CF_TAIL		3u
+#define PAP_CF_ENTERED_TAILED	4u
+
+/* frame flags: the exit and the tail call take the slow path */
+#define PAP_CF_OUTSIDE		0x1u	/* entered from outside */
+#define PAP_CF_DEEP		0x2u	/* past the stack's bound: lost */
+
+/* A unit's functions compiled with calls, for __pap_cunit. */
+struct pap_cunit_fn {
+	uintptr_t addr;		/* the function's address */
+	const char *key;	/* its key, as its probes pass it */
+};
+
+struct pap_cunit {
+	const char *key;	/* "%unit:UNITSUM:METAFILE" */
+	uint32_t nfns;
+	const struct pap_cunit_fn *fns;
+};
+
+/* Entry by other than the call in progress of the top frame @t: from
+ * outside (OUT_ENTER), by a tail call (TAIL_ENTRY), the thread's first
+ * (maps the stack), or past the bound.  Returns the new frame. */
+PAP_API struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
+					uintptr_t self);
+/* Exit of a frame with flags: OUT_RETURN; pops it. */
+PAP_API void __pap_cexit(struct pap_cframe *me);
+/* Return of a call whose chain of tail calls ended (expect @c was
+ * PAP_CF_TAIL or PAP_CF_ENTERED_TAILED): TAIL_OUT or TAIL_RETURN.
+ * Returns the class, 2. */
+PAP_API uint32_t __pap_creturn(struct pap_cframe *me, uintptr_t c);
+/* An indirect call entered @p, not in the site's cluster: CALLEE. */
+PAP_API void __pap_ccallee(uintptr_t p);
+/* Tail call at site @k of a frame with flags: OUT_TAIL; pops it. */
+PAP_API void __pap_ctail(struct pap_cframe *me, uint32_t k);
+/* @me resumes at source @s, the frames above it abandoned: FRAMES from
+ * @me up, then RESUME. */
+PAP_API void __pap_cresume(struct pap_cframe *me, uint32_t s);
+/* The fold r*n + d overflowed: breakpoint (site, r); returns 1*n + d. */
+PAP_API uint64_t __pap_cbreak(uint64_t r, uint64_t n, uint64_t d,
+			      uint32_t site);
+/* A unit's functions compiled with calls (from its constructor). */
+PAP_API void __pap_cunit(const struct pap_cunit *unit);
 
 /*
  * The test oracle (-fplugin-arg-pap-trace): every block entered.  Begin

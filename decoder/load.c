@@ -115,6 +115,16 @@ static void scan_dirs(struct decoder *d)
 	}
 }
 
+void decoder_load_meta(struct decoder *d, const char *path)
+{
+	load_meta(d, path);
+}
+
+void decoder_scan(struct decoder *d)
+{
+	scan_dirs(d);
+}
+
 /* Splits @key into @buf (PAP_FNKEY_MAX bytes): its name and metadata
  * file as strings there (*@meta NULL: none), and its checksum. */
 static int split_key(const char *key, char *buf, char **name, uint64_t *sum,

@@ -182,6 +182,9 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 
 	if (strlen(key) >= sizeof(buf))
 		return NULL;
+	/* a program's or unit's key (pap/records.h) names no function */
+	if (key[0] == '%')
+		return NULL;
 	for (i = 0; i < d->nfailed; i++)
 		if (!strcmp(d->failed[i], key))
 			return NULL;
@@ -1086,6 +1089,8 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		progress("reading the metadata", i, prof->nrecs);
 		if (sel_early_key(r->fn))
 			continue;	/* print_selective()'s */
+		if (pap_rec_key_prefix(r->kind))
+			continue;	/* a program kind's: kept, not a path */
 		fn = resolve_fn(d, r->fn);
 		if (fn && fn->sel)
 			continue;

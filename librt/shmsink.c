@@ -309,26 +309,25 @@ int rt_ring_attached(void)
 	return rt_ring_get() != NULL;
 }
 
-static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
-			     uint64_t value, const struct pap_breakpoint *bps,
-			     uint32_t nbps)
+static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t kind,
+			     uint8_t complete, uint64_t value,
+			     const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct rt_ring *r = ctx;
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_agg_keep(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps,
-		       1);
+	rt_agg_keep(r->fns[fn - 1], kind, complete, value, bps, nbps, 1);
 	return 0;
 }
 
-static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint64_t id)
+static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint8_t kind, uint64_t id)
 {
 	struct rt_ring *r = ctx;
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_agg_keep(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
+	rt_agg_keep(r->fns[fn - 1], kind, 1, id, NULL, 0, 1);
 	return 0;
 }
 
@@ -427,7 +426,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 		rt_ring_keep_count
 	};
 	struct pap_ring_stats st = { 0, 0, 0 };
-	struct pap_ring_joined joined = { NULL, 0, 0, 0, 0, 0 };
+	struct pap_ring_joined joined = { NULL, 0, 0, 0, 0, 0, 0 };
 	struct pap_ring_buf *buf;
 	uint64_t tail, seen, lost = 0, pos, n;
 	uint32_t i;

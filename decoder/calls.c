@@ -22,9 +22,6 @@
 #include "fnkey.h"
 #include "util.h"
 
-/* The record kinds (pap/records.h, profile version 7). */
-enum { K_CALLS = 2, K_PROG = 3, K_UNIT = 4 };
-
 /* The events a record may decode into, per event shown at most. */
 #define DECODE_FACTOR 4
 
@@ -108,7 +105,8 @@ static int perr(struct cprog *p, const char *fmt, ...)
 static int unit_fns(struct decoder *d, struct cprog *p, const char *key,
 		    struct pap_cs_unit *u, struct pap_meta_fn ***own)
 {
-	const char *rest = key_rest(key, "%unit:"), *meta, *file = NULL;
+	const char *rest = key_rest(key, PAP_REC_UNIT_PREFIX), *meta;
+	const char *file = NULL;
 	char *end;
 	uint64_t sum, other = 0;
 	size_t i, n = 0;
@@ -176,9 +174,10 @@ static int prog_build(struct decoder *d, const struct pap_profile *prof,
 	int r = -1;
 
 	for (i = 0; i < prof->nrecs && !g; i++) {
-		const char *s = key_rest(prof->recs[i].fn, "%prog:");
+		const struct pap_prof_rec *r = &prof->recs[i];
+		const char *s = key_rest(r->fn, PAP_REC_PROG_PREFIX);
 
-		if (prof->recs[i].kind == K_PROG && s && !strcmp(s, p->sum))
+		if (r->kind == PAP_REC_PROG && s && !strcmp(s, p->sum))
 			g = &prof->recs[i];
 	}
 	if (!g)
@@ -204,7 +203,7 @@ static int prog_build(struct decoder *d, const struct pap_profile *prof,
 		}
 		ids[i] = g->bps[i].r;
 		for (j = 0; j < prof->nrecs && !u; j++)
-			if (prof->recs[j].kind == K_UNIT &&
+			if (prof->recs[j].kind == PAP_REC_UNIT &&
 			    pap_fnid(prof->recs[j].fn) == ids[i])
 				u = &prof->recs[j];
 		if (!u) {
@@ -326,7 +325,7 @@ static size_t calls_load(struct calls *c, struct dprofile *dp,
 		const char *sum;
 		struct dcall *dc;
 
-		if (r->kind != K_CALLS)
+		if (r->kind != PAP_REC_CALLS)
 			continue;
 		recno++;
 		if (c->n == c->cap &&
@@ -339,7 +338,7 @@ static size_t calls_load(struct calls *c, struct dprofile *dp,
 		memset(dc, 0, sizeof(*dc));
 		dc->r = r;
 		dc->recno = recno;
-		sum = key_rest(r->fn, "%calls:");
+		sum = key_rest(r->fn, PAP_REC_CALLS_PREFIX);
 		dc->prog = sum ? prog_of(c, dp->d, prof, sum) : NULL;
 		if (!dc->prog) {
 			fprintf(stderr, "%s: %s: calls record %zu: bad key "

@@ -174,10 +174,10 @@ static int prog_build(struct decoder *d, const struct pap_profile *prof,
 	int r = -1;
 
 	for (i = 0; i < prof->nrecs && !g; i++) {
-		const struct pap_prof_rec *r = &prof->recs[i];
-		const char *s = key_rest(r->fn, PAP_REC_PROG_PREFIX);
+		const struct pap_prof_rec *pr = &prof->recs[i];
+		const char *s = key_rest(pr->fn, PAP_REC_PROG_PREFIX);
 
-		if (r->kind == PAP_REC_PROG && s && !strcmp(s, p->sum))
+		if (pr->kind == PAP_REC_PROG && s && !strcmp(s, p->sum))
 			g = &prof->recs[i];
 	}
 	if (!g)

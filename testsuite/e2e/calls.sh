@@ -71,4 +71,108 @@ for opt in -O0 -O2; do
 	done
 done
 
+# 2. pap's sequences against the oracle on random programs.
+pap_flags="-fplugin-arg-pap-calls -finstrument-functions"
+cat >seqs.py <<'EOF'
+# the sequences of pap-decode's JSON report, each COUNT times, one a line
+import json, sys
+for c in json.load(open(sys.argv[1])).get("call_paths", []):
+    if c.get("truncated"):
+        print("TRUNCATED %s events" % c["events"])
+        continue
+    line = " ".join(c["sequence"])
+    for i in range(c["count"]):
+        print(line)
+EOF
+why=
+echo 'int main(void) { return 0; }' >one.c
+if ! command -v python3 >/dev/null 2>&1; then
+	why="python3 is not installed: cannot read the JSON report"
+elif ! (export PAP_PLUGIN_ARGS="$pap_flags"; "$papgcc" -o one one.c) \
+	>one.log 2>&1; then
+	why="the plugin has no calls mode yet ($(head -1 one.log | cut -c1-60))"
+elif ! ./one || ! "$decode" print pap.prof 2>/dev/null |
+	grep -q '^c %calls:'; then
+	why="the runtime records no call sequence yet"
+elif ! "$decode" --format=json pap.prof 2>/dev/null | grep -q call_paths
+then
+	why="pap-decode reports no call_paths"
+fi
+rm -f pap.prof
+if [ -n "$why" ]; then
+	for seed in $(seq 1 "$nseeds"); do
+		for opt in -O0 -O2; do
+			skip "program $seed $opt: $why"
+		done
+	done
+	echo "1..$n"
+	tap_done
+	exit
+fi
+
+# pap_seqs JSON: the sequences of pap-decode's JSON report, sorted
+pap_seqs() { python3 seqs.py "$1" | LC_ALL=C sort; }
+
+names=0
+for seed in $(seq 1 "$nseeds"); do
+	g=gen$seed
+	mkdir -p "$g"
+	srcs=$(./gencalls "$seed" "$g") || { not_ok "gencalls $seed"; continue; }
+	# shellcheck disable=SC2086
+	$cc -O2 -w -o "$g/plain" $srcs -lpthread
+	(cd "$g" && ./plain "$seed" >plain.out; echo "status $?" >>plain.out)
+	for opt in -O0 -O2; do
+		d=$g/run$opt
+		mkdir -p "$d"
+		what="program $seed $opt"
+		# shellcheck disable=SC2086
+		if ! (export PAP_PLUGIN_ARGS="$pap_flags"
+		      "$papgcc" $opt -w -fchecking -pthread -o "$d/prog" \
+			      $srcs cygoracle.o) >"$d/cc.log" 2>&1; then
+			not_ok "$what: does not build"
+			diag "$d/cc.log"
+			continue
+		fi
+		(cd "$d" && oracle_seq . ./prog "$seed")
+		if ! cmp -s "$g/plain.out" "$d/out"; then
+			not_ok "$what: output differs from the plain build's"
+			diff "$g/plain.out" "$d/out" | head -5 | sed 's/^/# /'
+			continue
+		fi
+		if ! "$decode" --format=json --top=0 "$d/pap.prof" \
+		     >"$d/pap.json" 2>"$d/decode.err"; then
+			not_ok "$what: pap-decode failed"
+			diag "$d/decode.err"
+			continue
+		fi
+		n=$(wc -w <"$d/oracle.seq")
+		if pap_seqs "$d/pap.json" | cmp -s - "$d/oracle.seq"; then
+			ok "$what: $(wc -l <"$d/oracle.seq") sequences, $n names, equal to the oracle's"
+			names=$((names + n))
+		else
+			not_ok "$what: sequences differ from the oracle's"
+			pap_seqs "$d/pap.json" | diff - "$d/oracle.seq" |
+				cut -c1-300 | head -6 | sed 's/^/# /'
+		fi
+		# the same run through the collector
+		c=$d/coll
+		mkdir -p "$c"
+		(cd "$c" && "$collector" -o pap.prof -- ../prog "$seed" \
+			>out 2>err; echo "status $?" >>out)
+		if ! cmp -s "$g/plain.out" "$c/out"; then
+			not_ok "$what: collector: output differs from the plain build's"
+			diff "$g/plain.out" "$c/out" | head -5 | sed 's/^/# /'
+		elif ! "$decode" --format=json --top=0 "$c/pap.prof" \
+		     >"$c/pap.json" 2>"$c/decode.err"; then
+			not_ok "$what: collector: pap-decode failed"
+			diag "$c/decode.err"
+		elif pap_seqs "$c/pap.json" | cmp -s - "$d/oracle.seq"; then
+			ok "$what: collector: the same sequences"
+		else
+			not_ok "$what: collector: sequences differ from the oracle's"
+		fi
+	done
+done
+note "$names names compared with the oracle's"
+echo "1..$n"
 tap_done

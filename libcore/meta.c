@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "meta.h"
+#include "metacalls.h"
 #include "util.h"
 
 void pap_meta_init(struct pap_meta *m)
@@ -33,6 +34,7 @@ static void meta_fn_free(struct pap_meta_fn *f)
 		free(f->sel_where[b]);
 	free(f->sel_where);
 	free(f->sel_num);
+	meta_calls_free(f->calls);
 	if (f->graph.cfg)
 		pap_cfgtext_free(&f->graph);
 	free(f->name);
@@ -277,6 +279,35 @@ static int meta_sel_build(struct pap_meta_fn *f, struct meta_sel *s,
 }
 
 /*
+ * A "calls" or "site" line [@p, @p + @len) of @f, whose text up to @next
+ * joins the span [*@from, *@to) the checksum covers: the lines must be
+ * together, "calls" first, after the graph's "lines".
+ */
+static int meta_calls_line(struct pap_meta_fn *f, const char *p, size_t len,
+			   const char *next, const char **from,
+			   const char **to)
+{
+	int r;
+
+	if (!f->graph.cfg || (*p == 'c') != !*from ||
+	    (*to && *to != p))
+		return PAP_ECORRUPT;
+	if (*p == 'c') {
+		char *v = meta_value(p, len, "calls");
+
+		if (!v)
+			return PAP_ECORRUPT;
+		r = meta_calls_begin(f, v);
+		free(v);
+		*from = p;
+	} else {
+		r = meta_calls_site(f, p, len);
+	}
+	*to = next;
+	return r;
+}
+
+/*
  * Parses one function section [start, stop) beginning at @line0, of a
  * file of metadata @version compiled in @dir (NULL: unknown).
  */
@@ -286,6 +317,7 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 			 size_t errlen)
 {
 	const char *p = start, *graph_start = NULL, *graph_end = NULL;
+	const char *calls_start = NULL, *calls_end = NULL;
 	unsigned line = line0;
 	char *mode = NULL, *sum = NULL, *gtext = NULL;
 	char gerr[256];
@@ -365,6 +397,14 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 			if (!f->graph.cfg || meta_spath(f, &sel, p, len))
 				r = meta_error(err, errlen, file, line,
 					       "bad spath record");
+		} else if (version > 2 && (!strncmp(p, "calls ", 6) ||
+					   !strncmp(p, "site ", 5))) {
+			r = meta_calls_line(f, p, len, eol ? eol + 1 : stop,
+					    &calls_start, &calls_end);
+			if (r == PAP_ECORRUPT)
+				r = meta_error(err, errlen, file, line,
+					       "bad %s record", *p == 'c' ?
+					       "calls" : "site");
 		} else {
 			r = meta_error(err, errlen, file, line,
 				       "unexpected line '%.*s'",
@@ -391,6 +431,9 @@ static int meta_function(struct pap_meta_fn *f, const char *start,
 	       pap_meta_checksum(f->mode, graph_start,
 				 (size_t)(graph_end - graph_start));
 	r = meta_sel_build(f, &sel, &want, file, line0, err, errlen);
+	if (!r && f->calls)
+		want = pap_meta_calls_checksum(want, calls_start,
+					       (size_t)(calls_end - calls_start));
 	if (!r && f->checksum != want)
 		r = meta_error(err, errlen, file, line0, "function %s: graph "
 			       "does not match its checksum", f->name);
@@ -413,6 +456,29 @@ int pap_meta_format_fn(char *buf, size_t size, const char *name,
 			(unsigned long long)checksum);
 }
 
+/* The unit sum of the functions from @first on equals @unit, the file's
+ * "unit" line; each gets it. */
+static int meta_check_unit(struct pap_meta *m, size_t first, uint64_t unit,
+			   const char *file, char *err, size_t errlen)
+{
+	uint64_t *sums = malloc((m->nfns - first + 1) * sizeof(*sums));
+	size_t i, n = 0;
+	int r = PAP_OK;
+
+	if (!sums)
+		return PAP_ENOMEM;
+	for (i = first; i < m->nfns; i++) {
+		if (m->fns[i]->calls)
+			sums[n++] = m->fns[i]->checksum;
+		m->fns[i]->unit = unit;
+	}
+	if (pap_meta_unit_sum(sums, n) != unit)
+		r = meta_error(err, errlen, file, 2, "the unit line does not "
+			       "match the functions' checksums");
+	free(sums);
+	return r;
+}
+
 int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		   char *err, size_t errlen)
 {
@@ -420,18 +486,22 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 	unsigned line = 2;
 	size_t first = m->nfns;
 	char *dir = NULL;
+	uint64_t unit = 0;
 	int r = PAP_OK, version = 2;
 
 	if (!strncmp(text, PAP_META_HEADER_V1, strlen(PAP_META_HEADER_V1)))
 		version = 1;
+	else if (!strncmp(text, PAP_META_HEADER_V3,
+			  strlen(PAP_META_HEADER_V3)))
+		version = 3;
 	else if (strncmp(text, PAP_META_HEADER, strlen(PAP_META_HEADER)))
 		return meta_error(err, errlen, file, 1, strncmp(text,
 				  PAP_META_MAGIC, strlen(PAP_META_MAGIC)) ?
 				  "not pap metadata" :
 				  "metadata version not supported (this pap "
-				  "reads versions 1 and 2)");
+				  "reads versions 1 to 3)");
 	p += strlen(PAP_META_HEADER);
-	if (version == 2 && !strncmp(p, "directory ", 10)) {
+	if (version > 1 && !strncmp(p, "directory ", 10)) {
 		const char *eol = strchr(p, '\n');
 
 		if (!eol)
@@ -440,6 +510,25 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		dir = meta_value(p, (size_t)(eol - p), "directory");
 		if (!dir)
 			return PAP_ENOMEM;
+		p = eol + 1;
+		line++;
+	}
+	if (version == 3) {
+		const char *eol = strchr(p, '\n');
+		char *v = eol ? meta_value(p, (size_t)(eol - p), "unit") :
+				NULL;
+		char *e = NULL;
+
+		if (v)
+			unit = strtoull(v, &e, 16);
+		if (!v || strlen(v) != 16 || *e) {
+			free(v);
+			free(dir);
+			return meta_error(err, errlen, file, line,
+					  "version 3 metadata without its "
+					  "unit line");
+		}
+		free(v);
 		p = eol + 1;
 		line++;
 	}
@@ -478,6 +567,8 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
 		line += nl;
 		p = end + 5;
 	}
+	if (!r && version == 3)
+		r = meta_check_unit(m, first, unit, file, err, errlen);
 	if (r) {
 		while (m->nfns > first)
 			meta_fn_free(m->fns[--m->nfns]);

@@ -16,15 +16,30 @@
  *   spath N BLOCK... FILE:LINE   (with select: each path of interest, as
  *                            N GCC block numbers, and where its spec
  *                            says it)
+ *   calls STRATEGY           (version 3, -fplugin-arg-pap-calls: the
+ *                            function's call sites, clusters sc|ic|ac)
+ *   site K BLOCK KIND FLAGS LINE CALLEE [CLUSTER...]
+ *                            (with calls: one per site, K = 1..n;
+ *                            KIND direct|indirect|noreturn|setjmp|tail;
+ *                            FLAGS '-' or letters o, t, e for
+ *                            PAP_SITE_MAYBE_OUT, _MAYBE_TAIL, _EH; LINE
+ *                            the call's source line or 0; CALLEE the
+ *                            callee's assembler name or '-'; an indirect
+ *                            site's cluster in digit order)
  *   checksum HEX             (pap_meta_checksum(): the plan's stamp;
- *                            with select, pap_meta_sel_checksum() of it)
+ *                            with select, pap_meta_sel_checksum() of it;
+ *                            with calls, pap_meta_calls_checksum() of
+ *                            that)
  *   end
+ * Version 3 is version 2 with calls: after the directory line it has
+ * "unit HEX", pap_meta_unit_sum() of its calls functions' checksums.
  * Version 1 had no directory line and a checksum of the graph lines only;
  * it is still read.
  */
 #ifndef PAP_CORE_META_H
 #define PAP_CORE_META_H
 
+#include "callgraph.h"
 #include "cfgtext.h"
 #include "plan.h"
 #include "selective.h"
@@ -37,6 +52,7 @@ extern "C" {
 /* The first line of a metadata file, and what comes before its version. */
 #define PAP_META_HEADER "pap-meta 2\n"
 #define PAP_META_HEADER_V1 "pap-meta 1\n"
+#define PAP_META_HEADER_V3 "pap-meta 3\n"
 #define PAP_META_MAGIC "pap-meta "
 
 /*
@@ -69,6 +85,58 @@ int pap_meta_format_fn(char *buf, size_t size, const char *name,
 		       const char *graph, const char *lines,
 		       uint64_t checksum);
 
+/*
+ * A function's checksum with calls: @base (its checksum without them)
+ * continued, FNV-1a 64, over the @len bytes of its "calls" and "site"
+ * lines as written, so that its key changes with its call sites.
+ */
+uint64_t pap_meta_calls_checksum(uint64_t base, const char *text,
+				 size_t len);
+
+/*
+ * A unit's sum ("unit" line, and the UNITSUM of its "%unit:" key): FNV-1a
+ * 64 over the checksums of its functions with calls, in file order, each
+ * as 16 lowercase hex digits and a newline.
+ */
+uint64_t pap_meta_unit_sum(const uint64_t *checksums, size_t n);
+
+/* A call site as the plugin writes it. */
+struct pap_meta_site_out {
+	const char *block;		/* the block's name in the graph text */
+	uint8_t kind;			/* enum pap_site_kind */
+	uint8_t flags;			/* PAP_SITE_* */
+	uint32_t line;			/* source line of the call, 0: unknown */
+	const char *callee;		/* assembler name; NULL: none */
+	uint32_t ncluster;
+	const char *const *cluster;	/* an indirect site's, in digit order */
+};
+
+/*
+ * The "calls" and "site" lines of a function with @n sites (clusters
+ * @strategy) into @buf as snprintf writes: their length, however much of
+ * it fits in @size bytes.  Names hold no space or newline.
+ */
+int pap_meta_format_calls(char *buf, size_t size, const char *strategy,
+			  const struct pap_meta_site_out *sites, uint32_t n);
+
+/* Names of the site kinds in metadata; PAP_NONE for an unknown one. */
+const char *pap_site_kind_name(unsigned kind);
+unsigned pap_site_kind_parse(const char *s);
+
+/* A function's call sites as read. */
+struct pap_meta_calls {
+	char *strategy;		/* sc, ic or ac */
+	uint32_t nsites;
+	struct pap_site *sites;	/* [k - 1], blocks in the CFG model's numbers:
+				 * ready for pap_callsites_build() */
+	uint32_t *line;		/* [k - 1]: source line, 0: unknown */
+	char **callee;		/* [k - 1]: assembler name, NULL: none */
+	uint32_t *ncluster;	/* [k - 1] */
+	char ***cluster;	/* [k - 1][i]: assembler names */
+	struct pap_callgraph *graph;	/* made on first use */
+	int graph_failed;
+};
+
 struct pap_meta_fn {
 	char *name;		/* assembler name */
 	char *file;		/* source file */
@@ -89,6 +157,8 @@ struct pap_meta_fn {
 	char **sel_where;	/* per spath line, in order */
 	uint32_t *sel_num;	/* per spath line: its path's number */
 	uint32_t nsel;
+	struct pap_meta_calls *calls;	/* with calls, else NULL */
+	uint64_t unit;		/* its file's unit sum (version 3), else 0 */
 };
 
 struct pap_meta {
@@ -113,8 +183,12 @@ int pap_meta_parse(struct pap_meta *m, const char *text, const char *file,
  */
 struct pap_meta_fn *pap_meta_find(struct pap_meta *m, const char *name,
 				  uint64_t checksum, const char *meta);
-/* The function's plan, built on first use; NULL if it cannot be built. */
+/* The function's plan, built on first use; NULL if it cannot be built
+ * (also for a function of mode none: calls alone). */
 const struct pap_plan *pap_meta_plan(struct pap_meta_fn *fn);
+/* The function's call-site graph, built on first use; NULL without calls
+ * or if it cannot be built. */
+const struct pap_callgraph *pap_meta_callgraph(struct pap_meta_fn *fn);
 
 
 #ifdef __cplusplus

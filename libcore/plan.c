@@ -22,6 +22,8 @@ const char *pap_mode_name(enum pap_mode mode)
 		return "pap";
 	case PAP_MODE_PAP_EPP:
 		return "pap-epp";
+	case PAP_MODE_NONE:
+		return "none";
 	}
 	return "?";
 }
@@ -34,6 +36,8 @@ int pap_mode_parse(const char *s, enum pap_mode *mode)
 		*mode = PAP_MODE_PAP;
 	else if (!strcmp(s, "pap-epp"))
 		*mode = PAP_MODE_PAP_EPP;
+	else if (!strcmp(s, "none"))
+		*mode = PAP_MODE_NONE;
 	else
 		return PAP_EINVAL;
 	return PAP_OK;

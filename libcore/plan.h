@@ -40,6 +40,7 @@ enum pap_mode {
 	PAP_MODE_EPP = 0,
 	PAP_MODE_PAP,
 	PAP_MODE_PAP_EPP,
+	PAP_MODE_NONE,	/* no intra-procedural paths: calls alone */
 };
 
 const char *pap_mode_name(enum pap_mode mode);

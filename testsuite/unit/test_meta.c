@@ -3,7 +3,8 @@
  * test_meta.c - the metadata reader: the stamp that pairs profiles with
  * metadata covers the mode and the plan format as well as the graph,
  * version 2 carries the compile directory, and version 1 is still read;
- * a block may span any number of source lines.
+ * a block may span any number of source lines; version 3 carries a
+ * function's call sites, stamped into its checksum and its unit's sum.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,9 +99,9 @@ static void test_v1_read(void **state)
 			       fnv(graph), err, sizeof(err)), 0);
 	assert_int_equal(m.nfns, 1);
 	assert_null(m.fns[0]->dir);
-	assert_int_not_equal(parse(&m, "pap-meta 3\n", NULL, "pap",
+	assert_int_not_equal(parse(&m, "pap-meta 4\n", NULL, "pap",
 				   fnv(graph), err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "versions 1 and 2"));
+	assert_non_null(strstr(err, "versions 1 to 3"));
 	pap_meta_free(&m);
 }
 
@@ -256,6 +257,116 @@ static void test_selection(void **state)
 	pap_meta_free(&m);
 }
 
+static const char cgraph[] = "blocks b1 b2 b3\nentry b1\nedge b1 b2\n"
+			     "edge b1 b3\nedge b2 b3\nreturn b3\n";
+/* the calls lines of the sites below, written out from the format */
+static const char ctext[] = "calls ic\nsite 1 b1 direct - 10 g\n"
+			    "site 2 b2 indirect o 11 - h k\n"
+			    "site 3 b3 direct o 12 puts\n";
+
+/* A version 3 file of one function with ctext, its checksum @sum and
+ * its unit line @unit, with @from replaced by @to (NULL: none). */
+static int parse_calls(struct pap_meta *m, uint64_t sum, uint64_t unit,
+		       const char *from, const char *to, char *err,
+		       size_t errlen)
+{
+	char text[2048], out[2048], *at;
+
+	snprintf(text, sizeof(text), "pap-meta 3\nunit %016llx\nfunction f\n"
+		 "file f.c\nmode none\n%slines b1 3\nlines b2 4\nlines b3 5\n"
+		 "%schecksum %016llx\nend\n", (unsigned long long)unit,
+		 cgraph, ctext, (unsigned long long)sum);
+	if (from && (at = strstr(text, from))) {
+		snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - text), text,
+			 to, at + strlen(from));
+		strcpy(text, out);
+	}
+	return pap_meta_parse(m, text, "c.papm", err, errlen);
+}
+
+/* test_calls: the writer writes the format, the reader reads it back
+ * into sites ready for the call-site graph, the checksum covers the
+ * calls lines and the unit line the checksums; damage is refused. */
+static void test_calls(void **state)
+{
+	static const char *const hk[] = { "h", "k" };
+	const struct pap_meta_site_out out[3] = {
+		{ "b1", PAP_SITE_DIRECT, 0, 10, "g", 0, NULL },
+		{ "b2", PAP_SITE_INDIRECT, PAP_SITE_MAYBE_OUT, 11, NULL, 2, hk },
+		{ "b3", PAP_SITE_DIRECT, PAP_SITE_MAYBE_OUT, 12, "puts", 0,
+		  NULL },
+	};
+	static const char *const bad[][2] = {
+		{ "site 2 b2", "site 3 b2" },		/* numbering */
+		{ "site 2 b2", "site 2 b9" },		/* no such block */
+		{ "indirect", "sideways" },		/* kind */
+		{ "direct - 10 g", "direct - 10 g x" },	/* cluster, direct */
+		{ "indirect o 11 -", "indirect o 11 q" },	/* callee, indirect */
+		{ "direct o 12", "direct ox 12" },	/* flags */
+		{ "10 g", "13 g" },			/* not its checksum */
+		{ "calls ic\n", "calls zz\n" },		/* strategy */
+		{ "lines b3 5\ncalls ic\n", "calls ic\nlines b3 5\n" },
+							/* lines apart */
+	};
+	char buf[512], text[1024], hex[32], err[256];
+	struct pap_meta m;
+	struct pap_meta_fn *f;
+	uint64_t sum, unit;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pap_meta_format_calls(buf, sizeof(buf), "ic", out, 3),
+			 strlen(ctext));
+	assert_string_equal(buf, ctext);
+	snprintf(text, sizeof(text), "plan %d mode none\n%s%s",
+		 PAP_PLAN_FORMAT, cgraph, ctext);
+	sum = fnv(text);
+	snprintf(hex, sizeof(hex), "%016llx\n", (unsigned long long)sum);
+	unit = fnv(hex);
+	assert_true(pap_meta_unit_sum(&sum, 1) == unit);
+
+	pap_meta_init(&m);
+	assert_int_equal(parse_calls(&m, sum, unit, NULL, NULL, err,
+				     sizeof(err)), 0);
+	f = m.fns[0];
+	assert_int_equal(f->mode, PAP_MODE_NONE);
+	assert_true(f->unit == unit);
+	assert_non_null(f->calls);
+	assert_string_equal(f->calls->strategy, "ic");
+	assert_int_equal(f->calls->nsites, 3);
+	assert_int_equal(f->calls->sites[1].block,
+			 pap_cfgtext_block(&f->graph, "b2"));
+	assert_int_equal(f->calls->sites[1].kind, PAP_SITE_INDIRECT);
+	assert_int_equal(f->calls->sites[1].flags, PAP_SITE_MAYBE_OUT);
+	assert_int_equal(f->calls->line[2], 12);
+	assert_string_equal(f->calls->callee[0], "g");
+	assert_null(f->calls->callee[1]);
+	assert_int_equal(f->calls->ncluster[1], 2);
+	assert_string_equal(f->calls->cluster[1][1], "k");
+	assert_non_null(pap_meta_callgraph(f));
+	assert_int_equal(pap_meta_callgraph(f)->nsites, 3);
+	assert_null(pap_meta_plan(f));		/* calls alone */
+	pap_meta_free(&m);
+
+	assert_int_not_equal(parse_calls(&m, sum, unit + 1, NULL, NULL, err,
+					 sizeof(err)), 0);
+	assert_non_null(strstr(err, "unit line"));
+	assert_int_equal(m.nfns, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		assert_int_not_equal(parse_calls(&m, sum, unit, bad[i][0],
+						 bad[i][1], err, sizeof(err)),
+				     0);
+		assert_non_null(strstr(err, "c.papm:"));
+		assert_int_equal(m.nfns, 0);
+	}
+	/* version 2 has no calls lines */
+	assert_int_not_equal(parse_calls(&m, sum, unit, "pap-meta 3\nunit",
+					 "pap-meta 2\ndirectory", err, sizeof(err)),
+			     0);
+	pap_meta_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_elines),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

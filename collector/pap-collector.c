@@ -11,7 +11,8 @@
  * set and ends when it does, with its status; without, runs until SIGINT
  * or SIGTERM.  SIGUSR1 writes a snapshot to FILE.snap.  With a command
  * (or --rendezvous), advertises itself to the processes it started that
- * lost PAP_COLLECTOR (rendezvous.c).
+ * lost PAP_COLLECTOR (rendezvous.c).  With --report, pap-decode reads
+ * FILE once it is written (report.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +40,7 @@
 #include "collector.h"
 #include "diag.h"
 #include "rendezvous.h"
+#include "report.h"
 #include "target.h"
 #include "util.h"
 
@@ -87,6 +89,13 @@ static void usage(FILE *f)
 "                       process (the shell that started it)\n"
 "      --no-rendezvous  do not advertise: a process without PAP_COLLECTOR\n"
 "                       and PAP_PROFILE writes ./pap.prof itself\n"
+"      --report=FMT     once FILE is written, decode it: text or json on\n"
+"                       stdout (after COMMAND's output), or html into\n"
+"                       the directory pap-report\n"
+"      --report-out=PATH  the text or json report's file, or the html\n"
+"                       report's directory\n"
+"      --report-opt=OPT   pass OPT to pap-decode (e.g. --top=5,\n"
+"                       --function=REGEX, --meta=DIR); may be repeated\n"
 "  -v, --verbose        print what was collected and lost at the end\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
@@ -94,7 +103,8 @@ static void usage(FILE *f)
 "Exit status: COMMAND's (128+N if signal N ended it), or 0; 2 on bad\n"
 "usage; 125 when pap-collector failed: FILE cannot be written (checked\n"
 "before COMMAND starts, which it then never does) or was not written at\n"
-"the end (the message gives COMMAND's status), or it could not start.\n",
+"the end (the message gives COMMAND's status), the report failed (FILE\n"
+"is written all the same), or it could not start.\n",
 		prog);
 }
 
@@ -420,6 +430,9 @@ int main(int argc, char **argv)
 		{ "spill", required_argument, NULL, 'P' },
 		{ "rendezvous", no_argument, NULL, 'A' },
 		{ "no-rendezvous", no_argument, NULL, 'N' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "report-out", required_argument, NULL, 'O' },
+		{ "report-opt", required_argument, NULL, 'X' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -433,6 +446,8 @@ int main(int argc, char **argv)
 	size_t spill = COL_SPILL_DEFAULT;
 	int c, lossy = 0, verbose = 0, rc, rendezvous = -1;
 	struct col_rv rv = { 0, -1, 0, "" };
+	const char *report_opts[COL_REPORT_MAX_OPTS];
+	struct col_report rep = { NULL, NULL, report_opts, 0 };
 	struct run r;
 	sigset_t set, old;
 	char *end;
@@ -490,6 +505,27 @@ int main(int argc, char **argv)
 		case 'N':
 			rendezvous = 0;
 			break;
+		case 'r':
+			if (!col_report_format_ok(optarg)) {
+				fprintf(stderr, "%s: error: unknown report "
+					"format '%s' (text, json or html)\n",
+					prog, optarg);
+				return pap_usage_error(prog);
+			}
+			rep.format = optarg;
+			break;
+		case 'O':
+			rep.out = optarg;
+			break;
+		case 'X':
+			if (rep.nopts == COL_REPORT_MAX_OPTS) {
+				fprintf(stderr, "%s: error: more than %d "
+					"--report-opt\n", prog,
+					COL_REPORT_MAX_OPTS);
+				return pap_usage_error(prog);
+			}
+			report_opts[rep.nopts++] = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -505,6 +541,16 @@ int main(int argc, char **argv)
 	}
 	if (!out) {
 		fprintf(stderr, "%s: error: no output file (-o FILE)\n", prog);
+		return pap_usage_error(prog);
+	}
+	if ((rep.out || rep.nopts) && !rep.format) {
+		fprintf(stderr, "%s: error: --report-out and --report-opt need "
+			"--report\n", prog);
+		return pap_usage_error(prog);
+	}
+	if (rep.format && pap_target_off(out)) {
+		fprintf(stderr, "%s: error: --report needs a profile to read: "
+			"%s keeps none\n", prog, out);
 		return pap_usage_error(prog);
 	}
 	if (!name) {
@@ -625,5 +671,9 @@ int main(int argc, char **argv)
 				prog, file, r.status);
 		return COL_EXIT_FAILED;
 	}
-	return r.status;
+	rc = rep.format ? col_report(prog, &rep, out) : 0;
+	if (rc && optind < argc)
+		fprintf(stderr, "%s: the command's exit status was %d\n", prog,
+			r.status);
+	return rc ? COL_EXIT_FAILED : r.status;
 }

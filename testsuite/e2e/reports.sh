@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..38"
+echo "1..39"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -206,7 +206,10 @@ else
 fi
 
 # --- the HTML report, loaded by a browser ---
-"$decode" --html=html a.prof
+"$decode" --html=html a.prof 2>html.err
+rc=$?
+check "html: written without a complaint" \
+	'[ $rc -eq 0 ] && [ ! -s html.err ] && [ -s html/index.html ]'
 if command -v chromium >/dev/null 2>&1; then
 	browse() {
 		timeout 120 chromium --headless --no-sandbox --disable-gpu \

@@ -250,13 +250,6 @@ static void check_walk(const struct tprog *p, const struct pap_cev *ev,
 	pap_cs_rec_free(&got);
 }
 
-static unsigned long long env_ull(const char *name, unsigned long long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
 static const uint64_t limits[] = { 1ull << 12, 1ull << 16, 1ull << 24,
 				   1ull << 40, UINT64_MAX };
 
@@ -264,8 +257,8 @@ static const uint64_t limits[] = { 1ull << 12, 1ull << 16, 1ull << 24,
  * encoder does, over random programs and runs, dense breakpoints. */
 static void test_callrt_random_programs(void **state)
 {
-	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261127);
-	unsigned long long nprog = env_ull("PAP_CALLRT_PROGRAMS", 1500);
+	unsigned long long seed = tl_env_ull("PAP_TEST_SEED", 20261127);
+	unsigned long long nprog = tl_env_ull("PAP_CALLRT_PROGRAMS", 1500);
 	unsigned long long i;
 	size_t events = 0, bps = 0, kinds[12] = { 0 }, marks[19] = { 0 };
 	static const uint32_t made[] = { PAP_CS_OUT_ENTER, PAP_CS_OUT_RETURN,

@@ -87,13 +87,6 @@ static void round_trip(const struct tprog *p, const struct pap_cev *ev,
 	pap_cs_rec_free(&rec);
 }
 
-static unsigned long long env_ull(const char *name, unsigned long long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
 static const uint64_t limits[] = { 1ull << 12, 1ull << 16, 1ull << 24,
 				   1ull << 40, UINT64_MAX };
 
@@ -101,8 +94,8 @@ static const uint64_t limits[] = { 1ull << 12, 1ull << 16, 1ull << 24,
  * programs and runs, with dense breakpoints at small limits. */
 static void test_callseq_random_programs(void **state)
 {
-	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261127);
-	unsigned long long nprog = env_ull("PAP_CALLSEQ_PROGRAMS", 3000);
+	unsigned long long seed = tl_env_ull("PAP_TEST_SEED", 20261127);
+	unsigned long long nprog = tl_env_ull("PAP_CALLSEQ_PROGRAMS", 3000);
 	unsigned long long i;
 	size_t events = 0, bps = 0, longest = 0, kinds[12] = { 0 };
 

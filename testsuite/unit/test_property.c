@@ -21,13 +21,6 @@
 
 #include "testlib.h"
 
-static unsigned long long env_ull(const char *name, unsigned long long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
 /* Walk lengths: mostly short, some long, a few of 10^6 edges. */
 static size_t walk_length(struct tl_rng *g, unsigned long long i, int w)
 {
@@ -157,9 +150,9 @@ static void check_r_bounds(struct pap_plan *plan, const uint32_t *walk,
 /* test_property_random_walks: the main exactness property. */
 static void test_property_random_walks(void **state)
 {
-	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261122);
-	unsigned long long ncfg = env_ull("PAP_TEST_CFGS", 10000);
-	unsigned long long only = env_ull("PAP_TEST_ONLY", ~0ull);
+	unsigned long long seed = tl_env_ull("PAP_TEST_SEED", 20261122);
+	unsigned long long ncfg = tl_env_ull("PAP_TEST_CFGS", 10000);
+	unsigned long long only = tl_env_ull("PAP_TEST_ONLY", ~0ull);
 	unsigned long long i, walked = 0, bps = 0, irreducible = 0, cuts = 0;
 	unsigned long long fallbacks = 0, longest = 0, walks = 0;
 	unsigned long long epp_refused = 0, resumed = 0, cut_short = 0;

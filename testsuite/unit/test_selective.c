@@ -33,13 +33,6 @@
 #include "testlib.h"
 #include "textfile.h"
 
-static unsigned long long env_ull(const char *name, unsigned long long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
 struct walk {
 	uint32_t *e;
 	size_t len;
@@ -806,8 +799,8 @@ static void test_selective_bad_paths(void **state)
  * of the file); each kind of verdict must occur, so none goes untested. */
 static void test_selective_random(void **state)
 {
-	unsigned long long seed = env_ull("PAP_TEST_SEED", 20261126);
-	unsigned long ncfgs = (unsigned long)env_ull("PAP_TEST_CFGS", 1500);
+	unsigned long long seed = tl_env_ull("PAP_TEST_SEED", 20261126);
+	unsigned long ncfgs = (unsigned long)tl_env_ull("PAP_TEST_CFGS", 1500);
 	struct tally t;
 	unsigned long gi;
 

@@ -368,3 +368,10 @@ out:
 	pap_activation_free(&s);
 	return bad;
 }
+
+unsigned long long tl_env_ull(const char *name, unsigned long long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}

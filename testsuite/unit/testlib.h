@@ -68,4 +68,8 @@ int tl_check_walk(const struct pap_plan *plan, const uint32_t *walk,
 /* The edge id of src->dst (first of parallel ones); PAP_NONE if absent. */
 uint32_t tl_edge(const struct pap_cfg *cfg, uint32_t src, uint32_t dst);
 
+/* The number in environment variable @name (strtoull, any base), or
+ * @def when it is unset or empty: seeds and sizes a run may override. */
+unsigned long long tl_env_ull(const char *name, unsigned long long def);
+
 #endif /* PAP_TESTLIB_H */

@@ -37,7 +37,7 @@ oracle_seq() {
 	ORACLE_DIR=$_d/o "$@" >"$_d/out" 2>"$_d/err"
 	echo "status $?" >>"$_d/out"
 	nm -n -S "$1" >"$_d/nm" &&
-	./calls-check "$_d/nm" "$_d"/o/oracle.* 2>>"$_d/err" |
+	"$tmp/calls-check" "$_d/nm" "$_d"/o/oracle.* 2>>"$_d/err" |
 		LC_ALL=C sort >"$_d/oracle.seq"
 }
 
@@ -145,10 +145,10 @@ for seed in $(seq 1 "$nseeds"); do
 			diag "$d/decode.err"
 			continue
 		fi
-		n=$(wc -w <"$d/oracle.seq")
+		nw=$(wc -w <"$d/oracle.seq")
 		if pap_seqs "$d/pap.json" | cmp -s - "$d/oracle.seq"; then
-			ok "$what: $(wc -l <"$d/oracle.seq") sequences, $n names, equal to the oracle's"
-			names=$((names + n))
+			ok "$what: $(wc -l <"$d/oracle.seq") sequences, $nw names, equal to the oracle's"
+			names=$((names + nw))
 		else
 			not_ok "$what: sequences differ from the oracle's"
 			pap_seqs "$d/pap.json" | diff - "$d/oracle.seq" |

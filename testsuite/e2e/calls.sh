@@ -174,5 +174,73 @@ for seed in $(seq 1 "$nseeds"); do
 	done
 done
 note "$names names compared with the oracle's"
+
+# 3. The reports around the sequences, on the first program's -O0 run.
+d=gen1/run-O0
+if [ -f "$d/pap.prof" ]; then
+	# the text report: the section, and main's call of f0 at its line
+	line=$(grep -n 'total += f0(seed' gen1/u0.c | cut -d: -f1)
+	"$decode" --top=0 "$d/pap.prof" >text.out 2>text.err
+	if grep -q '^call sequences: ' text.out &&
+	   grep -q "^    main:$line -> f0\$" text.out; then
+		ok "text report: call sequences, main:$line -> f0 as in u0.c"
+	else
+		not_ok "text report: no call sequences or no main:$line -> f0"
+		diag text.out
+	fi
+	# --top bounds the sequences shown, --max-sequence their events: half
+	# the events give the first half's sequence, an eighth none
+	"$decode" --format=json --top=1 "$d/pap.prof" >full.json 2>full.err
+	ev=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["call_paths"][0]["events"])' full.json)
+	"$decode" --format=json --top=1 --max-sequence=$((ev / 2)) \
+		"$d/pap.prof" >half.json 2>half.err
+	"$decode" --format=json --top=1 --max-sequence=$((ev / 8)) \
+		"$d/pap.prof" >eighth.json 2>eighth.err
+	if python3 - full.json half.json eighth.json "$ev" <<'EOF'
+import json, sys
+full, half, eighth = (json.load(open(f))["call_paths"] for f in sys.argv[1:4])
+ev = int(sys.argv[4])
+assert len(full) == len(half) == len(eighth) == 1
+f, h, e = full[0], half[0], eighth[0]
+assert "truncated" not in f and f["events"] == ev
+assert h["truncated"] is True and h["events"] == ev
+assert 0 < len(h["sequence"]) < len(f["sequence"])
+assert f["sequence"][:len(h["sequence"])] == h["sequence"]
+assert e["truncated"] is True and e["events"] is None and not e["sequence"]
+EOF
+	then
+		ok "json: --top=1; --max-sequence: a head of the sequence, or none past 4 times"
+	else
+		not_ok "json: --top or --max-sequence not honoured"
+		diag half.json 3
+	fi
+	# a damaged record: named, and the rest of the report still there
+	"$decode" print "$d/pap.prof" |
+		awk '$1 == "c" { $5 = $5 + 1 } { print }' >damaged.prof
+	"$decode" --format=json damaged.prof >damaged.json 2>damaged.err
+	if grep -q "^pap-decode: damaged.prof: calls record 1: " damaged.err &&
+	   grep -q '"functions": \[' damaged.json &&
+	   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' \
+		damaged.json; then
+		ok "a damaged calls record is named; the report still prints"
+	else
+		not_ok "a damaged calls record: no named error or no report"
+		diag damaged.err
+	fi
+	# the reports with call_paths follow the schema
+	if python3 "$top_srcdir/testsuite/tools/json-valid.py" \
+		"$top_srcdir/doc/pap-report.schema.json" "$d/pap.json" \
+		half.json eighth.json damaged.json >valid.log 2>&1; then
+		ok "json: call_paths valid against doc/pap-report.schema.json"
+	elif [ $? -eq 77 ]; then
+		skip "json: schema validation needs python3-jsonschema"
+	else
+		not_ok "json: call_paths not valid against the schema"
+		diag valid.log
+	fi
+else
+	not_ok "program 1 -O0 made no profile: the reports were not checked"
+fi
 echo "1..$n"
 tap_done

@@ -278,6 +278,9 @@ int main(int argc, char **argv)
 	build_prog();
 	expect_main(&wm, exit_mode);
 	expect_worker(&ww);
+	/* the premise of callsrt.c's registering B first */
+	if (ua >= ub)
+		fail("unit B's id is not above unit A's");
 	sum = progsum(ua, ub);
 	snprintf(calls_key, sizeof(calls_key), "%%calls:%016llx",
 		 (unsigned long long)sum);

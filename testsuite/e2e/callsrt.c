@@ -153,8 +153,10 @@ int main(int argc, char **argv)
 }
 
 /* The units' constructors: unit A holds main, work, worker and deep,
- * unit B leaf and twice. */
-__attribute__((constructor)) static void unit_a(void)
+ * unit B leaf and twice.  B registers first, and its id is the larger
+ * (callsrt-check checks), so that PROGSUM is not the ids' sum in the
+ * order they came. */
+__attribute__((constructor(151))) static void unit_a(void)
 {
 	static const struct pap_cunit_fn fns[] = {
 		{ (uintptr_t)&main, CR_KEY_MAIN },
@@ -167,7 +169,7 @@ __attribute__((constructor)) static void unit_a(void)
 	__pap_cunit(&u);
 }
 
-__attribute__((constructor)) static void unit_b(void)
+__attribute__((constructor(150))) static void unit_b(void)
 {
 	static const struct pap_cunit_fn fns[] = {
 		{ (uintptr_t)&leaf, CR_KEY_LEAF },

@@ -14,7 +14,7 @@ checker=$top_builddir/testsuite/e2e/callsrt-check
 unset PAP_COLLECTOR PAP_PROFILE PAP_TEST_KILL PAP_COLLECTOR_LOSSY
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..7"
+echo "1..9"
 
 "$prog" && mv pap.prof one.prof
 check "file sink: units, program and both threads' sequences, decoded" \
@@ -39,3 +39,15 @@ check "pap-collector, two runs: every record counted twice" \
 "$prog" exit && mv pap.prof exit.prof
 check "exit() two frames deep: main's sequence cut short, with its frames" \
 	'"$checker" exit.prof 1 exit >check5.txt 2>&1 || { cat check5.txt; false; }'
+"$decode" merge -o merged.prof one.prof one.prof
+check "pap-decode merge: every record counted twice" \
+	'"$checker" merged.prof 2 >check6.txt 2>&1 || { cat check6.txt; false; }'
+# another program (another PROGSUM) merges beside it, not as a rebuild
+sum=$(sed -n 's/^g %prog:\([0-9a-f]*\) .*/\1/p' one.txt)
+sed "s/$sum/0123456789abcdef/" one.txt >other.txt
+"$decode" merge --text -o both.txt one.prof other.txt 2>merge.err
+check "pap-decode merge: two programs' records side by side" \
+	'[ ! -s merge.err ] && [ $(grep -c "^c %calls:" both.txt) -eq 4 ] &&
+	 [ $(grep -c "^g %prog:" both.txt) -eq 2 ] &&
+	 [ $(grep -c "^u %unit:" both.txt) -eq 2 ] &&
+	 grep -q "^u %unit:.* 2 0\$" both.txt'

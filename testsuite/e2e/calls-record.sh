@@ -6,7 +6,7 @@
 # pap-cseq (testsuite/tools) decodes it in the program its metadata
 # describes (libcore/callprog.h, callseq.h) and prints the sequence of
 # function names.  The sequences are compared with ones written from the
-# sources (tiny.c, loop.c), and, when the -finstrument-functions oracle
+# sources (tiny.c, loop.c, fanin.c), and, when the -finstrument-functions oracle
 # (testsuite/e2e/cygoracle.c, calls-check.c) is in the tree, with the
 # oracle's on more programs.  -O0 and -O2, calls alone and with each
 # intra mode.  TAP output.
@@ -63,9 +63,11 @@ expect() {
 echo "main mid leaf mid main leaf main >cb thrower thrower thrower main twice leaf twice leaf twice main" >tiny.want
 awk 'BEGIN { printf "main"; for (i = 0; i < 3000; i++)
 	printf " %s main", (i * 7) % 3 ? "a" : "b"; print "" }' >loop.want
+awk 'BEGIN { printf "main"; for (i = 0; i < 500; i++)
+	printf " f%d main g main", i % 10; print "" }' >fanin.want
 for opt in -O0 -O2; do
 	for mode in $configs; do
-		for p in tiny loop; do
+		for p in tiny loop fanin; do
 			if record "$p" "$opt" "$mode" "" "$src/$p.c"; then
 				expect "$p" "$p $opt $mode"
 			else

@@ -605,9 +605,6 @@ static bool pap_calls_is_site(gcall *s)
 	return true;
 }
 
-static const char *const pap_site_kind_names[PAP_SITE_NKINDS] = {
-	"direct", "indirect", "noreturn", "setjmp", "tail",
-};
 
 /* One site of node @node: its kind and flags. */
 static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
@@ -643,40 +640,36 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	}
 }
 
-/* The calls and site lines of r25's metadata (plugin-local writer until
- * the core's pap_meta_format_calls). */
-static void pap_calls_format(struct pap_calls *c,
-			     const struct pap_model *m)
+/* The calls and site lines (libcore/meta.h), through the core's writer. */
+static void pap_calls_format(struct pap_calls *c)
 {
+	struct pap_meta_site_out *out = XCNEWVEC(struct pap_meta_site_out,
+						 c->nsites + 1);
+	char *names = XNEWVEC(char, 16 * ((size_t)c->nsites + 1));
 	uint32_t k;
+	int n;
 
-	(void)m;
-	pap_text_printf(&c->text, "calls sc\n");
 	for (k = 1; k <= c->nsites; k++) {
 		const struct pap_site *site = &c->sites[k - 1];
-		gcall *s = c->cs[k - 1].stmt;
-		location_t loc = gimple_location(s);
-		char flags[4];
-		int nf = 0;
+		location_t loc = gimple_location(c->cs[k - 1].stmt);
+		tree callee = c->cs[k - 1].callee;
 
-		if (site->flags & PAP_SITE_MAYBE_OUT)
-			flags[nf++] = 'o';
-		if (site->flags & PAP_SITE_MAYBE_TAIL)
-			flags[nf++] = 't';
-		if (site->flags & PAP_SITE_EH)
-			flags[nf++] = 'e';
-		if (!nf)
-			flags[nf++] = '-';
-		flags[nf] = 0;
-		pap_text_printf(&c->text, "site %u b%u %s %s %u %s\n", k,
-				site->block + 1,
-				pap_site_kind_names[site->kind], flags,
-				loc == UNKNOWN_LOCATION ? 0 :
-				(unsigned)LOCATION_LINE(loc),
-				c->cs[k - 1].callee ? IDENTIFIER_POINTER(
-					DECL_ASSEMBLER_NAME(
-						c->cs[k - 1].callee)) : "-");
+		snprintf(names + 16 * (k - 1), 16, "b%u", site->block + 1);
+		out[k - 1].block = names + 16 * (k - 1);
+		out[k - 1].kind = site->kind;
+		out[k - 1].flags = site->flags;
+		out[k - 1].line = loc == UNKNOWN_LOCATION ? 0 :
+				  (uint32_t)LOCATION_LINE(loc);
+		out[k - 1].callee = callee ? IDENTIFIER_POINTER(
+			DECL_ASSEMBLER_NAME(callee)) : NULL;
 	}
+	n = pap_meta_format_calls(NULL, 0, "sc", out, c->nsites);
+	c->text.s = XNEWVEC(char, n + 1);
+	c->text.cap = (size_t)n + 1;
+	c->text.len = (size_t)pap_meta_format_calls(c->text.s, c->text.cap,
+						    "sc", out, c->nsites);
+	XDELETEVEC(names);
+	XDELETEVEC(out);
 }
 
 struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
@@ -738,7 +731,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 		pap_calls_free(c);
 		return NULL;
 	}
-	pap_calls_format(c, m);
+	pap_calls_format(c);
 	if (pap_opts.verbose) {
 		uint32_t k, v;
 		struct pap_text t = { NULL, 0, 0 };
@@ -746,7 +739,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 		for (k = 1; k <= c->nsites; k++) {
 			v = pap_cg_node_c(k);
 			pap_text_printf(&t, " C%u:%s:%u", k,
-					pap_site_kind_names[c->sites[k - 1].kind],
+					pap_site_kind_name(c->sites[k - 1].kind),
 					pap_cg_radix(&c->g, v));
 		}
 		inform(DECL_SOURCE_LOCATION(fun->decl),
@@ -763,17 +756,9 @@ const char *pap_calls_text(const struct pap_calls *c)
 	return c->text.s;
 }
 
-uint64_t pap_calls_checksum(uint64_t base, const char *text)
+uint64_t pap_calls_checksum(const struct pap_calls *c, uint64_t base)
 {
-	uint64_t h = base;
-	const unsigned char *p = (const unsigned char *)text;
-
-	/* FNV-1a 64, continued from base (r25-plan.md section 1) */
-	for (; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return pap_meta_calls_checksum(base, c->text.s, c->text.len);
 }
 
 void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)

@@ -60,6 +60,8 @@ struct pap_fn {
 	vec<edge> moved;
 	/* the call sequence's sites and graph (-fplugin-arg-pap-calls) */
 	struct pap_calls *calls;
+	/* the mode recorded when there is no plan (calls alone) */
+	enum pap_mode mode;
 };
 
 tree pap_tally_var(uint64_t nvalues)
@@ -436,15 +438,10 @@ static void pap_fn_record(struct pap_fn *f)
 		pap_keys_add_calls_fn(f->fun->decl, f->key, f->emit.key_slot,
 				      f->checksum);
 	}
-	if (!f->plan) {
-		pap_meta_add_fn_none(f->asmname,
-				     DECL_SOURCE_FILE(f->fun->decl),
-				     f->graph.s, f->lines.s, f->checksum);
-		return;
-	}
 	pap_meta_add_fn(f->asmname, DECL_SOURCE_FILE(f->fun->decl),
-			f->plan->mode, f->graph.s, f->lines.s, f->checksum);
-	if (pap_opts.verbose)
+			f->plan ? f->plan->mode : f->mode, f->graph.s,
+			f->lines.s, f->checksum);
+	if (pap_opts.verbose && f->plan)
 		inform(DECL_SOURCE_LOCATION(f->fun->decl), "pap: %qs: %s",
 		       f->asmname, f->plan->note);
 }
@@ -468,22 +465,18 @@ static void pap_fn_free(struct pap_fn *f)
 }
 
 /*
- * The call probes alone (mode none): the key and the checksum of the
- * graph under mode none and the calls lines, then the probes, then the
- * entry in the metadata.
+ * The call probes alone (mode none, or a function whose intra-procedural
+ * probes cannot be placed, since its callers count on its call probes):
+ * the key from the checksum of the graph under mode none and the calls
+ * lines, the probes, the entry in the metadata.
  */
 static void pap_fn_calls_only(struct pap_fn *f)
 {
-	char stamp[64];
-	int n = snprintf(stamp, sizeof(stamp), "plan %d mode none\n",
-			 PAP_PLAN_FORMAT);
-	uint64_t h = pap_calls_checksum(0xcbf29ce484222325ull, stamp);
-	struct pap_text graph = f->graph;
 	tree lit;
 
-	(void)n;
-	h = pap_calls_checksum(h, graph.s);
-	f->checksum = pap_calls_checksum(h, pap_calls_text(f->calls));
+	f->mode = PAP_MODE_NONE;
+	f->checksum = pap_calls_checksum(f->calls, pap_meta_checksum(
+		PAP_MODE_NONE, f->graph.s, f->graph.len));
 	pap_fnkey_format(f->key, sizeof(f->key), f->asmname, f->checksum,
 			 pap_meta_path());
 	lit = build_string_literal(strlen(f->key) + 1, f->key);
@@ -510,13 +503,12 @@ unsigned int pap_instrument_function(function *fun)
 	}
 	if (pap_opts.calls)
 		f.calls = pap_calls_collect(fun, &f.model, &f.g, f.asmname);
-	if (pap_opts.no_intra) {
+	if (pap_opts.mode == PAP_MODE_NONE) {
 		if (f.calls)
 			pap_fn_calls_only(&f);
 	} else if (pap_fn_plan(&f) && pap_fn_locate(&f)) {
 		if (f.calls)
-			f.checksum = pap_calls_checksum(
-				f.checksum, pap_calls_text(f.calls));
+			f.checksum = pap_calls_checksum(f.calls, f.checksum);
 		pap_fn_setup(&f);
 		if (f.sel)
 			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,

@@ -249,7 +249,7 @@ static void pap_keys_cunit(tree *body)
 	fields = fns_field;
 	finish_builtin_struct(unit_type, "pap_cunit", fields, NULL_TREE);
 	snprintf(ukey, sizeof(ukey), "%%unit:%016llx:%s",
-		 (unsigned long long)pap_meta_unit_sum(), pap_meta_path());
+		 (unsigned long long)pap_meta_unit(), pap_meta_path());
 	CONSTRUCTOR_APPEND_ELT(uel, ukey_field,
 			       build_string_literal(strlen(ukey) + 1, ukey));
 	CONSTRUCTOR_APPEND_ELT(uel, nfns_field, build_int_cst(pap_rt_u32(), n));

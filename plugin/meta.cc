@@ -10,17 +10,9 @@
 
 /* the entries of the unit's instrumented functions, in order */
 static struct pap_text pap_meta;
-/* a mode none entry on its way into pap_meta */
-static struct pap_text pap_meta_none;
-/* the unit sum over its calls functions' checksums, and their number */
-static uint64_t pap_meta_unit;
-static unsigned pap_meta_ncalls;
-
-static void pap_meta_flush_none(void)
-{
-	pap_text_printf(&pap_meta, "%s", pap_meta_none.s);
-	pap_text_free(&pap_meta_none);
-}
+/* the checksums of its functions with calls, in file order */
+static uint64_t *pap_meta_sums;
+static size_t pap_meta_ncalls;
 
 void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 {
@@ -93,30 +85,16 @@ void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 					   file, mode, graph, lines, checksum);
 }
 
-void pap_meta_add_fn_none(const char *name, const char *file,
-			  const char *graph, const char *lines,
-			  uint64_t checksum)
-{
-	pap_text_printf(&pap_meta_none, "function %s\nfile %s\nmode none\n"
-			"%s%schecksum %016llx\nend\n", name, file, graph,
-			lines, (unsigned long long)checksum);
-	pap_meta_flush_none();
-}
-
 void pap_meta_add_unit_fn(uint64_t checksum)
 {
-	char hex[24];
-
-	snprintf(hex, sizeof(hex), "%016llx\n",
-		 (unsigned long long)checksum);
-	pap_meta_unit = pap_calls_checksum(pap_meta_unit ? pap_meta_unit :
-					   0xcbf29ce484222325ull, hex);
-	pap_meta_ncalls++;
+	pap_meta_sums = XRESIZEVEC(uint64_t, pap_meta_sums,
+				   pap_meta_ncalls + 1);
+	pap_meta_sums[pap_meta_ncalls++] = checksum;
 }
 
-uint64_t pap_meta_unit_sum(void)
+uint64_t pap_meta_unit(void)
 {
-	return pap_meta_ncalls ? pap_meta_unit : 0xcbf29ce484222325ull;
+	return pap_meta_unit_sum(pap_meta_sums, pap_meta_ncalls);
 }
 
 /*
@@ -142,12 +120,12 @@ void pap_meta_write(void)
 				 path);
 		return;
 	}
-	fputs(pap_meta_ncalls ? "pap-meta 3\n" : PAP_META_HEADER, f);
+	fputs(pap_meta_ncalls ? PAP_META_HEADER_V3 : PAP_META_HEADER, f);
 	if (getcwd(cwd, sizeof(cwd)) && !strchr(cwd, '\n'))
 		fprintf(f, "directory %s\n", cwd);
 	if (pap_meta_ncalls)
 		fprintf(f, "unit %016llx\n",
-			(unsigned long long)pap_meta_unit_sum());
+			(unsigned long long)pap_meta_unit());
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
 	if (pap_target_commit(f, tmp, path, "pap"))
 		error_at(UNKNOWN_LOCATION, "pap: metadata %qs not written",

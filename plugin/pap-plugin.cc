@@ -220,11 +220,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
 		} else if (!strcmp(key, "mode")) {
-			/* none is the plugin's until the core's mode
-			 * parser knows it */
-			pap_opts.no_intra = !strcmp(value, "none");
-			if (!pap_opts.no_intra &&
-			    pap_mode_parse(value, &pap_opts.mode)) {
+			if (pap_mode_parse(value, &pap_opts.mode)) {
 				error("%<-fplugin-arg-%s-mode=%s%>: unknown mode "
 				      "(use pap-epp, pap, epp or none)", base,
 				      value);
@@ -307,7 +303,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			ok = false;
 		}
 	}
-	if (ok && pap_opts.no_intra && !pap_opts.calls) {
+	if (ok && pap_opts.mode == PAP_MODE_NONE && !pap_opts.calls) {
 		error("%<-fplugin-arg-%s-mode=none%> needs "
 		      "%<-fplugin-arg-%s-calls%>", base, base);
 		ok = false;

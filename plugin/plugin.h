@@ -26,8 +26,6 @@ struct pap_options {
 	unsigned tally_max_values;
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
-	/* mode=none: no intra-procedural probes (with calls only) */
-	int no_intra;
 	/* call sequences (calls.cc) and their indirect sites' clusters */
 	int calls;
 	enum pap_calls_clusters { PAP_CLUSTERS_SC, PAP_CLUSTERS_IC,
@@ -181,8 +179,9 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 const char *pap_calls_text(const struct pap_calls *c);
 void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot);
 void pap_calls_free(struct pap_calls *c);
-/* The checksum of a function with calls: @base continued over @text. */
-uint64_t pap_calls_checksum(uint64_t base, const char *text);
+/* The checksum of a function with calls: @base, its checksum without
+ * them, continued over its calls lines (pap_meta_calls_checksum()). */
+uint64_t pap_calls_checksum(const struct pap_calls *c, uint64_t base);
 /* keys.cc: @fun, compiled with calls under @key, goes into the unit's
  * table for __pap_cunit (@checksum: for the unit's sum). */
 void pap_keys_add_calls_fn(tree decl, const char *key, tree key_slot,
@@ -192,14 +191,10 @@ void pap_keys_add_calls_fn(tree decl, const char *key, tree key_slot,
  * function's entry (libcore/meta.h); writes the whole file. */
 void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 		     const char *graph, const char *lines, uint64_t checksum);
-/* The same for a function with call probes alone: mode none. */
-void pap_meta_add_fn_none(const char *name, const char *file,
-			  const char *graph, const char *lines,
-			  uint64_t checksum);
 /* A function with calls, in file order: its checksum goes into the
- * unit's sum (r25-plan.md section 1), unit_sum()'s value. */
+ * unit's sum (pap_meta_unit_sum()), pap_meta_unit()'s value. */
 void pap_meta_add_unit_fn(uint64_t checksum);
-uint64_t pap_meta_unit_sum(void);
+uint64_t pap_meta_unit(void);
 void pap_meta_write(void);
 const char *pap_meta_path(void);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # calls-build.sh - the call-sequence probes (-fplugin-arg-pap-calls) keep
 # programs' behaviour: programs with direct, indirect, recursive, libc
-# callback (qsort, bsearch), setjmp/longjmp and multi-file calls, built
+# callback (qsort), setjmp/longjmp and multi-file calls, built
 # at -O0 and -O2 with calls alone (mode=none), with each intra mode and
 # with -finstrument-functions, print what the plain build prints and
 # exit the same; so do csmith programs (when csmith is installed).  The

@@ -1,6 +1,9 @@
 /* Indirect calls through a table and a variable, some to functions of
  * another unit compiled without pap (calls-build.sh links plainlib.c),
- * and libc's qsort and bsearch calling back into instrumented code. */
+ * and libc's qsort calling back into instrumented code.  (Not bsearch:
+ * glibc inlines it at -O2, and the -finstrument-functions oracle then
+ * sees its callback called from main, while for pap it is code without
+ * probes, from which the callback is entered from outside.) */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,7 +30,7 @@ static int apply(int (*f)(int), int x)
 
 int main(void)
 {
-	int v[16], i, s = 0, key = 7, *hit;
+	int v[16], i, s = 0;
 
 	for (i = 0; i < 16; i++)
 		v[i] = ops[i % 3](i * 5 % 11);
@@ -35,7 +38,6 @@ int main(void)
 	for (i = 0; i < 16; i++)
 		s = plain_add(s, apply(ops[v[i] & 1 ? 0 : 1], v[i]));
 	s += plain_apply(inc, s) + plain_apply(dbl, 3);
-	hit = bsearch(&key, v, 16, sizeof(v[0]), cmp);
-	printf("%d %d %d %d\n", s, v[0], v[15], hit ? 1 : 0);
+	printf("%d %d %d\n", s, v[0], v[15]);
 	return 0;
 }

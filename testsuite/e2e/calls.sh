@@ -186,6 +186,19 @@ print(sum(c["count"] for c in json.load(open(sys.argv[1]))["call_paths"]
 	done
 done
 note "$names names compared with the oracle's"
+# the generator's hard cases were taken (over the default 10 seeds)
+resumes=$(cat gen*/run*/o/oracle.* 2>/dev/null | grep -c '^R ')
+exits=$(cat gen*/plain.out | grep -c '^exit ')
+threads=$(ls gen*/run*/o | grep -c '^oracle\.[0-9]*\.[1-9]')
+note "$resumes longjmps taken, $exits programs exited deep, $threads more threads"
+if [ "$nseeds" -ge 10 ]; then
+	if [ "$resumes" -gt 0 ] && [ "$exits" -gt 0 ] && [ "$threads" -gt 0 ]
+	then
+		ok "the programs took longjmps, exited deep and ran threads"
+	else
+		not_ok "the generator lost a hard case (longjmps $resumes, exits $exits, threads $threads)"
+	fi
+fi
 
 # 3. The reports around the sequences, on the first program's -O0 run.
 d=gen1/run-O0

@@ -5,8 +5,10 @@
  * a call graph with loops (any function may call any other it can see,
  * each call one level less deep), recursion and mutual recursion,
  * function-pointer tables, qsort callbacks that call back into the
- * program, 1 to 3 threads, an atexit handler, and on some inputs exit()
- * from a deep frame or from inside a qsort callback.  Its control flow
+ * program, 1 to 3 threads, an atexit handler, in some programs longjmps
+ * out of nested calls back to a catching function (which tells the
+ * oracle with oracle_resumed()), and on some inputs exit() from a deep
+ * frame or from inside a qsort callback.  Its control flow
  * depends on its input (argv[1]); it prints checksums of what it computed.
  * Every function is noipa, so that -O2 keeps each call a call to the
  * function written (the oracle, GCC's -finstrument-functions, sees the
@@ -31,6 +33,8 @@ static unsigned rnd(unsigned n)
 static int nf, nunits, ntab;
 static int unit_of[MAXF], is_static[MAXF];
 static int exit_fn = -1, exit_at;
+/* longjmps: whether the program has them; catcher[f]: f catches them */
+static int longjmps, catcher[MAXF];
 
 static void indent(FILE *o, int d)
 {
@@ -55,7 +59,7 @@ static void stmts(FILE *o, int f, int u, int d, int budget)
 	int n = 1 + (int)rnd(3), i;
 
 	for (i = 0; i < n && budget > 0; i++, budget--) {
-		unsigned k = rnd(d >= 3 ? 5 : 10);
+		unsigned k = rnd(d >= 3 ? 5 : 11);
 
 		indent(o, d);
 		switch (k) {
@@ -104,6 +108,14 @@ static void stmts(FILE *o, int f, int u, int d, int budget)
 			indent(o, d);
 			fprintf(o, "}\n");
 			break;
+		case 9:		/* back to the innermost catcher, if any */
+			if (longjmps) {
+				fprintf(o, "if (jtop && depth > 0 && (x >> 2) "
+					"%% 3u == 1u) { jcode = x %% 7u; "
+					"longjmp(*jtop, 1); }\n");
+				break;
+			}
+			/* fall through */
 		default:
 			fprintf(o, "if ((x >> 4) %% 7u == 0) return s + x;\n");
 			break;
@@ -145,6 +157,10 @@ static void header(const char *dir, unsigned long long seed)
 		"#define NI __attribute__((noipa))\n\n"
 		"extern __thread unsigned long long side;\n"
 		"extern __thread int may_exit;\n"
+		"#include <setjmp.h>\n"
+		"extern __thread jmp_buf *jtop;\n"
+		"extern __thread unsigned jcode;\n"
+		"void oracle_resumed(void *fn);\n"
 		"unsigned sort_some(unsigned x, unsigned which);\n", seed);
 	for (f = 0; f < nf; f++)
 		if (!is_static[f])
@@ -161,10 +177,14 @@ static void unit(const char *dir, int u)
 	snprintf(name, sizeof(name), "u%d.c", u);
 	o = open_out(dir, name, 1);
 	fprintf(o, "#include \"calls.h\"\n\n");
-	for (f = 0; f < nf; f++)
+	for (f = 0; f < nf; f++) {
 		if (is_static[f] && unit_of[f] == u)
 			fprintf(o, "NI static unsigned f%d(unsigned x, "
 				"int depth);\n", f);
+		if (catcher[f] && unit_of[f] == u)
+			fprintf(o, "NI static unsigned f%d_body(unsigned x, "
+				"int depth);\n", f);
+	}
 	if (u < ntab) {
 		n = 2 + (int)rnd(3);
 		fprintf(o, "\n#define TAB%dN %du\n"
@@ -177,7 +197,12 @@ static void unit(const char *dir, int u)
 	if (u == 0) {
 		/* the qsort callbacks, one of which calls back in */
 		fprintf(o, "\n__thread unsigned long long side;\n"
-			"__thread int may_exit;\n\n"
+			"__thread int may_exit;\n"
+			"__thread jmp_buf *jtop;\n"
+			"__thread unsigned jcode;\n\n"
+			"/* the oracle's, when linked in, replaces it */\n"
+			"__attribute__((weak, no_instrument_function))\n"
+			"void oracle_resumed(void *fn)\n{\n\t(void)fn;\n}\n\n"
 			"NI static int cmp_plain(const void *a, const void *b)\n"
 			"{\n\tunsigned x = *(const unsigned *)a, "
 			"y = *(const unsigned *)b;\n\n"
@@ -204,9 +229,24 @@ static void unit(const char *dir, int u)
 	for (f = 0; f < nf; f++) {
 		if (unit_of[f] != u)
 			continue;
-		fprintf(o, "\nNI %sunsigned f%d(unsigned x, int depth)\n{\n"
-			"\tunsigned s = %u;\n\n", is_static[f] ? "static " : "",
-			f, rnd(100));
+		if (catcher[f])
+			fprintf(o, "\nNI %sunsigned f%d(unsigned x, int depth)\n"
+				"{\n\tjmp_buf jb;\n"
+				"\tjmp_buf *volatile saved = jtop;\n"
+				"\tvolatile unsigned r = 0;\n\n"
+				"\tif (setjmp(jb)) {\n"
+				"\t\toracle_resumed((void *)f%d);\n"
+				"\t\tjtop = saved;\n"
+				"\t\treturn r + 1000u + jcode;\n\t}\n"
+				"\tjtop = &jb;\n"
+				"\tr = f%d_body(x, depth);\n"
+				"\tjtop = saved;\n"
+				"\treturn r;\n}\n", is_static[f] ? "static " : "",
+				f, f, f);
+		fprintf(o, "\nNI %sunsigned f%d%s(unsigned x, int depth)\n{\n"
+			"\tunsigned s = %u;\n\n",
+			is_static[f] || catcher[f] ? "static " : "", f,
+			catcher[f] ? "_body" : "", rnd(100));
 		if (f == exit_fn)
 			/* exit from a deep frame, or a qsort callback */
 			fprintf(o, "\tstatic __thread unsigned nexit;\n\n"
@@ -221,6 +261,7 @@ static void unit(const char *dir, int u)
 
 		fprintf(o, "\nNI static void bye(void)\n{\n"
 			"\tmay_exit = 0;\n"
+			"\tjtop = NULL;\n"
 			"\tside += f%d(%u, 1);\n"
 			"\tprintf(\"bye %%llu\\n\", side);\n}\n", visible(0),
 			rnd(1000));
@@ -272,6 +313,9 @@ int main(int argc, char **argv)
 		unit_of[f] = f == 0 ? 0 : (int)rnd((unsigned)nunits);
 		is_static[f] = f != 0 && rnd(3) == 0;
 	}
+	longjmps = (int)rnd(2);
+	for (f = 0; f < nf && longjmps; f++)
+		catcher[f] = rnd(2) == 0;
 	if (rnd(2)) {
 		exit_fn = (int)rnd((unsigned)nf);
 		exit_at = 1 + (int)rnd(12);

@@ -32,7 +32,9 @@ static unsigned rnd(unsigned n)
 
 static int nf, nunits, ntab;
 static int unit_of[MAXF], is_static[MAXF];
-static int exit_fn = -1, exit_at;
+/* exit_at: the depth-0 activation of an exit_in function, counted over
+ * them all in main's thread, that calls exit(); 0: none */
+static int exit_in[MAXF], exit_at;
 /* longjmps: whether the program has them; catcher[f]: f catches them */
 static int longjmps, catcher[MAXF];
 
@@ -157,6 +159,7 @@ static void header(const char *dir, unsigned long long seed)
 		"#define NI __attribute__((noipa))\n\n"
 		"extern __thread unsigned long long side;\n"
 		"extern __thread int may_exit;\n"
+		"extern __thread unsigned nexit;\n"
 		"#include <setjmp.h>\n"
 		"extern __thread jmp_buf *jtop;\n"
 		"extern __thread unsigned jcode;\n"
@@ -198,6 +201,7 @@ static void unit(const char *dir, int u)
 		/* the qsort callbacks, one of which calls back in */
 		fprintf(o, "\n__thread unsigned long long side;\n"
 			"__thread int may_exit;\n"
+			"__thread unsigned nexit;\n"
 			"__thread jmp_buf *jtop;\n"
 			"__thread unsigned jcode;\n\n"
 			"/* the oracle's, when linked in, replaces it */\n"
@@ -247,10 +251,9 @@ static void unit(const char *dir, int u)
 			"\tunsigned s = %u;\n\n",
 			is_static[f] || catcher[f] ? "static " : "", f,
 			catcher[f] ? "_body" : "", rnd(100));
-		if (f == exit_fn)
+		if (exit_in[f])
 			/* exit from a deep frame, or a qsort callback */
-			fprintf(o, "\tstatic __thread unsigned nexit;\n\n"
-				"\tif (may_exit && depth == 0 && ++nexit == %du) "
+			fprintf(o, "\tif (may_exit && depth <= 1 && ++nexit == %du) "
 				"{\n\t\tprintf(\"exit %%u %%llu\\n\", x, side);\n"
 				"\t\texit((int)(x %% 5u));\n\t}\n", exit_at);
 		stmts(o, f, u, 1, 12);
@@ -317,8 +320,9 @@ int main(int argc, char **argv)
 	for (f = 0; f < nf && longjmps; f++)
 		catcher[f] = rnd(2) == 0;
 	if (rnd(2)) {
-		exit_fn = (int)rnd((unsigned)nf);
-		exit_at = 1 + (int)rnd(12);
+		for (f = 0; f < nf; f++)
+			exit_in[f] = rnd(2) == 0;
+		exit_at = 1 + (int)rnd(8);
 	}
 	header(argv[2], seed);
 	for (u = 0; u < nunits; u++)

@@ -205,32 +205,47 @@ static void col_queue(struct col_ctx *x, const char *fn, uint8_t kind,
 			   value, bps, nbps, count, col_added, x);
 }
 
-static int col_on_path(void *ctx, uint32_t fn, uint8_t complete,
-		       uint64_t value, const struct pap_breakpoint *bps,
-		       uint32_t nbps)
+/* Can producer @p send records of @kind under its function @fn (an id
+ * it defined): the program kinds from 2.4 on, each under its kind's keys
+ * (pap/records.h), which a profile's reader checks? */
+static int col_kind_ok(const struct col_producer *p, uint8_t kind,
+		       uint32_t fn)
+{
+	if (fn == 0 || fn > p->nfns || kind >= PAP_REC_NKINDS ||
+	    (pap_rec_version(kind) > PAP_PROFILE_VERSION_END && p->minor < 4))
+		return 0;
+	return pap_rec_key_fits(kind, p->fns[fn - 1],
+				strlen(p->fns[fn - 1]));
+}
+
+static int col_on_path(void *ctx, uint32_t fn, uint8_t kind,
+		       uint8_t complete, uint64_t value,
+		       const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct col_ctx *x = ctx;
 	size_t n = nbps;
 
+	if (!col_kind_ok(x->p, kind, fn))
+		return -1;
 	/* a producer before 2.2 sends long paths unpacked: packed here as
 	 * a newer one packs them, so that the same path makes one record */
 	if (x->p->minor < 2 && !(bps = pap_bpack_old(&x->c->pack, bps, &n)))
 		return -1;
 	if (fn == 0 || fn > x->p->nfns)
 		return -1;
-	col_queue(x, x->p->fns[fn - 1], PAP_REC_PATH, complete, value, bps,
+	col_queue(x, x->p->fns[fn - 1], kind, complete, value, bps,
 		  (uint32_t)n, 1);
 	x->p->records++;
 	return 0;
 }
 
-static int col_on_bl(void *ctx, uint32_t fn, uint64_t id)
+static int col_on_bl(void *ctx, uint32_t fn, uint8_t kind, uint64_t id)
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns)
+	if (!col_kind_ok(x->p, kind, fn))
 		return -1;
-	col_queue(x, x->p->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
+	col_queue(x, x->p->fns[fn - 1], kind, 1, id, NULL, 0, 1);
 	x->p->records++;
 	return 0;
 }
@@ -242,7 +257,7 @@ static int col_on_count(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
 {
 	struct col_ctx *x = ctx;
 
-	if (fn == 0 || fn > x->p->nfns || slot >= x->p->nslots)
+	if (!col_kind_ok(x->p, kind, fn) || slot >= x->p->nslots)
 		return -1;
 	col_queue(x, x->p->fns[fn - 1], kind, complete, value, NULL, 0, count);
 	x->p->count_seq[slot] = seq + 1;
@@ -375,7 +390,7 @@ static void col_take_slots(struct collector *c, struct col_producer *p,
 		    (rc == 0 && p->count_seq[i] == s.seq + 1))
 			continue;
 		id = pap_shm_key_fn(s.key);
-		if (rc < 0 || id > p->nfns) {
+		if (rc < 0 || !col_kind_ok(p, pap_shm_key_kind(s.key), id)) {
 			if (mode != COL_SLOTS_PEEK) {
 				c->st.rejected++;
 				p->rejected++;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "bpack.h"
+#include "callprog.h"
 #include "diag.h"
 #include "kipf.h"
 #include "meta.h"
@@ -253,7 +254,11 @@ struct ropts {
 	int all_blocks;		/* json: "blocks" for every path */
 	int want_cov;		/* acyclic coverage is reported */
 	size_t rank;		/* not lazy: paths ordered exactly (0: all) */
+	uint64_t max_sequence;	/* call sequences: events shown at most */
 };
+
+/* --max-sequence's default */
+#define CALLS_MAX_SEQUENCE 1000000u
 
 enum fn_order { ORDER_ACTIVATIONS, ORDER_PATHS, ORDER_NAME };
 
@@ -643,5 +648,55 @@ int cmd_check_spec(int argc, char **argv);
 /* Progress on stderr when it is a terminal and work takes long. */
 void progress(const char *what, size_t done, size_t total);
 void progress_done(void);
+
+/*
+ * Call sequences (callrender.c): a decoded run (callseq.h's events) as
+ * its sequence of names, doc/formats.md "call_paths": the function
+ * entered at each call, ">name" for an entry from outside (the first
+ * entry plain), the function returned to at each return to instrumented
+ * code, a tail chain expanded into returns, the function a longjmp
+ * resumed.  Items are function indices, CALL_SEQ_OUTSIDE for ">".
+ */
+#define CALL_SEQ_OUTSIDE 0x80000000u
+struct call_seq {
+	uint32_t *item;
+	size_t n, cap;
+};
+/* The sequence of @ev[0..@n) of program @b into @out; 0, or -1 when the
+ * events do not fit a run or memory is short (then @out is empty). */
+int call_sequence(const struct pap_cs_built *b, const struct pap_cev *ev,
+		  size_t n, struct call_seq *out);
+void call_seq_free(struct call_seq *q);
+/* Its first @max items as a JSON array of strings, or as names apart by
+ * spaces. */
+void call_seq_json(FILE *out, const struct pap_cs_built *b,
+		   const struct call_seq *q, size_t max);
+void call_seq_text(FILE *out, const struct pap_cs_built *b,
+		   const struct call_seq *q, size_t max);
+/*
+ * The text report's tree of the run @ev[0..@n), @indent columns in: a
+ * line per entry from outside (">name") and per call ("f:LINE -> g",
+ * "[outside]" when no instrumented function was entered, "(tail)"),
+ * nested under the call or entry in progress; consecutive equal subtrees
+ * printed once with "x N".  0, or -1 (nothing printed) when the events do
+ * not fit a run or memory is short.
+ */
+int call_tree_print(FILE *out, const struct pap_cs_built *b,
+		    const struct pap_cev *ev, size_t n, int indent);
+
+/*
+ * The call sequences of dp->prof (calls.c): each CALLS record decoded in
+ * the program its PROG and UNIT records name, their metadata found as
+ * functions' is.  A record that cannot be decoded is named on standard
+ * error ("pap-decode: FILE: calls record N: ...") and counted in the
+ * decoder's errors; the others are reported.  JSON: ",\n\"call_paths\": [...]"
+ * when the profile has calls records; text: the "call sequences" section.
+ */
+void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o);
+void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o);
+/* Reads metadata file @path once (load.c), and every file in the search
+ * directories once. */
+void decoder_load_meta(struct decoder *d, const char *path);
+void decoder_scan(struct decoder *d);
 
 #endif /* PAP_DECODER_H */

@@ -115,6 +115,16 @@ static void scan_dirs(struct decoder *d)
 	}
 }
 
+void decoder_load_meta(struct decoder *d, const char *path)
+{
+	load_meta(d, path);
+}
+
+void decoder_scan(struct decoder *d)
+{
+	scan_dirs(d);
+}
+
 /* Splits @key into @buf (PAP_FNKEY_MAX bytes): its name and metadata
  * file as strings there (*@meta NULL: none), and its checksum. */
 static int split_key(const char *key, char *buf, char **name, uint64_t *sum,
@@ -171,6 +181,9 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 	size_t i;
 
 	if (strlen(key) >= sizeof(buf))
+		return NULL;
+	/* a program's or unit's key (pap/records.h) names no function */
+	if (key[0] == '%')
 		return NULL;
 	for (i = 0; i < d->nfailed; i++)
 		if (!strcmp(d->failed[i], key))
@@ -1076,6 +1089,8 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		progress("reading the metadata", i, prof->nrecs);
 		if (sel_early_key(r->fn))
 			continue;	/* print_selective()'s */
+		if (pap_rec_key_prefix(r->kind))
+			continue;	/* a program kind's: kept, not a path */
 		fn = resolve_fn(d, r->fn);
 		if (fn && fn->sel)
 			continue;

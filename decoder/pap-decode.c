@@ -63,7 +63,10 @@ static void usage(FILE *f)
 "                       activations and, in the k-IPF, nodes of at least\n"
 "                       PCT%% of their root (the k-BLPP paper prunes at 10)\n"
 "      --top=N          show the N hottest paths per function (text, json\n"
-"                       and diff: 10 by default; 0: all)\n"
+"                       and diff: 10 by default; 0: all), and the N\n"
+"                       hottest call sequences\n"
+"      --max-sequence=N show a call sequence's first N events at most\n"
+"                       (1000000 by default)\n"
 "      --sort=ORDER     text: functions by activations (default), paths\n"
 "                       (distinct paths) or name\n"
 "      --function=REGEX only functions whose name matches REGEX (POSIX\n"
@@ -108,7 +111,8 @@ static void usage(FILE *f)
 
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
        OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT, OPT_SORT,
-       OPT_JSON_BLOCKS, OPT_SOURCE_PREFIX, OPT_DROP_STALE };
+       OPT_JSON_BLOCKS, OPT_SOURCE_PREFIX, OPT_DROP_STALE,
+       OPT_MAX_SEQUENCE };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
@@ -196,6 +200,7 @@ static const struct option longopts[] = {
 	{ "json-blocks", no_argument, NULL, OPT_JSON_BLOCKS },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
+	{ "max-sequence", required_argument, NULL, OPT_MAX_SEQUENCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -309,6 +314,16 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_SPEC:
 			c->spec = optarg;
+			break;
+		case OPT_MAX_SEQUENCE:
+			if (parse_count("max-sequence", optarg, UINT64_MAX, &v))
+				return -1;
+			if (!v) {
+				fprintf(stderr, "%s: error: --max-sequence: N "
+					"must be at least 1\n", pap_prog);
+				return -1;
+			}
+			c->o.max_sequence = v;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profbin.c - the binary profile (versions 4 to 6): segments, and a
+ * profbin.c - the binary profile (versions 4 to 7): segments, and a
  * segment's body, each function's breakpoints stored once in a dictionary
  * and its paths as sequences of references.
  */
@@ -169,7 +169,8 @@ int pap_profbin_head_ok(const unsigned char *h, size_t n,
 int pap_profbin_seg_len(const unsigned char h[PAP_PROFBIN_SEG_HEAD],
 			uint64_t *len)
 {
-	if (memcmp(h, PAP_PROFBIN_SEG_MARK, 4) || pb_get_le(h + 4, 4))
+	if (memcmp(h, PAP_PROFBIN_SEG_MARK, 4) ||
+	    (pb_get_le(h + 4, 4) & ~(uint64_t)PAP_PROFBIN_SEG_KINDS))
 		return -1;
 	*len = pb_get_le(h + 8, 8);
 	return 0;
@@ -239,11 +240,53 @@ static size_t pb_bp_hash(const struct pap_breakpoint *bp)
 	return (size_t)(h ^ h >> 31);
 }
 
-/* A record's group in a function: complete paths, cut paths, Ball-Larus
- * ids. */
+/*
+ * A record's group in a function: complete paths, cut paths, Ball-Larus
+ * ids (every version); then, in a segment flagged PAP_PROFBIN_SEG_KINDS
+ * (version 7), complete and cut call sequences, programs and units.
+ * Other segments have the first PB_GROUPS_OLD; the groups with
+ * breakpoints are those pb_group_bps() says.
+ */
+#define PB_GROUPS 7
+#define PB_GROUPS_OLD 3
+
+static const struct {
+	uint8_t kind, complete;
+} pb_groups[PB_GROUPS] = {
+	{ PAP_REC_PATH, 1 }, { PAP_REC_PATH, 0 }, { PAP_REC_BL, 1 },
+	{ PAP_REC_CALLS, 1 }, { PAP_REC_CALLS, 0 }, { PAP_REC_PROG, 1 },
+	{ PAP_REC_UNIT, 1 },
+};
+
 static size_t pb_group(const struct pap_prof_rec *r)
 {
-	return r->kind == PAP_REC_BL ? 2 : r->complete ? 0 : 1;
+	switch (r->kind) {
+	case PAP_REC_BL:
+		return 2;
+	case PAP_REC_CALLS:
+		return r->complete ? 3 : 4;
+	case PAP_REC_PROG:
+		return 5;
+	case PAP_REC_UNIT:
+		return 6;
+	}
+	return r->complete ? 0 : 1;
+}
+
+/* Do group @g's records have breakpoints? */
+static int pb_group_bps(size_t g)
+{
+	return pap_rec_has_bps(pb_groups[g].kind);
+}
+
+/* A kind's name in messages. */
+static const char *pb_kind_name(unsigned kind)
+{
+	static const char *const names[PAP_REC_NKINDS] = {
+		"path", "Ball-Larus", "call sequence", "program", "unit",
+	};
+
+	return kind < PAP_REC_NKINDS ? names[kind] : "unknown";
 }
 
 /* A reference that is a repeat: the record's own breakpoint says which. */
@@ -305,7 +348,7 @@ pb_rec_cmp(const void *a, const void *b)
 
 /*
  * A key that orders records of one function as pb_rec_cmp() does, as far
- * as it goes: the group in its top 2 bits, then the first references,
+ * as it goes: the group in its top 3 bits, then the first references,
  * each in @bits bits as its id + 1 (a repeat as @nd + 1, and the end of
  * a path as 0), as many as fit above bit 0.  Bit 0 is set when the key
  * does not hold the whole path (a repeat, or more references than fit),
@@ -319,8 +362,8 @@ pb_rec_cmp(const void *a, const void *b)
 static uint64_t pb_rec_key(const struct pb_rec *w, unsigned bits,
 			   uint32_t nd)
 {
-	unsigned slots = 61 / bits, shift = 62, i;
-	uint64_t k = (uint64_t)w->group << 62;
+	unsigned slots = 60 / bits, shift = 61, i;
+	uint64_t k = (uint64_t)w->group << 61;
 
 	for (i = 0; i < w->nbps && i < slots; i++) {
 		shift -= bits;
@@ -512,21 +555,22 @@ static int64_t pb_dictset_find(struct pb_dictset *ds,
 }
 
 /*
- * Writes one function: its key, its dictionary and its records
- * @recs[0..@n) (in the written order, of one function).  Memory, in @s
+ * Writes one function: its key, its dictionary, its first @ngroups group
+ * counts and its records @recs[0..@n) (in the written order, of one
+ * function, none of a group past @ngroups).  Memory, in @s
  * (kept for the next function): a 4-byte reference per breakpoint, the
  * distinct ones, and twice a record's pb_rec.  PAP_ENOMEM.
  */
 static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			   size_t n, size_t body0, uint64_t *held,
-			   struct pb_wbufs *s)
+			   struct pb_wbufs *s, size_t ngroups)
 {
 	const struct pap_mem *mem = o->mem;
 	struct pb_dictset ds = { mem, s, s->d.p, 0, NULL, 0 };
 	uint32_t *refs, *ids;
 	void *tmp;
 	struct pb_rec *w;
-	size_t nbps = 0, i, k, groups[3] = { 0, 0, 0 };
+	size_t nbps = 0, i, k, groups[PB_GROUPS] = { 0 };
 	uint32_t j;
 
 	for (i = 0; i < n; i++)
@@ -601,7 +645,7 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 			refs[k] = ids[refs[k]];
 	pb_rec_sort(w, tmp, n, 64u - (unsigned)__builtin_clzll(ds.nd + 1),
 		    (uint32_t)ds.nd);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < ngroups; k++)
 		pb_varint(o, groups[k]);
 	for (i = 0; i < n; i++) {
 		const struct pb_rec *cur = &w[i], *prev = i ? &w[i - 1] : NULL;
@@ -612,7 +656,7 @@ static int pb_put_function(struct pb_out *o, const struct pap_prof_rec **recs,
 		if (i + 8 < n)
 			__builtin_prefetch(w[i + 8].r);
 
-		if (r->kind == PAP_REC_BL) {
+		if (!pb_group_bps(cur->group)) {
 			pb_varint(o, r->count);
 			pb_varint(o, r->value);
 			continue;
@@ -652,16 +696,19 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 	struct pb_wbufs s;
 	const struct pap_prof_rec **recs;
 	unsigned char *b;
-	size_t n, i, start, nfn = 0;
+	size_t n, i, start, nfn = 0, ngroups = PB_GROUPS_OLD;
 	uint64_t held = 0;
 	int err = PAP_OK;
 
 	recs = pap_profile_order(p, &n);
 	if (!recs)
 		return PAP_ENOMEM;
+	for (i = 0; i < n; i++)
+		if (pb_group(recs[i]) >= PB_GROUPS_OLD)
+			ngroups = PB_GROUPS;
 	memset(&s, 0, sizeof(s));
 	pb_bytes(&o, PAP_PROFBIN_SEG_MARK, 4);
-	pb_fixed(&o, 0, 4);
+	pb_fixed(&o, ngroups > PB_GROUPS_OLD ? PAP_PROFBIN_SEG_KINDS : 0, 4);
 	pb_fixed(&o, 0, 8);	/* L, once known */
 	pb_varint(&o, pap_sat_add(p->lost, extra_lost));
 	for (i = 0; i < n; i++)
@@ -673,7 +720,8 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 		if (i == n || (recs[start]->name != recs[i]->name &&
 			       strcmp(recs[start]->fn, recs[i]->fn))) {
 			err = pb_put_function(&o, recs + start, i - start,
-					      PAP_PROFBIN_SEG_HEAD, &held, &s);
+					      PAP_PROFBIN_SEG_HEAD, &held, &s,
+					      ngroups);
 			start = i;
 		}
 	pb_wbufs_free(p->mem, &s);
@@ -800,16 +848,17 @@ static int pb_reserve(struct pap_breakpoint **a, size_t *cap, size_t n)
 	return PAP_OK;
 }
 
-/* One function of a body: key, dictionary, records; adds them to @p. */
+/* One function of a body whose functions have @ng groups: key,
+ * dictionary, records; adds them to @p. */
 static int pb_get_function(struct pb_in *in, struct pap_profile *p,
-			   struct pb_scratch *s)
+			   struct pb_scratch *s, uint64_t ng)
 {
 	char fn[PAP_FNKEY_MAX];
 	struct pap_fnkey k;
-	uint64_t len, nd, groups[3], i, g, at;
+	uint64_t len, nd, groups[PB_GROUPS], i, g, at, key_at;
 	int err;
 
-	at = in->pos;
+	at = key_at = in->pos;
 	if ((err = pb_get_count(in, &len, 1, "function key length")))
 		return err;
 	if (len >= sizeof(fn) || pap_fnkey_split((const char *)in->d + in->pos,
@@ -855,20 +904,27 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 		e->r = pb_get_le(in->d + in->pos, 8);
 		in->pos += 8;
 	}
-	for (g = 0; g < 3; g++)
+	for (g = 0; g < ng; g++)
 		if ((err = pb_get_count(in, &groups[g], 2, "record count")))
 			return err;
-	for (g = 0; g < 3; g++, s->nprev = 0)
+	for (g = 0; g < ng; g++)
+		if (groups[g] && !pap_rec_key_fits(pb_groups[g].kind, fn,
+						   (unsigned long)len))
+			return pb_error(in, key_at, "%s records under the key "
+					"'%.60s', which is not of their kind",
+					pb_kind_name(pb_groups[g].kind), fn);
+	for (g = 0; g < ng; g++, s->nprev = 0)
 		for (i = 0; i < groups[g]; i++) {
 			uint64_t count = 1, value, n = 0, v, j, shared = 0;
 			struct pap_breakpoint *t;
-			uint8_t kind = g < 2 ? PAP_REC_PATH : PAP_REC_BL;
+			uint8_t kind = pb_groups[g].kind;
+			int bps = pb_group_bps((size_t)g);
 
 			at = in->pos;
-			if (g < 2 && (err = pb_get_varint(in, &n,
-							  "breakpoint count")))
+			if (bps && (err = pb_get_varint(in, &n,
+							"breakpoint count")))
 				return err;
-			if ((g == 2 || n & 1) &&
+			if ((!bps || n & 1) &&
 			    (err = pb_get_varint(in, &count, "count")))
 				return err;
 			if ((err = pb_get_varint(in, &value, "value")))
@@ -933,7 +989,8 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 						   UINT64_MAX))
 				return pb_error(in, at, "a repeat reaching "
 						"before the path's start");
-			err = pap_profile_add(p, fn, kind, g != 1, value,
+			err = pap_profile_add(p, fn, kind,
+					      pb_groups[g].complete, value,
 					      s->bps, (uint32_t)n, count);
 			/* this path is the next one's "before" */
 			t = s->prev;
@@ -953,11 +1010,11 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 	return PAP_OK;
 }
 
-/* A segment's body @d[0..@n), at file offset @base: adds its records to
- * @p. */
+/* A segment's body @d[0..@n), whose functions have @ng groups, at file
+ * offset @base: adds its records to @p. */
 static int pb_get_body(struct pap_profile *p, const unsigned char *d,
-		       size_t n, uint64_t base, const char *file, char *err,
-		       size_t errlen)
+		       size_t n, uint64_t base, uint64_t ng,
+		       const char *file, char *err, size_t errlen)
 {
 	struct pb_in in = { d, 0, n, base, file, err, errlen };
 	struct pb_scratch s = { NULL, NULL, NULL, 0, 0, 0, 0, 0 };
@@ -968,7 +1025,7 @@ static int pb_get_body(struct pap_profile *p, const unsigned char *d,
 	    (r = pb_get_count(&in, &nfn, 4, "function count")))
 		return r;
 	for (i = 0; i < nfn && !r; i++)
-		r = pb_get_function(&in, p, &s);
+		r = pb_get_function(&in, p, &s, ng);
 	if (!r && in.pos != in.end)
 		r = pb_error(&in, in.pos, "%zu bytes after the segment's "
 			     "last function", in.end - in.pos);
@@ -1015,9 +1072,11 @@ static int pb_head_error(const unsigned char *d, size_t n, size_t at,
 	if (at == 8)
 		return pb_error_at(file, err, errlen, 8, "profile version "
 				   "%llu is not supported (this pap reads "
-				   "text versions 1 to %d and %d, binary "
-				   "versions %d to %d)", (unsigned long long)
-				   pb_get_le(d + 8, 4), PAP_PROFILE_VERSION_OLD,
+				   "text versions 1 to %d and %d to %d, "
+				   "binary versions %d to %d)",
+				   (unsigned long long)pb_get_le(d + 8, 4),
+				   PAP_PROFILE_VERSION_OLD,
+				   PAP_PROFILE_VERSION_END,
 				   PAP_PROFILE_VERSION,
 				   PAP_PROFILE_VERSION_BIN_OLDEST,
 				   PAP_PROFILE_VERSION_BIN);
@@ -1046,7 +1105,7 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 	off = hd.len;
 	at_c = !hd.committed || hd.committed == off;
 	while (off < n) {
-		uint64_t len;
+		uint64_t len, kinds;
 		const unsigned char *body;
 		int r;
 
@@ -1080,11 +1139,19 @@ int pap_profbin_read(struct pap_profile *p, const unsigned char *d, size_t n,
 			return pb_error_at(file, err, errlen, off,
 					   "segment of %llu bytes fails its "
 					   "checksum", (unsigned long long)len);
+		kinds = pb_get_le(d + off + 4, 4) & PAP_PROFBIN_SEG_KINDS;
+		if (kinds && hd.version < 7)
+			return pb_error_at(file, err, errlen, off + 4,
+					   "a segment with the program kinds' "
+					   "records in a version %u profile "
+					   "(they need version 7)",
+					   (unsigned)hd.version);
 		if (p)
 			p->gen++;	/* the segments' order: their age */
 		if (p && (r = pb_get_body(p, body, (size_t)len,
-					  off + PAP_PROFBIN_SEG_HEAD, file, err,
-					  errlen)))
+					  off + PAP_PROFBIN_SEG_HEAD,
+					  kinds ? PB_GROUPS : PB_GROUPS_OLD,
+					  file, err, errlen)))
 			return r;
 		off += PAP_PROFBIN_SEG_HEAD + (size_t)len +
 		       PAP_PROFBIN_SEG_TAIL;

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profbin.h - the binary profile, versions 4 to 6: a log of segments
+ * profbin.h - the binary profile, versions 4 to 7: a log of segments
  * (internal to the core library; doc/formats.md has the layout).
  *
- *   file:     magic "\x89PAP\r\n\x1a\n", u32 version (6), u32 pap's
+ *   file:     magic "\x89PAP\r\n\x1a\n", u32 version (7), u32 pap's
  *             version, u64 C (the file's committed length), then one or
  *             more segments
- *   segment:  "PSEG", u32 flags (0), u64 L, L bytes of body,
+ *   segment:  "PSEG", u32 flags, u64 L, L bytes of body,
  *             u64 FNV-1a of the body, u64 L, "PEND", u32 0
+ *
+ * Flags are 0, or (version 7) PAP_PROFBIN_SEG_KINDS: each function of the
+ * body then counts the program kinds' groups after its three (profbin.c,
+ * pb_groups).  A segment holding no record of a program kind is written
+ * without it, byte for byte as version 6 wrote it.
  *
  * Fixed-width numbers are little-endian whatever the host.  A segment
  * holds a whole profile; a file's profile is the sum of its segments.
@@ -38,6 +43,8 @@ extern "C" {
 #define PAP_PROFBIN_SEG_HEAD 16	/* marker, flags, L */
 #define PAP_PROFBIN_SEG_TAIL 24	/* checksum, L, end marker, 0 */
 #define PAP_PROFBIN_SEG_MARK "PSEG"
+/* a segment's flag: its functions have the program kinds' groups */
+#define PAP_PROFBIN_SEG_KINDS 1u
 #define PAP_PROFBIN_END_MARK "PEND"
 
 /* Does @d[0..@n) start like a binary profile (its magic's first four
@@ -86,7 +93,7 @@ int pap_profbin_segment(const struct pap_profile *p, uint64_t extra_lost,
 			unsigned char **out, size_t *len);
 
 /* The body length a segment header at @h claims, or -1 when @h is not
- * a segment header. */
+ * a segment header (its flags neither 0 nor PAP_PROFBIN_SEG_KINDS). */
 int pap_profbin_seg_len(const unsigned char h[PAP_PROFBIN_SEG_HEAD],
 			uint64_t *len);
 

@@ -596,18 +596,31 @@ static int prof_line(struct prof_lexer *lx, struct pap_profile *p, int kind,
 	if (n >= sizeof(fn) || !prof_key_ok(s, n))
 		return prof_error(lx, "bad function key '%.*s'",
 				  (int)(n > 60 ? 60 : n), s);
+	if (!pap_rec_key_fits((unsigned)kind, s, n))
+		return pap_rec_key_prefix((unsigned)kind) ?
+		       prof_error(lx, "a '%c' record's key must start with "
+				  "'%s', not '%.*s'", pap_rec_letter(kind),
+				  pap_rec_key_prefix((unsigned)kind),
+				  (int)(n > 60 ? 60 : n), s) :
+		       prof_error(lx, "a '%c' record's key '%.*s' is a "
+				  "program's, not a function's",
+				  pap_rec_letter(kind),
+				  (int)(n > 60 ? 60 : n), s);
 	memcpy(fn, s, n);
 	fn[n] = 0;
-	if (kind == PAP_REC_PATH &&
+	if (pap_rec_has_bps((unsigned)kind) &&
 	    (err = prof_u64(lx, &complete, "completeness")))
 		return err;
 	if (complete > 1)
 		return prof_error(lx, "completeness must be 0 or 1");
+	if (!pap_rec_complete_ok((unsigned)kind, (unsigned)complete))
+		return prof_error(lx, "a '%c' record is always complete",
+				  pap_rec_letter(kind));
 	if ((err = prof_u64(lx, &count, "count")) ||
-	    (err = prof_u64(lx, &value, kind == PAP_REC_PATH ? "final value" :
-						      "id")))
+	    (err = prof_u64(lx, &value, pap_rec_has_bps((unsigned)kind) ?
+				   "final value" : "id")))
 		return err;
-	if (kind == PAP_REC_PATH) {
+	if (pap_rec_has_bps((unsigned)kind)) {
 		if ((err = prof_u64(lx, &nbps, "breakpoint count")))
 			return err;
 		if (nbps > UINT32_MAX)
@@ -719,7 +732,7 @@ static int prof_end_line(struct prof_parse *ps)
  * end; PAP_ECORRUPT then, else PAP_OK. */
 static int prof_check_end(struct prof_parse *ps)
 {
-	if (ps->version < PAP_PROFILE_VERSION || ps->ended)
+	if (ps->version < PAP_PROFILE_VERSION_END || ps->ended)
 		return PAP_OK;
 	return prof_error(&ps->lx, "the profile ends without its end line "
 			  "('%c LINES'): the file is cut short",
@@ -737,12 +750,14 @@ static int prof_header(struct prof_parse *ps, const char *text)
 	vlen = strcspn(text + 12, "\n");
 	if (vlen != 1 || ((text[12] < '1' ||
 			   text[12] > '0' + PAP_PROFILE_VERSION_OLD) &&
-			  text[12] != '0' + PAP_PROFILE_VERSION))
+			  (text[12] < '0' + PAP_PROFILE_VERSION_END ||
+			   text[12] > '0' + PAP_PROFILE_VERSION)))
 		return prof_error(&ps->lx, "profile version '%.*s' is not "
 				  "supported (this pap reads text versions 1 "
-				  "to %d and %d, binary versions %d to %d)",
-				  vlen > 20 ? 20 : (int)vlen, text + 12,
-				  PAP_PROFILE_VERSION_OLD, PAP_PROFILE_VERSION,
+				  "to %d and %d to %d, binary versions %d to "
+				  "%d)", vlen > 20 ? 20 : (int)vlen, text + 12,
+				  PAP_PROFILE_VERSION_OLD,
+				  PAP_PROFILE_VERSION_END, PAP_PROFILE_VERSION,
 				  PAP_PROFILE_VERSION_BIN_OLDEST,
 				  PAP_PROFILE_VERSION_BIN);
 	if (text[13] != '\n')
@@ -770,13 +785,21 @@ static int prof_body(struct prof_parse *ps, const char *text)
 		if (ps->ended)
 			r = prof_error(lx, "a line after the end line");
 		else if (kind == PAP_PROFILE_END_LETTER &&
-			 ps->version >= PAP_PROFILE_VERSION && *lx->p == ' ')
+			 ps->version >= PAP_PROFILE_VERSION_END &&
+			 *lx->p == ' ')
 			r = prof_end_line(ps);
 		else if (kind == PAP_PROFILE_LOST_LETTER && ps->version >= 2 &&
 			 *lx->p == ' ')
 			r = prof_lost(lx, &ps->tmp);
 		else if (pap_rec_of_letter(kind) < 0 || *lx->p != ' ')
 			r = prof_error(lx, "unknown record");
+		else if (pap_rec_version((unsigned)pap_rec_of_letter(kind)) >
+			 ps->version)
+			r = prof_error(lx, "a '%c' record in a version %d "
+				       "profile (it needs version %d)", kind,
+				       ps->version,
+				       pap_rec_version((unsigned)
+						       pap_rec_of_letter(kind)));
 		else
 			r = prof_line(lx, &ps->tmp, pap_rec_of_letter(kind),
 				      ps->version, &ps->bps, &ps->cap,
@@ -1414,6 +1437,20 @@ int pap_profile_write(const struct pap_profile *p, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
+/* The text version @p is written in: the oldest with an end line that
+ * holds every kind of its records (counted ones: the others are not
+ * written). */
+static int prof_text_version(const struct pap_profile *p)
+{
+	int v = PAP_PROFILE_VERSION_END;
+	size_t i;
+
+	for (i = 0; i < p->nrecs; i++)
+		if (p->recs[i].count && pap_rec_version(p->recs[i].kind) > v)
+			v = pap_rec_version(p->recs[i].kind);
+	return v;
+}
+
 int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 {
 	struct prof_order *order;
@@ -1432,7 +1469,7 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 	o->f = f;
 	o->n = 0;
 	prof_put_str(o, "pap-profile", 11);
-	prof_put_num(o, PAP_PROFILE_VERSION);
+	prof_put_num(o, prof_text_version(p));
 	if (p->lost) {
 		letter[0] = PAP_PROFILE_LOST_LETTER;
 		prof_put_str(o, "\n", 1);
@@ -1455,11 +1492,11 @@ int pap_profile_write_text(const struct pap_profile *p, FILE *f)
 		letter[0] = pap_rec_letter(r->kind);
 		prof_put_str(o, letter, 2);
 		prof_put_str(o, r->fn, strlen(r->fn));
-		if (r->kind == PAP_REC_PATH)
+		if (pap_rec_has_bps(r->kind))
 			prof_put_num(o, r->complete);
 		prof_put_num(o, r->count);
 		prof_put_num(o, r->value);
-		if (r->kind == PAP_REC_PATH)
+		if (pap_rec_has_bps(r->kind))
 			prof_put_num(o, r->nbps);
 		for (k = 0; k < r->nbps; k++) {
 			prof_put_num(o, r->bps[k].site);

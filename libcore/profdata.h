@@ -13,13 +13,18 @@
  * segments each holding a whole profile, which the file's profile is the
  * sum of (profbin.h); each function's distinct breakpoints are stored once
  * and its paths refer to them.  Text, for people and scripts
- * (pap_profile_write_text), is version 6; versions 1 to 3 are still read:
- *   pap-profile 6            (1 to 3: without the end line; "l" from
- *                            2 on, repeats in breakpoints from 3 on)
+ * (pap_profile_write_text), is version 7, or 6 when it holds no record
+ * of a program kind; versions 1 to 3 are still read:
+ *   pap-profile 7            (1 to 3: without the end line; "l" from
+ *                            2 on, repeats in breakpoints from 3 on;
+ *                            "c", "g", "u" from 7 on)
  *   l LOST                   (records reported lost)
  *   p FUNCTION COMPLETE COUNT FINAL NBPS [SITE R]...  (breakpoints packed:
  *                            bpack.h; a repeat's SITE is 4294967294)
  *   b FUNCTION COUNT ID
+ *   c %calls:PROGSUM COMPLETE COUNT FINAL NBPS [SITE R]...  (as "p")
+ *   g %prog:PROGSUM 1 COUNT NUNITS NBPS [SITE R]...  (as "p")
+ *   u %unit:UNITSUM:METAFILE COUNT 0                 (as "b")
  *   e LINES                  (the last line: how many lines come between
  *                            the first and it)
  * FUNCTION is "ASMNAME:CHECKSUM[:METAFILE]" (include/pap/abi.h).  Records
@@ -40,14 +45,20 @@
 extern "C" {
 #endif
 
-/* the binary format, written by default: version 6's header holds the
+/* the binary format, written by default: version 7's body holds the
+ * program kinds' groups (pap/records.h), version 6's header holds the
  * file's committed length, version 5's the pap that wrote it, version 4's
- * neither; all three are read (profbin.h) */
-#define PAP_PROFILE_VERSION_BIN 6
+ * neither; all four are read (profbin.h) */
+#define PAP_PROFILE_VERSION_BIN 7
 #define PAP_PROFILE_VERSION_BIN_OLDEST 4
-/* the text format written: version 3's lines, then an end line counting
+/* the text format's newest version: version 6's lines and the program
+ * kinds' (CALLS, PROG, UNIT).  A text holding none of those is written
+ * as version 6, so that an intra-procedural profile's text is what it
+ * was and older paps still read it. */
+#define PAP_PROFILE_VERSION 7
+/* the text version with version 3's lines, then an end line counting
  * them, so that a file cut at a line's end is told from a whole one */
-#define PAP_PROFILE_VERSION 6
+#define PAP_PROFILE_VERSION_END 6
 /* text versions 1 to 3, still read: no end line */
 #define PAP_PROFILE_VERSION_OLD 3
 
@@ -277,8 +288,9 @@ int pap_profile_read_file(struct pap_profile *p, const char *path,
 /* Writes @p as a binary file (header and one segment), records in
  * their fixed order; 0 or -1 (see errno). */
 int pap_profile_write(const struct pap_profile *p, FILE *f);
-/* Writes @p as text (version 6, its end line last), records in their
- * fixed order; 0 or -1 (see errno). */
+/* Writes @p as text (version 7, or 6 when it holds no record of a
+ * program kind; its end line last), records in their fixed order; 0 or
+ * -1 (see errno). */
 int pap_profile_write_text(const struct pap_profile *p, FILE *f);
 /*
  * @p's records with a nonzero count, *@n of them, grouped by function in

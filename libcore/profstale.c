@@ -97,6 +97,11 @@ int pap_profile_drop_stale(struct pap_profile *p, uint64_t *nrecs,
 
 		if (pap_fnkey_split(t, strlen(t), &v[n].k))
 			continue;	/* not a key: never dropped */
+		/* a program's or unit's key (pap/records.h) names a build by
+		 * its sum: two sums are two programs, not a rebuild of one,
+		 * and the decoder checks them against the units' metadata */
+		if (t[0] == '%')
+			continue;
 		v[n].gen = p->names[i].gen;
 		v[n++].index = (uint32_t)i;
 	}

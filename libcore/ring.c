@@ -14,13 +14,23 @@
 /* Is @key a valid record key: a function id, a kind, a complete bit? */
 static int ring_key_ok(uint64_t key)
 {
-	uint8_t complete = pap_shm_key_complete(key);
-
 	if (pap_shm_key_fn(key) == 0 || key >> 48)
 		return 0;
-	/* an EPP id is always complete */
-	return pap_shm_key_kind(key) == PAP_REC_PATH ? complete <= 1 :
-	       pap_shm_key_kind(key) == PAP_REC_BL && complete == 1;
+	/* an EPP id, a program and a unit are always complete */
+	return pap_rec_complete_ok(pap_shm_key_kind(key),
+				   pap_shm_key_complete(key));
+}
+
+/* The record kind a ring record's @tag carries. */
+static uint8_t ring_tag_kind(unsigned tag)
+{
+	switch (tag) {
+#define RING_TAG_KIND(name, value, letter, tag) \
+	case tag: return value;
+	PAP_REC_KINDS(RING_TAG_KIND)
+#undef RING_TAG_KIND
+	}
+	return PAP_REC_NKINDS;
 }
 
 static uint64_t ring_word(const volatile uint64_t *words, uint64_t nwords,
@@ -54,7 +64,8 @@ static int ring_bps(const uint64_t *w, uint32_t nbps,
 }
 
 /* A whole path to @ops: 0 if accepted, 1 if not. */
-static uint64_t ring_path(uint32_t fn, uint8_t complete, uint64_t value,
+static uint64_t ring_path(uint32_t fn, uint8_t kind, uint8_t complete,
+			  uint64_t value,
 			  const struct pap_breakpoint *bps, uint32_t nbps,
 			  const struct pap_ring_ops *ops, void *ctx,
 			  struct pap_ring_stats *st)
@@ -63,7 +74,9 @@ static uint64_t ring_path(uint32_t fn, uint8_t complete, uint64_t value,
 	 * whose reader would refuse them */
 	if (nbps && !pap_bpack_length(bps, nbps, UINT64_MAX))
 		return 1;
-	if (ops->path(ctx, fn, complete, value, bps, nbps))
+	if (!pap_rec_complete_ok(kind, complete))
+		return 1;
+	if (ops->path(ctx, fn, kind, complete, value, bps, nbps))
 		return 1;
 	st->records++;
 	return 0;
@@ -76,9 +89,11 @@ static uint64_t ring_piece(const uint64_t *w, uint64_t len,
 {
 	uint32_t nbps = (uint32_t)(w[1] >> 40), fn = (uint32_t)w[1];
 	uint8_t complete = (w[1] >> 32) & 1;
+	uint8_t kind = (uint8_t)(w[1] >> PAP_SHM_PIECE_KIND_SHIFT &
+				 PAP_SHM_PIECE_KIND_MASK);
 	uint64_t rc;
 
-	if (len < 3 || (w[1] >> 35 & 0x1f) || nbps == 0 ||
+	if (len < 3 || !pap_rec_has_bps(kind) || nbps == 0 ||
 	    nbps > PAP_SHM_PIECE_BPS || len != 3 + 2 * (uint64_t)nbps) {
 		j->open = 0;
 		return 1;
@@ -87,8 +102,10 @@ static uint64_t ring_piece(const uint64_t *w, uint64_t len,
 		j->open = 1;
 		j->n = 0;
 		j->fn = fn;
+		j->kind = kind;
 		j->complete = complete;
-	} else if (!j->open || j->fn != fn || j->complete != complete) {
+	} else if (!j->open || j->fn != fn || j->kind != kind ||
+		   j->complete != complete) {
 		/* the rest of a path whose start this reader never saw */
 		j->open = 0;
 		return w[1] & PAP_SHM_PIECE_LAST ? 1 : 0;
@@ -119,8 +136,8 @@ static uint64_t ring_piece(const uint64_t *w, uint64_t len,
 	if (!(w[1] & PAP_SHM_PIECE_LAST))
 		return 0;
 	j->open = 0;
-	rc = ring_path(fn, complete, w[2], j->bps, (uint32_t)j->n, ops, ctx,
-		       st);
+	rc = ring_path(fn, kind, complete, w[2], j->bps, (uint32_t)j->n, ops,
+		       ctx, st);
 	/* a long path's memory is not kept for the next */
 	if (j->cap > 4 * (size_t)PAP_SHM_PIECE_BPS)
 		pap_ring_joined_free(j);
@@ -164,18 +181,24 @@ static uint64_t ring_record(const uint64_t *w, uint64_t len,
 		st->fns++;
 		return 0;
 	case PAP_SHM_PATH:
+	case PAP_SHM_CALLS:
+	case PAP_SHM_PROG:
 		if (len < 3)
 			return 1;
 		nbps = (uint32_t)(w[1] >> 40);
 		if (((w[1] >> 32) & 0xff) > 1 || len != 3 + 2 * (uint64_t)nbps ||
 		    ring_bps(w, nbps, buf->bps))
 			return 1;
-		return ring_path((uint32_t)w[1], (uint8_t)(w[1] >> 32), w[2],
-				 buf->bps, nbps, ops, ctx, st);
+		return ring_path((uint32_t)w[1],
+				 ring_tag_kind(pap_shm_header_tag(w[0])),
+				 (uint8_t)(w[1] >> 32), w[2], buf->bps, nbps,
+				 ops, ctx, st);
 	case PAP_SHM_BL:
+	case PAP_SHM_UNIT:
 		if (len != 3 || w[1] > UINT32_MAX)
 			return 1;
-		if (ops->bl(ctx, (uint32_t)w[1], w[2]))
+		if (ops->bl(ctx, (uint32_t)w[1],
+			    ring_tag_kind(pap_shm_header_tag(w[0])), w[2]))
 			return 1;
 		st->records++;
 		return 0;

@@ -24,9 +24,12 @@ extern "C" {
 /* What a reader does with each well-framed record; nonzero rejects it. */
 struct pap_ring_ops {
 	int (*fn)(void *ctx, uint32_t id, const char *s, uint32_t len);
-	int (*path)(void *ctx, uint32_t fn, uint8_t complete, uint64_t value,
-		    const struct pap_breakpoint *bps, uint32_t nbps);
-	int (*bl)(void *ctx, uint32_t fn, uint64_t id);
+	/* a record with breakpoints: @kind PATH, or (2.4) CALLS or PROG */
+	int (*path)(void *ctx, uint32_t fn, uint8_t kind, uint8_t complete,
+		    uint64_t value, const struct pap_breakpoint *bps,
+		    uint32_t nbps);
+	/* a record of a value alone: @kind BL, or (2.4) UNIT */
+	int (*bl)(void *ctx, uint32_t fn, uint8_t kind, uint64_t id);
 	/* a COUNT record: the final @count of slot @slot at @seq, whose
 	 * record is (@fn, @kind, @complete, @value) */
 	int (*count)(void *ctx, uint32_t slot, uint64_t seq, uint32_t fn,
@@ -50,6 +53,7 @@ struct pap_ring_joined {
 	struct pap_breakpoint *bps;
 	size_t n, cap;
 	uint32_t fn;
+	uint8_t kind;
 	uint8_t complete;
 	int open;		/* a first piece came, its last not yet */
 };

@@ -39,12 +39,30 @@ static RT_TLS struct pap_cframe rt_cnomap[2];	/* when mapping failed */
 static RT_TLS struct pap_bpack_online *rt_cpack;
 static RT_TLS int rt_cdone;
 static RT_TLS int rt_clost;
+/* an entry ran since the thread started or its last rt_calls_take */
+static RT_TLS int rt_cbegun;
 
 static const char *(*rt_ckey_of)(uintptr_t addr);
+static void (*rt_cbegin)(void);
 
 void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr))
 {
 	rt_ckey_of = key_of;
+}
+
+void rt_calls_set_begin(void (*begin)(void))
+{
+	rt_cbegin = begin;
+}
+
+int rt_calls_begun(void)
+{
+	return rt_cbegun;
+}
+
+int rt_calls_open(void)
+{
+	return rt_cbase && __pap_cs > rt_cbase;
 }
 
 /* The thread's packer, made at its first use; NULL when it cannot be. */
@@ -153,6 +171,12 @@ static struct pap_cframe *cpush(struct pap_cframe *t, const char *key,
 struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 				uintptr_t self)
 {
+	/* every sequence begins here: the base's expect matches no entry */
+	if (!rt_cbegun) {
+		rt_cbegun = 1;
+		if (rt_cbegin)
+			rt_cbegin();
+	}
 	if (t == &rt_csentinel)
 		t = cmap();
 	if (t >= __pap_cs_limit) {
@@ -255,7 +279,20 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	}
 	__pap_cr = 1;
 	rt_clost = 0;
+	rt_cbegun = 0;
 	return lost;
+}
+
+void rt_calls_after_fork_child(void)
+{
+	/* the parent's breakpoints are its own: the next push starts the
+	 * child's from empty */
+	if (rt_cpack)
+		rt_cdone = 1;
+	__pap_cr = 1;
+	rt_clost = 0;
+	/* at the base, the child's sequence begins at its next entry */
+	rt_cbegun = rt_calls_open();
 }
 
 void rt_calls_thread_end(void)
@@ -270,6 +307,7 @@ void rt_calls_thread_end(void)
 	rt_cpack = NULL;
 	rt_cdone = 0;
 	rt_clost = 0;
+	rt_cbegun = 0;
 	__pap_cs = (struct pap_cframe *)&rt_csentinel;
 	__pap_cs_limit = NULL;
 	__pap_cr = 1;

@@ -29,11 +29,18 @@
  * texpect the address it called), PAP_CF_ENTERED_TAILED (the chain
  * entered its last callee, tlast).  A free frame has tails == 0.
  *
+ * The breakpoints go to the thread's packer (bpack_online.h), whose
+ * packed items rt_calls_take() hands over; callrec.c makes them the
+ * thread's CALLS record (pap/records.h) when its sequence ends: at the
+ * thread's end, and for the thread that calls exit, at exit.
+ *
  * Not handled yet: signal handlers that interrupt instrumented code
  * (they are taken as entries from outside, which is exact only when no
- * fold was interrupted), fork children, and the sinks: the breakpoints
- * go to the thread's packer (bpack_online.h), whose packed items
- * rt_calls_take() hands over.
+ * fold was interrupted), and fork children's FORK_START: a child starts
+ * a fresh sequence at fork's return (cr 1, no breakpoints) but keeps
+ * its stack, so its record begins inside the frames open at the fork
+ * with no mark saying so, and pap-decode refuses it until FORK_START is
+ * made.
  */
 #ifndef PAP_RT_CALLS_H
 #define PAP_RT_CALLS_H
@@ -63,9 +70,23 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 		  size_t *nbps);
 /* The thread's end: its stack and breakpoints are released. */
 void rt_calls_thread_end(void);
-/* Names the function at an address (an indirect call's callee), until
- * the unit registry does; NULL: not known. */
+/* Has this thread's sequence begun (an entry ran since the thread
+ * started or its last rt_calls_take)?  Only then does its end make a
+ * record. */
+int rt_calls_begun(void);
+/* Are frames open above the thread's base: its record, taken now,
+ * ends with FRAMES and is cut short? */
+int rt_calls_open(void);
+/* In a forked child: a fresh sequence at fork's return (above). */
+void rt_calls_after_fork_child(void);
+/* Names the function at an address (an indirect call's callee): the
+ * unit registry (cunit.c) installs its lookup, tests their own; NULL:
+ * not known. */
 void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr));
+/* Called when a thread's sequence begins, before its first mark (the
+ * runtime registers its thread-end hook there: callrec.c); NULL in the
+ * tests. */
+void rt_calls_set_begin(void (*begin)(void));
 
 /* Tests build the fast paths with an overflow limit below 2^64. */
 #ifdef PAP_CALLS_TESTING

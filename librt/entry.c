@@ -612,7 +612,8 @@ packed:
 		if (!n)
 			rt_sink_value(fn, PAP_REC_PATH, complete != 0, r);
 		else
-			rt_sink_path(fn, complete != 0, r, out, (uint32_t)n);
+			rt_sink_path(fn, PAP_REC_PATH, complete != 0, r, out,
+				     (uint32_t)n);
 	}
 	if (scratch) {
 		rt_release_big(&rt_scratch, &rt_cap_scratch);
@@ -665,7 +666,8 @@ static void rt_record_long(const char *fn, uint64_t act, uint64_t r,
 	}
 	out = pap_bpack_online_finish(&l->pack, &n);
 	if (rt_act_intact(act))
-		rt_sink_path(fn, complete != 0, r, out, (uint32_t)n);
+		rt_sink_path(fn, PAP_REC_PATH, complete != 0, r, out,
+			     (uint32_t)n);
 }
 
 /* __pap_record for an activation that has breakpoints, or whose

@@ -13,6 +13,8 @@
 #include <pap/pap.h>
 
 #include "aggregate.h"
+#include "calls.h"
+#include "cunit.h"
 #include "rt.h"
 #include "sink.h"
 
@@ -23,11 +25,14 @@ static pthread_key_t rt_end_key;
 /* Set once the process is exiting: its last dump. */
 static int rt_exiting;
 
-/* At exit: the rings go back to the collector (or, when it is gone, what
- * it did not drain into the aggregates), then the aggregates are
+/* At exit: the exiting thread's call sequence is recorded (the others'
+ * are lost), the rings go back to the collector (or, when it is gone,
+ * what it did not drain into the aggregates), then the aggregates are
  * written. */
 static void rt_atexit(void)
 {
+	rt_calls_record();
+	rt_calls_exit();
 	rt_ring_exit();
 	rt_exiting = 1;
 	pap_dump();
@@ -39,13 +44,17 @@ static void rt_after_fork_child(void)
 	rt_ring_after_fork_child();
 	rt_tally_after_fork_child();
 	rt_entry_after_fork_child();
+	rt_calls_record_after_fork_child();
 }
 
-/* A thread ends (rt_end_key): its aggregate takes what waits, and its
- * breakpoint buffers are freed. */
+/* A thread ends (rt_end_key): its call sequence is recorded and its
+ * stack freed, its aggregate takes what waits, and its breakpoint
+ * buffers are freed. */
 static void rt_thread_end(void *unused)
 {
 	(void)unused;
+	rt_calls_record();
+	rt_calls_thread_end();
 	rt_agg_thread_end();
 	rt_entry_thread_end();
 }
@@ -76,4 +85,5 @@ void pap_reset(void)
 {
 	rt_agg_reset();
 	rt_tally_forget();
+	rt_calls_forget_offers();
 }

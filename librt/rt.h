@@ -34,7 +34,9 @@
  * intern.c (function keys of shared objects), pages.c (memory that a
  * signal handler may take) and trace.c (the test oracle's tracer) stand
  * beside the layers and call none of them.  calls.c (a thread's call
- * sequence, calls.h) is not wired to the sinks yet.
+ * sequence, calls.h) and cunit.c (the units registered, cunit.h) stand
+ * beside them too; callrec.c makes an ended sequence records for the
+ * sinks, and process.c ends the sequences.
  */
 #ifndef PAP_RT_H
 #define PAP_RT_H

@@ -309,26 +309,25 @@ int rt_ring_attached(void)
 	return rt_ring_get() != NULL;
 }
 
-static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t complete,
-			     uint64_t value, const struct pap_breakpoint *bps,
-			     uint32_t nbps)
+static int rt_ring_keep_path(void *ctx, uint32_t fn, uint8_t kind,
+			     uint8_t complete, uint64_t value,
+			     const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct rt_ring *r = ctx;
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_agg_keep(r->fns[fn - 1], PAP_REC_PATH, complete, value, bps, nbps,
-		       1);
+	rt_agg_keep(r->fns[fn - 1], kind, complete, value, bps, nbps, 1);
 	return 0;
 }
 
-static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint64_t id)
+static int rt_ring_keep_bl(void *ctx, uint32_t fn, uint8_t kind, uint64_t id)
 {
 	struct rt_ring *r = ctx;
 
 	if (fn == 0 || fn > r->nfns)
 		return -1;
-	rt_agg_keep(r->fns[fn - 1], PAP_REC_BL, 1, id, NULL, 0, 1);
+	rt_agg_keep(r->fns[fn - 1], kind, 1, id, NULL, 0, 1);
 	return 0;
 }
 
@@ -427,7 +426,7 @@ static void rt_ring_take_back(struct rt_ring *r)
 		rt_ring_keep_count
 	};
 	struct pap_ring_stats st = { 0, 0, 0 };
-	struct pap_ring_joined joined = { NULL, 0, 0, 0, 0, 0 };
+	struct pap_ring_joined joined = { NULL, 0, 0, 0, 0, 0, 0 };
 	struct pap_ring_buf *buf;
 	uint64_t tail, seen, lost = 0, pos, n;
 	uint32_t i;
@@ -786,6 +785,11 @@ rt_ring_take_value_slow(const char *fn, uint8_t kind, uint8_t complete,
 	if (rt_in_ring)
 		return 0;
 	rt_in_ring = RT_HERE();
+	/* a collector before 2.4 reads no program kinds: the process keeps
+	 * such a record, which it has not taken yet */
+	r = rt_ring_get();
+	if (r && r->minor < 4 && pap_rec_version(kind) > 6)
+		goto out;
 	r = rt_ring_begin(fn, &id);
 	if (!r)
 		goto out;
@@ -794,11 +798,12 @@ rt_ring_take_value_slow(const char *fn, uint8_t kind, uint8_t complete,
 		goto out;
 	}
 	if (!r->nslots) {
-		uint64_t body[2] = { kind == PAP_REC_BL ? id :
-				     id | (uint64_t)complete << 32, value };
+		uint64_t body[2] = { pap_rec_has_bps(kind) ?
+				     id | (uint64_t)complete << 32 : id,
+				     value };
 
-		sent = rt_ring_send(r, kind == PAP_REC_BL ? PAP_SHM_BL :
-				    PAP_SHM_PATH, body, 2, NULL, 0);
+		sent = rt_ring_send(r, pap_rec_shm_tag(kind), body, 2, NULL,
+				    0);
 		goto out;
 	}
 	i = rt_ring_slot(r, fn, kind_complete, value);
@@ -857,7 +862,7 @@ int rt_ring_take_value(const char *fn, uint8_t kind, uint8_t complete,
  * collector then drops.
  */
 static int rt_ring_send_pieces(struct rt_ring *r, uint32_t id,
-			       uint8_t complete, uint64_t value,
+			       uint8_t kind, uint8_t complete, uint64_t value,
 			       const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	/* a piece the ring waits for: an eighth of it (rt_ring_room) */
@@ -869,6 +874,7 @@ static int rt_ring_send_pieces(struct rt_ring *r, uint32_t id,
 	for (done = 0; done < nbps; done += n) {
 		n = nbps - done < most ? nbps - done : (uint32_t)most;
 		body[0] = id | (uint64_t)complete << 32 | (uint64_t)n << 40 |
+			  (uint64_t)kind << PAP_SHM_PIECE_KIND_SHIFT |
 			  (done ? 0 : PAP_SHM_PIECE_FIRST) |
 			  (done + n == nbps ? PAP_SHM_PIECE_LAST : 0);
 		body[1] = value;
@@ -884,8 +890,9 @@ static int rt_ring_send_pieces(struct rt_ring *r, uint32_t id,
 	return 1;
 }
 
-int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
-		      const struct pap_breakpoint *bps, uint32_t nbps)
+int rt_ring_take_path(const char *fn, uint8_t kind, uint8_t complete,
+		      uint64_t value, const struct pap_breakpoint *bps,
+		      uint32_t nbps)
 {
 	struct rt_ring *r;
 	uint64_t body[2];
@@ -899,10 +906,11 @@ int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
 	/* longer than a record the ring waits for (rt_ring_room) */
 	pieces = r && 3 + 2 * (uint64_t)nbps > (r->mask + 1) / 8;
 	/* a collector before 2.2 reads no repeats, one before 2.3 no
-	 * pieces: the process keeps such a record, which it has not taken
-	 * yet */
+	 * pieces, one before 2.4 no program kinds: the process keeps such a
+	 * record, which it has not taken yet */
 	if (r && ((r->minor < 2 && pap_bpack_has_repeat(bps, nbps)) ||
-		  (r->minor < 3 && pieces)))
+		  (r->minor < 3 && pieces) ||
+		  (r->minor < 4 && kind != PAP_REC_PATH)))
 		goto out;
 	r = rt_ring_begin(fn, &id);
 	if (!r)
@@ -912,9 +920,11 @@ int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
 	if (!id)
 		sent = rt_ring_refused(r, 1);
 	else if (pieces)
-		sent = rt_ring_send_pieces(r, id, complete, value, bps, nbps);
+		sent = rt_ring_send_pieces(r, id, kind, complete, value, bps,
+					   nbps);
 	else
-		sent = rt_ring_send(r, PAP_SHM_PATH, body, 2, bps, nbps);
+		sent = rt_ring_send(r, pap_rec_shm_tag(kind), body, 2, bps,
+				    nbps);
 	if (sent)
 		rt_ring_test_point(RT_KILL_AFTER);
 out:

@@ -55,13 +55,14 @@ extern RT_TLS int rt_ring_none;
  * in a slot of the thread's segment, or written to its ring), 0 if the
  * caller must keep it (no collector, ring full, or called from inside the
  * ring code by a signal handler).  No lock, no system call on the common
- * path.  rt_ring_take_value takes a record without breakpoints (kind
- * PAP_REC_PATH or PAP_REC_BL), rt_ring_take_path one with.
+ * path.  rt_ring_take_value takes a record without breakpoints (any
+ * kind), rt_ring_take_path one with (kind PAP_REC_PATH, or from 2.4
+ * PAP_REC_CALLS or PAP_REC_PROG).
  */
 int rt_ring_take_value(const char *fn, uint8_t kind, uint8_t complete,
 		       uint64_t value);
-int rt_ring_take_path(const char *fn, uint8_t complete, uint64_t value,
-		      const struct pap_breakpoint *bps,
+int rt_ring_take_path(const char *fn, uint8_t kind, uint8_t complete,
+		      uint64_t value, const struct pap_breakpoint *bps,
 		      uint32_t nbps);	/* nbps > 0 */
 
 /* Does this thread give its records to a collector's ring (connecting
@@ -121,14 +122,15 @@ static inline void rt_sink_value(const char *fn, uint8_t kind,
 		rt_agg_keep(fn, kind, complete, value, NULL, 0, 1);
 }
 
-/* A path record with @nbps > 0 breakpoints: to the thread's ring, else
- * into its aggregate. */
-static inline void rt_sink_path(const char *fn, uint8_t complete,
-				uint64_t value,
+/* A record of @kind (PATH, CALLS or PROG) with @nbps > 0 breakpoints:
+ * to the thread's ring, else into its aggregate. */
+static inline void rt_sink_path(const char *fn, uint8_t kind,
+				uint8_t complete, uint64_t value,
 				const struct pap_breakpoint *bps, uint32_t nbps)
 {
-	if (rt_ring_none || !rt_ring_take_path(fn, complete, value, bps, nbps))
-		rt_agg_keep(fn, PAP_REC_PATH, complete, value, bps, nbps, 1);
+	if (rt_ring_none ||
+	    !rt_ring_take_path(fn, kind, complete, value, bps, nbps))
+		rt_agg_keep(fn, kind, complete, value, bps, nbps, 1);
 }
 
 /* A block of @n counters for (@fn, @kind) where this thread's records

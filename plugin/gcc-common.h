@@ -46,6 +46,7 @@
 #include "tree-into-ssa.h"
 #include "varasm.h"		/* decl_default_tls_model */
 #include "gimplify.h"		/* gimplify_function_tree */
+#include "stor-layout.h"		/* finish_builtin_struct */
 #include "tree-iterator.h"	/* append_to_statement_list */
 
 #define BUILDING_GCC_VERSION_MAJOR GCC_VERSION / 1000

@@ -49,6 +49,8 @@ struct pap_fn {
 	basic_block *tails;
 	edge *gcc_edge;
 	struct pap_emit emit;
+	/* the function's key, as the probes pass it */
+	char key[PAP_FNKEY_MAX];
 	/* core edges whose code is in place already (tail calls); the code
 	 * of abnormal edges, placed after the commit; the edges into a
 	 * return block that must return through a block of their own
@@ -56,6 +58,10 @@ struct pap_fn {
 	unsigned char *placed;
 	gimple_seq *label_seq;
 	vec<edge> moved;
+	/* the call sequence's sites and graph (-fplugin-arg-pap-calls) */
+	struct pap_calls *calls;
+	/* the mode recorded when there is no plan (calls alone) */
+	enum pap_mode mode;
 };
 
 tree pap_tally_var(uint64_t nvalues)
@@ -306,10 +312,10 @@ static void pap_fn_setup(struct pap_fn *f)
 {
 	struct pap_emit *emit = &f->emit;
 	const struct pap_plan *plan = f->plan;
-	char key[PAP_FNKEY_MAX];
+	char *key = f->key;
 	uint32_t id;
 
-	pap_fnkey_format(key, sizeof(key), f->asmname, f->checksum,
+	pap_fnkey_format(key, sizeof(f->key), f->asmname, f->checksum,
 			 pap_meta_path());
 	emit->r = create_tmp_var(pap_rt_u64(), "pap_r");
 	emit->a = create_tmp_var(pap_rt_u64(), "pap_a");
@@ -427,9 +433,15 @@ static void pap_fn_finish(struct pap_fn *f)
  * verbose, a note with its plan. */
 static void pap_fn_record(struct pap_fn *f)
 {
+	if (f->calls) {
+		pap_text_printf(&f->lines, "%s", pap_calls_text(f->calls));
+		pap_keys_add_calls_fn(f->fun->decl, f->key, f->emit.key_slot,
+				      f->checksum);
+	}
 	pap_meta_add_fn(f->asmname, DECL_SOURCE_FILE(f->fun->decl),
-			f->plan->mode, f->graph.s, f->lines.s, f->checksum);
-	if (pap_opts.verbose)
+			f->plan ? f->plan->mode : f->mode, f->graph.s,
+			f->lines.s, f->checksum);
+	if (pap_opts.verbose && f->plan)
 		inform(DECL_SOURCE_LOCATION(f->fun->decl), "pap: %qs: %s",
 		       f->asmname, f->plan->note);
 }
@@ -444,11 +456,36 @@ static void pap_fn_free(struct pap_fn *f)
 	f->moved.release();
 	pap_plan_free(f->plan);
 	pap_sel_free(f->sel);
+	pap_calls_free(f->calls);
 	if (f->have_g)
 		pap_cfgtext_free(&f->g);
 	pap_model_free(&f->model);
 	pap_text_free(&f->graph);
 	pap_text_free(&f->lines);
+}
+
+/*
+ * The call probes alone (mode none, or a function whose intra-procedural
+ * probes cannot be placed, since its callers count on its call probes):
+ * the key from the checksum of the graph under mode none and the calls
+ * lines, the probes, the entry in the metadata.
+ */
+static void pap_fn_calls_only(struct pap_fn *f)
+{
+	tree lit;
+
+	f->mode = PAP_MODE_NONE;
+	f->checksum = pap_calls_checksum(f->calls, pap_meta_checksum(
+		PAP_MODE_NONE, f->graph.s, f->graph.len));
+	pap_fnkey_format(f->key, sizeof(f->key), f->asmname, f->checksum,
+			 pap_meta_path());
+	lit = build_string_literal(strlen(f->key) + 1, f->key);
+	f->emit.key = lit;
+	f->emit.key_slot = pap_key_slot(lit);
+	pap_mark_user_stmts(f->fun);
+	pap_calls_emit(f->calls, f->emit.key, f->emit.key_slot);
+	pap_fn_finish(f);
+	pap_fn_record(f);
 }
 
 unsigned int pap_instrument_function(function *fun)
@@ -460,7 +497,18 @@ unsigned int pap_instrument_function(function *fun)
 	memset(&f, 0, sizeof(f));
 	f.fun = fun;
 	f.asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
-	if (pap_fn_model(&f) && pap_fn_plan(&f) && pap_fn_locate(&f)) {
+	if (!pap_fn_model(&f)) {
+		pap_fn_free(&f);
+		return 0;
+	}
+	if (pap_opts.calls)
+		f.calls = pap_calls_collect(fun, &f.model, &f.g, f.asmname);
+	if (pap_opts.mode == PAP_MODE_NONE) {
+		if (f.calls)
+			pap_fn_calls_only(&f);
+	} else if (pap_fn_plan(&f) && pap_fn_locate(&f)) {
+		if (f.calls)
+			f.checksum = pap_calls_checksum(f.calls, f.checksum);
 		pap_fn_setup(&f);
 		if (f.sel)
 			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,
@@ -468,8 +516,15 @@ unsigned int pap_instrument_function(function *fun)
 					  f.tails, f.emit.r, f.emit.a);
 		pap_fn_place(&f);
 		pap_fn_commit(&f);
+		if (f.calls)
+			pap_calls_emit(f.calls, f.emit.key, f.emit.key_slot);
 		pap_fn_finish(&f);
 		pap_fn_record(&f);
+	} else if (f.calls) {
+		/* its callers count on its call probes (calls.cc) */
+		pap_plan_free(f.plan);
+		f.plan = NULL;
+		pap_fn_calls_only(&f);
 	}
 	pap_fn_free(&f);
 	return 0;

@@ -36,6 +36,11 @@
 
 /* this unit's slots, a TREE_LIST, newest first */
 static tree pap_key_slots;
+/* this unit's functions with calls (calls.cc), a TREE_LIST of decl
+ * (purpose) and key slot or NULL (value), newest first, and their keys
+ * in the same order */
+static tree pap_calls_fns;
+static vec<char *> pap_calls_keys;
 /* the text of one of this unit's function keys: how the runtime names
  * the object when it checks the ABI version (__pap_abi); the constructor
  * gets a literal of its own, as a tree is not shared between functions */
@@ -45,6 +50,7 @@ static char *pap_abi_key;
 			   &gt_pch_nx_tree_node }
 static const struct ggc_root_tab pap_keys_roots[] = {
 	PAP_KEYS_ROOT(pap_key_slots),
+	PAP_KEYS_ROOT(pap_calls_fns),
 	LAST_GGC_ROOT_TAB
 };
 
@@ -144,6 +150,125 @@ static void pap_keys_build_ctor(tree body)
 	symtab->process_new_functions();
 }
 
+void pap_keys_add_calls_fn(tree decl, const char *key, tree key_slot,
+			   uint64_t checksum)
+{
+	pap_calls_fns = tree_cons(decl, key_slot, pap_calls_fns);
+	pap_calls_keys.safe_push(xstrdup(key));
+	pap_meta_add_unit_fn(checksum);
+}
+
+/* A FIELD_DECL @name of @type, chained before @next. */
+static tree pap_field(const char *name, tree type, tree next)
+{
+	tree f = build_decl(UNKNOWN_LOCATION, FIELD_DECL,
+			    get_identifier(name), type);
+
+	DECL_CHAIN(f) = next;
+	return f;
+}
+
+/* Finalizes @var, made once the unit's symbols were analysed (the IPA
+ * passes start): analysed here and always output. */
+static void pap_keys_late_var(tree var)
+{
+	varpool_node *node;
+
+	varpool_node::finalize_decl(var);
+	node = varpool_node::get_create(var);
+	node->force_output = 1;
+	if (!node->analyzed)
+		node->analyze();
+}
+
+/*
+ * Appends to @body the registration of the unit's functions with calls:
+ * a static table of struct pap_cunit_fn {address, key} (in code for a
+ * shared object, each key set from its slot first, as the probes pass
+ * it) and a struct pap_cunit {"%unit:UNITSUM:METAFILE", n, table}
+ * passed to __pap_cunit (pap/abi.h).
+ */
+static void pap_keys_cunit(tree *body)
+{
+	unsigned n = pap_calls_keys.length(), i;
+	tree fn_type, unit_type, fields, tab_type, tab, unit, l, fkey;
+	vec<constructor_elt, va_gc> *elts = NULL, *uel = NULL;
+	tree ukey_field, nfns_field, fns_field, addr_field;
+	char ukey[4096 + 64];
+
+	fn_type = make_node(RECORD_TYPE);
+	/* finish_builtin_struct() takes the fields last first */
+	addr_field = pap_field("addr", pap_rt_uptr(), NULL_TREE);
+	fkey = pap_field("key", pap_rt_cstring(), addr_field);
+	finish_builtin_struct(fn_type, "pap_cunit_fn", fkey, NULL_TREE);
+	tab_type = build_array_type_nelts(fn_type, n);
+	tab = pap_static_var("pap_cfns", tab_type);
+	/* the list is newest first: the table in file order */
+	{
+		tree *fl = XNEWVEC(tree, n + 1);
+
+		i = n;
+		for (l = pap_calls_fns; l; l = TREE_CHAIN(l))
+			fl[--i] = l;
+		for (i = 0; i < n; i++) {
+			vec<constructor_elt, va_gc> *fe = NULL;
+			const char *key = pap_calls_keys[i];
+
+			l = fl[i];
+			CONSTRUCTOR_APPEND_ELT(fe, addr_field, fold_convert(
+				pap_rt_uptr(),
+				build_fold_addr_expr(TREE_PURPOSE(l))));
+			CONSTRUCTOR_APPEND_ELT(fe, fkey, build_string_literal(
+				strlen(key) + 1, key));
+			CONSTRUCTOR_APPEND_ELT(elts, build_int_cst(sizetype, i),
+					       build_constructor(fn_type, fe));
+			if (TREE_VALUE(l))
+				append_to_statement_list(build2(MODIFY_EXPR,
+					pap_rt_cstring(),
+					build3(COMPONENT_REF, pap_rt_cstring(),
+					       build4(ARRAY_REF, fn_type, tab,
+						      build_int_cst(sizetype,
+								    i),
+						      NULL_TREE, NULL_TREE),
+					       fkey, NULL_TREE),
+					TREE_VALUE(l)), body);
+		}
+		XDELETEVEC(fl);
+	}
+	DECL_INITIAL(tab) = build_constructor(tab_type, elts);
+	TREE_READONLY(tab) = !flag_shlib;
+	TREE_ADDRESSABLE(tab) = 1;
+	/* made after the unit's references were analysed: kept by hand */
+	DECL_PRESERVE_P(tab) = 1;
+	pap_keys_late_var(tab);
+
+	unit_type = make_node(RECORD_TYPE);
+	ukey_field = pap_field("key", pap_rt_cstring(), NULL_TREE);
+	nfns_field = pap_field("nfns", pap_rt_u32(), ukey_field);
+	fns_field = pap_field("fns", build_pointer_type(fn_type), nfns_field);
+	fields = fns_field;
+	finish_builtin_struct(unit_type, "pap_cunit", fields, NULL_TREE);
+	snprintf(ukey, sizeof(ukey), "%%unit:%016llx:%s",
+		 (unsigned long long)pap_meta_unit(), pap_meta_path());
+	CONSTRUCTOR_APPEND_ELT(uel, ukey_field,
+			       build_string_literal(strlen(ukey) + 1, ukey));
+	CONSTRUCTOR_APPEND_ELT(uel, nfns_field, build_int_cst(pap_rt_u32(), n));
+	CONSTRUCTOR_APPEND_ELT(uel, fns_field, build_fold_addr_expr(tab));
+	unit = pap_static_var("pap_cunit", unit_type);
+	DECL_INITIAL(unit) = build_constructor(unit_type, uel);
+	TREE_READONLY(unit) = 1;
+	TREE_ADDRESSABLE(unit) = 1;
+	DECL_PRESERVE_P(unit) = 1;
+	pap_keys_late_var(unit);
+	append_to_statement_list(build_call_expr(pap_rt_decl(PAP_RT_CUNIT), 1,
+		fold_convert(ptr_type_node, build_fold_addr_expr(unit))),
+		body);
+	for (i = 0; i < n; i++)
+		free(pap_calls_keys[i]);
+	pap_calls_keys.release();
+	pap_calls_fns = NULL_TREE;
+}
+
 void pap_keys_finish(void *gcc_data, void *user_data)
 {
 	tree body = NULL_TREE, l;
@@ -171,5 +296,7 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 			&body);
 	}
 	pap_key_slots = NULL_TREE;
+	if (pap_calls_keys.length())
+		pap_keys_cunit(&body);
 	pap_keys_build_ctor(body);
 }

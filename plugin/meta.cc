@@ -10,6 +10,9 @@
 
 /* the entries of the unit's instrumented functions, in order */
 static struct pap_text pap_meta;
+/* the checksums of its functions with calls, in file order */
+static uint64_t *pap_meta_sums;
+static size_t pap_meta_ncalls;
 
 void pap_text_printf(struct pap_text *t, const char *fmt, ...)
 {
@@ -82,6 +85,18 @@ void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 					   file, mode, graph, lines, checksum);
 }
 
+void pap_meta_add_unit_fn(uint64_t checksum)
+{
+	pap_meta_sums = XRESIZEVEC(uint64_t, pap_meta_sums,
+				   pap_meta_ncalls + 1);
+	pap_meta_sums[pap_meta_ncalls++] = checksum;
+}
+
+uint64_t pap_meta_unit(void)
+{
+	return pap_meta_unit_sum(pap_meta_sums, pap_meta_ncalls);
+}
+
 /*
  * Writes the unit's metadata atomically: the header, the compile
  * directory, each function's entry into a temporary created exclusively
@@ -105,9 +120,12 @@ void pap_meta_write(void)
 				 path);
 		return;
 	}
-	fputs(PAP_META_HEADER, f);
+	fputs(pap_meta_ncalls ? PAP_META_HEADER_V3 : PAP_META_HEADER, f);
 	if (getcwd(cwd, sizeof(cwd)) && !strchr(cwd, '\n'))
 		fprintf(f, "directory %s\n", cwd);
+	if (pap_meta_ncalls)
+		fprintf(f, "unit %016llx\n",
+			(unsigned long long)pap_meta_unit());
 	fwrite(pap_meta.s, 1, pap_meta.len, f);
 	if (pap_target_commit(f, tmp, path, "pap"))
 		error_at(UNKNOWN_LOCATION, "pap: metadata %qs not written",

@@ -3,7 +3,8 @@
  * pap-plugin.cc - pap.so: exact path profiling probes for GCC.
  *
  * Usage:
- *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp]
+ *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp|none]
+ *       [-fplugin-arg-pap-calls] [-fplugin-arg-pap-clusters=sc]
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
  *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
  *       [-fplugin-arg-pap-fold=inline|call] [-fplugin-arg-pap-tally=N]
@@ -48,7 +49,13 @@ struct pap_options pap_opts;
 static struct plugin_info pap_plugin_info = {
 	PAP_VERSION_STRING,
 	"exact path profiling.  Arguments (-fplugin-arg-pap-KEY[=VALUE]):\n"
-	"  mode=pap-epp|pap|epp  numbering (default pap-epp)\n"
+	"  mode=pap-epp|pap|epp|none\n"
+	"                        numbering (default pap-epp); none: no\n"
+	"                        intra-procedural paths (with calls)\n"
+	"  calls                 also record each thread's sequence of calls\n"
+	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
+	"  clusters=sc           how an indirect call's callee is named\n"
+	"                        (sc: by the runtime, always)\n"
 	"  meta=DIR              where NAME.papm metadata goes (default: next\n"
 	"                        to the object file)\n"
 	"  include=REGEX         instrument only functions matching REGEX\n"
@@ -196,7 +203,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
-			    !strcmp(key, "trace") ||
+			    !strcmp(key, "trace") || !strcmp(key, "calls") ||
 			    !strcmp(key, "system-headers");
 
 		if (flag && value) {
@@ -208,13 +215,26 @@ static bool pap_parse_args(struct plugin_name_args *info)
 					       !strcmp(key, "loop-count") ||
 					       !strcmp(key, "spec") ||
 					       !strcmp(key, "psp") ||
+					       !strcmp(key, "clusters") ||
 					       !strcmp(key, "tally"))) {
 			error("%<-fplugin-arg-%s-%s%> needs a value", base, key);
 			ok = false;
 		} else if (!strcmp(key, "mode")) {
 			if (pap_mode_parse(value, &pap_opts.mode)) {
 				error("%<-fplugin-arg-%s-mode=%s%>: unknown mode "
-				      "(use pap-epp, pap or epp)", base, value);
+				      "(use pap-epp, pap, epp or none)", base,
+				      value);
+				ok = false;
+			}
+		} else if (!strcmp(key, "calls")) {
+			pap_opts.calls = 1;
+		} else if (!strcmp(key, "clusters")) {
+			if (!strcmp(value, "sc")) {
+				pap_opts.clusters = pap_options::PAP_CLUSTERS_SC;
+			} else {
+				error("%<-fplugin-arg-%s-clusters=%s%>: unknown "
+				      "strategy (use sc; ic and ac are not "
+				      "implemented yet)", base, value);
 				ok = false;
 			}
 		} else if (!strcmp(key, "fold")) {
@@ -278,10 +298,25 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, meta, fold, tally, loop-count, include, exclude, system-headers, spec, psp, verbose, disable, trace)",
+			      "mode, calls, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}
+	}
+	if (ok && pap_opts.mode == PAP_MODE_NONE && !pap_opts.calls) {
+		error("%<-fplugin-arg-%s-mode=none%> needs "
+		      "%<-fplugin-arg-%s-calls%>", base, base);
+		ok = false;
+	}
+	if (ok && pap_opts.calls && pap_sel_enabled()) {
+		error("%<-fplugin-arg-%s-calls%> does not combine with "
+		      "%<-fplugin-arg-%s-spec%> yet", base, base);
+		ok = false;
+	}
+	if (ok && pap_opts.calls && pap_opts.trace) {
+		error("%<-fplugin-arg-%s-calls%> does not combine with "
+		      "%<-fplugin-arg-%s-trace%>", base, base);
+		ok = false;
 	}
 	return ok;
 }

@@ -26,6 +26,10 @@ struct pap_options {
 	unsigned tally_max_values;
 	/* a call-free loop counts its path in a register (loopcount.cc) */
 	int loop_register;
+	/* call sequences (calls.cc) and their indirect sites' clusters */
+	int calls;
+	enum pap_calls_clusters { PAP_CLUSTERS_SC, PAP_CLUSTERS_IC,
+				  PAP_CLUSTERS_AC } clusters;
 };
 
 extern struct pap_options pap_opts;
@@ -156,10 +160,41 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sel,
 		       uint64_t checksum, const struct pap_cfgtext *g,
 		       edge *gcc_edge, basic_block *tails, tree r, tree a);
 
+/*
+ * calls.cc: the call sequence's probes of one function (pap/abi.h,
+ * librt/calls.h).  Collect, before any probe goes in, finds the call
+ * sites of @fun (model @m, the core's CFG @g) and builds its call-site
+ * graph: NULL when the function gets no call probes (it has exception
+ * edges, or the core refuses its graph), after a note under verbose.
+ * Its metadata lines (calls, site) are pap_calls_text()'s.  Emit, once
+ * every other probe is in, places the entry, site, return and exit
+ * probes with the function's key @key (its static slot @key_slot in
+ * code for a shared object).
+ */
+struct pap_calls;
+struct pap_model;
+struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
+				    const struct pap_cfgtext *g,
+				    const char *asmname);
+const char *pap_calls_text(const struct pap_calls *c);
+void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot);
+void pap_calls_free(struct pap_calls *c);
+/* The checksum of a function with calls: @base, its checksum without
+ * them, continued over its calls lines (pap_meta_calls_checksum()). */
+uint64_t pap_calls_checksum(const struct pap_calls *c, uint64_t base);
+/* keys.cc: @fun, compiled with calls under @key, goes into the unit's
+ * table for __pap_cunit (@checksum: for the unit's sum). */
+void pap_keys_add_calls_fn(tree decl, const char *key, tree key_slot,
+			   uint64_t checksum);
+
 /* meta.cc: metadata of the translation unit.  Adds one instrumented
  * function's entry (libcore/meta.h); writes the whole file. */
 void pap_meta_add_fn(const char *name, const char *file, enum pap_mode mode,
 		     const char *graph, const char *lines, uint64_t checksum);
+/* A function with calls, in file order: its checksum goes into the
+ * unit's sum (pap_meta_unit_sum()), pap_meta_unit()'s value. */
+void pap_meta_add_unit_fn(uint64_t checksum);
+uint64_t pap_meta_unit(void);
 void pap_meta_write(void);
 const char *pap_meta_path(void);
 

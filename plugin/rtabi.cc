@@ -14,7 +14,13 @@ static const char *const pap_rt_names[PAP_RT_NFNS] = {
 	"__pap_record", "__pap_path", "__pap_tally", "__pap_tally_add",
 	"__pap_end", "__pap_lost", "__pap_resume", "__pap_intern",
 	"__pap_trace_begin", "__pap_trace_unwind", "__pap_trace_block",
-	"__pap_trace_end", "__pap_abi",
+	"__pap_trace_end", "__pap_abi", "__pap_center", "__pap_cexit",
+	"__pap_ccallee", "__pap_cresume", "__pap_cbreak", "__pap_cunit",
+};
+
+static tree pap_rt_vars[PAP_RV_NVARS];
+static const char *const pap_rt_var_names[PAP_RV_NVARS] = {
+	"__pap_cs", "__pap_cs_limit", "__pap_cr",
 };
 
 /* Until a call uses one, nothing else refers to a declaration, and later
@@ -22,6 +28,8 @@ static const char *const pap_rt_names[PAP_RT_NFNS] = {
  * the first pass made them. */
 static const struct ggc_root_tab pap_rt_roots[] = {
 	{ &pap_rt_decls[0], PAP_RT_NFNS, sizeof(pap_rt_decls[0]),
+	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &pap_rt_vars[0], PAP_RV_NVARS, sizeof(pap_rt_vars[0]),
 	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
 	LAST_GGC_ROOT_TAB
 };
@@ -101,6 +109,20 @@ static tree pap_rt_type(enum pap_rt_fn f)
 		return build_function_type_list(vd, in, NULL_TREE);
 	case PAP_RT_ABI:
 		return build_function_type_list(vd, u32, cs, NULL_TREE);
+	case PAP_RT_CENTER:
+		return build_function_type_list(ptr, ptr, cs, pap_rt_uptr(),
+						 NULL_TREE);
+	case PAP_RT_CEXIT:
+		return build_function_type_list(vd, ptr, NULL_TREE);
+	case PAP_RT_CCALLEE:
+		return build_function_type_list(vd, pap_rt_uptr(), NULL_TREE);
+	case PAP_RT_CRESUME:
+		return build_function_type_list(vd, ptr, u32, NULL_TREE);
+	case PAP_RT_CBREAK:
+		return build_function_type_list(u64, u64, u64, u64, u32,
+						 NULL_TREE);
+	case PAP_RT_CUNIT:
+		return build_function_type_list(vd, ptr, NULL_TREE);
 	case PAP_RT_NFNS:
 		break;
 	}
@@ -115,15 +137,40 @@ tree pap_rt_decl(enum pap_rt_fn f)
 		return decl;
 	decl = build_fn_decl(pap_rt_names[f], pap_rt_type(f));
 	TREE_NOTHROW(decl) = 1;
-	/* __pap_intern and __pap_abi run in constructors, where leaf adds
-	 * nothing */
-	if (f != PAP_RT_INTERN && f != PAP_RT_ABI)
+	/* __pap_intern, __pap_abi and __pap_cunit run in constructors,
+	 * where leaf adds nothing */
+	if (f != PAP_RT_INTERN && f != PAP_RT_ABI && f != PAP_RT_CUNIT)
 		DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"),
 						  NULL_TREE,
 						  DECL_ATTRIBUTES(decl));
 	DECL_ARTIFICIAL(decl) = 1;
 	pap_rt_decls[f] = decl;
 	return decl;
+}
+
+tree pap_rt_uptr(void)
+{
+	return pointer_sized_int_node;
+}
+
+tree pap_rt_var(enum pap_rt_var v)
+{
+	tree var = pap_rt_vars[v];
+
+	if (var)
+		return var;
+	var = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			 get_identifier(pap_rt_var_names[v]),
+			 v == PAP_RV_CR ? pap_rt_u64() : ptr_type_node);
+	TREE_PUBLIC(var) = 1;
+	DECL_EXTERNAL(var) = 1;
+	TREE_STATIC(var) = 0;
+	DECL_ARTIFICIAL(var) = 1;
+	TREE_USED(var) = 1;
+	/* the runtime's, in libpaprt, loaded at start (pap/abi.h) */
+	set_decl_tls_model(var, TLS_MODEL_INITIAL_EXEC);
+	pap_rt_vars[v] = var;
+	return var;
 }
 
 tree pap_rt_id(enum pap_rt_fn f)

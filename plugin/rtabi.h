@@ -26,6 +26,12 @@ enum pap_rt_fn {
 	PAP_RT_TRACE_BLOCK,	/* __pap_trace_block */
 	PAP_RT_TRACE_END,	/* __pap_trace_end */
 	PAP_RT_ABI,		/* __pap_abi */
+	PAP_RT_CENTER,		/* __pap_center (call sequences) */
+	PAP_RT_CEXIT,		/* __pap_cexit */
+	PAP_RT_CCALLEE,		/* __pap_ccallee */
+	PAP_RT_CRESUME,		/* __pap_cresume */
+	PAP_RT_CBREAK,		/* __pap_cbreak */
+	PAP_RT_CUNIT,		/* __pap_cunit */
 	PAP_RT_NFNS
 };
 
@@ -49,6 +55,17 @@ tree pap_rt_cstring(void);
  */
 gcall *pap_runtime_call(gimple *stmt, tree id, unsigned nargs,
 			unsigned cst);
+/* The call sequence's thread-local variables (pap/abi.h), initial-exec. */
+enum pap_rt_var {
+	PAP_RV_CS,		/* __pap_cs: the top frame */
+	PAP_RV_CS_LIMIT,	/* __pap_cs_limit: the last usable frame */
+	PAP_RV_CR,		/* __pap_cr: the thread's register */
+	PAP_RV_NVARS
+};
+/* The declaration of @v (frames are void *, the register uint64_t). */
+tree pap_rt_var(enum pap_rt_var v);
+/* uintptr_t, the type of a frame's expect and an address called. */
+tree pap_rt_uptr(void);
 /* The declarations, as roots of GCC's garbage collector. */
 const struct ggc_root_tab *pap_rt_gc_roots(void);
 

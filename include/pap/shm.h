@@ -2,7 +2,7 @@
 /*
  * pap/shm.h - the shared-memory transport between libpaprt and
  * pap-collector: segment, ring, slot, tally and record layout (version
- * 2.3).
+ * 2.4).
  *
  * One definition for every reader and writer: the runtime (producer), the
  * collector, the ring parser in libcore/ring.c, the tests and the fuzz
@@ -52,6 +52,15 @@
  * below tells the two apart.  A producer told 2.2 or older keeps such a
  * path in its own profile.
  *
+ * Program kinds (2.4).  CALLS and PROG records (pap/records.h) have a
+ * PATH record's body under their own tags, UNIT records a BL record's;
+ * their "function" is their key (%calls:PROGSUM, ...), named by an FN
+ * record as a function is.  A long one goes as PIECE records whose body
+ * word 1 holds its kind in bits 39..35 (0: a PATH, as before 2.4).
+ * Slots and COUNT records hold them by their kind as they hold PATH and
+ * BL records.  A producer told 2.3 or older keeps them in its own
+ * profile.
+ *
  * Slots.  A record without breakpoints (a path's final value, an EPP id)
  * is counted in place: the producer hashes (function, kind, complete,
  * value) to a slot and, when the slot holds that record, stores count + 1
@@ -95,9 +104,11 @@
  *   BL    fn id, path id
  *   COUNT slot index, the slot's seq, key, value, count: the final
  *         count of the record that held the slot (key as in a slot)
- *   PIECE fn id | complete << 32 | FIRST << 33 | LAST << 34 | nbps << 40
- *         (1 <= nbps <= PAP_SHM_PIECE_BPS), final r (read from the last
- *         piece), then per breakpoint: site, r
+ *   PIECE fn id | complete << 32 | FIRST << 33 | LAST << 34 |
+ *         kind << 35 (2.4) | nbps << 40 (1 <= nbps <= PAP_SHM_PIECE_BPS),
+ *         final r (read from the last piece), then per breakpoint: site, r
+ *   CALLS, PROG (2.4)  as PATH
+ *   UNIT (2.4)  as BL
  * A function (the ABI's fn string, "ASMNAME:CHECKSUM[:METAFILE]") is
  * defined once per ring by an FN record before a record uses its id.
  *
@@ -114,7 +125,7 @@
 #define PAP_SHM_MAGIC		0x5041505348524e32ull
 #define PAP_SHM_MAGIC_SWAPPED	__builtin_bswap64(PAP_SHM_MAGIC)
 #define PAP_SHM_VERSION_MAJOR	2
-#define PAP_SHM_VERSION_MINOR	3
+#define PAP_SHM_VERSION_MINOR	4
 /* the oldest major version a reader of this version still reads */
 #define PAP_SHM_VERSION_OLDEST	2
 
@@ -128,7 +139,8 @@
 
 enum pap_shm_tag {
 	PAP_SHM_FN = 1,		/* names a function string by an id */
-	/* PAP_SHM_PATH = 2, PAP_SHM_BL = 3: a record of each kind */
+	/* PAP_SHM_PATH = 2, PAP_SHM_BL = 3, and (2.4) PAP_SHM_CALLS = 6,
+	 * PAP_SHM_PROG = 7, PAP_SHM_UNIT = 8: a record of each kind */
 #define PAP_SHM_REC_TAG(name, value, letter, tag) PAP_SHM_##name = tag,
 	PAP_REC_KINDS(PAP_SHM_REC_TAG)
 #undef PAP_SHM_REC_TAG
@@ -144,6 +156,9 @@ enum pap_shm_tag {
 /* A PIECE record's flags (body word 1) */
 #define PAP_SHM_PIECE_FIRST	(1ull << 33)
 #define PAP_SHM_PIECE_LAST	(1ull << 34)
+/* A PIECE record's kind (2.4): bits 39..35 of body word 1 */
+#define PAP_SHM_PIECE_KIND_SHIFT 35
+#define PAP_SHM_PIECE_KIND_MASK	0x1fu
 
 #define PAP_SHM_COUNT_WORDS 6	/* a COUNT record, header included */
 

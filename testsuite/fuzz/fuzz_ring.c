@@ -39,26 +39,29 @@ static int fz_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-static int fz_path(void *ctx, uint32_t fn, uint8_t complete, uint64_t v,
-		   const struct pap_breakpoint *bps, uint32_t nbps)
+static int fz_path(void *ctx, uint32_t fn, uint8_t kind, uint8_t complete,
+		   uint64_t v, const struct pap_breakpoint *bps, uint32_t nbps)
 {
 	struct fz *z = ctx;
 
-	if (complete > 1 || nbps > PAP_SHM_MAX_WORDS / 2 || (nbps && !bps))
+	if (complete > 1 || nbps > PAP_SHM_MAX_WORDS / 2 || (nbps && !bps) ||
+	    !pap_rec_has_bps(kind))
 		abort();
 	if (fn == 0 || fn > z->nfns)
 		return -1;
-	return pap_profile_add(&z->prof, z->fns[fn - 1], PAP_REC_PATH,
+	return pap_profile_add(&z->prof, z->fns[fn - 1], kind,
 			       complete, v, bps, nbps, 1);
 }
 
-static int fz_bl(void *ctx, uint32_t fn, uint64_t id)
+static int fz_bl(void *ctx, uint32_t fn, uint8_t kind, uint64_t id)
 {
 	struct fz *z = ctx;
 
+	if (pap_rec_has_bps(kind) || kind >= PAP_REC_NKINDS)
+		abort();
 	if (fn == 0 || fn > z->nfns)
 		return -1;
-	return pap_profile_add(&z->prof, z->fns[fn - 1], PAP_REC_BL, 1, id,
+	return pap_profile_add(&z->prof, z->fns[fn - 1], kind, 1, id,
 			       NULL, 0, 1);
 }
 

@@ -55,14 +55,19 @@ static int tr_on_fn(void *ctx, uint32_t id, const char *s, uint32_t n)
 	return 0;
 }
 
-static int tr_on_path(void *ctx, uint32_t fn, uint8_t complete, uint64_t v,
-		      const struct pap_breakpoint *bps, uint32_t nbps)
+/* A path logs as "P...", a record of another kind with breakpoints as
+ * its letter in capitals ("C...", "G..."). */
+static int tr_on_path(void *ctx, uint32_t fn, uint8_t kind, uint8_t complete,
+		      uint64_t v, const struct pap_breakpoint *bps,
+		      uint32_t nbps)
 {
 	struct tr_seen *x = ctx;
 	uint32_t i;
 
 	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
-				   "P%u,%u,%llu", fn, complete,
+				   "%c%u,%u,%llu",
+				   pap_rec_letter(kind) - 'a' + 'A', fn,
+				   complete,
 				   (unsigned long long)v);
 	for (i = 0; i < nbps; i++)
 		x->len += (size_t)snprintf(x->log + x->len,
@@ -74,12 +79,15 @@ static int tr_on_path(void *ctx, uint32_t fn, uint8_t complete, uint64_t v,
 	return 0;
 }
 
-static int tr_on_bl(void *ctx, uint32_t fn, uint64_t id)
+/* "B..." for a BL id, "U..." for a unit. */
+static int tr_on_bl(void *ctx, uint32_t fn, uint8_t kind, uint64_t id)
 {
 	struct tr_seen *x = ctx;
 
 	x->len += (size_t)snprintf(x->log + x->len, sizeof(x->log) - x->len,
-				   "B%u,%llu;", fn, (unsigned long long)id);
+				   "%c%u,%llu;",
+				   pap_rec_letter(kind) - 'a' + 'A', fn,
+				   (unsigned long long)id);
 	return 0;
 }
 
@@ -154,8 +162,10 @@ static void test_ring_pieces(void **state)
 	uint64_t b[] = { tr_piece_word(3, 1, 0, 0, 1), 0, 12, 102 };
 	uint64_t c[] = { tr_piece_word(3, 1, 0, 1, 1), 77, 13, 103 };
 	uint64_t lone[] = { tr_piece_word(3, 0, 1, 1, 1), 5, 20, 200 };
-	uint64_t bad[] = { tr_piece_word(3, 0, 1, 1, 1) | 1ull << 36, 5, 20,
-			   200 };
+	/* a piece of a kind without breakpoints (BL) */
+	uint64_t bad[] = { tr_piece_word(3, 0, 1, 1, 1) |
+			   (uint64_t)PAP_REC_BL << PAP_SHM_PIECE_KIND_SHIFT,
+			   5, 20, 200 };
 	uint64_t empty[] = { tr_piece_word(3, 0, 1, 1, 0), 5 };
 	uint64_t path[] = { 3 | 1ull << 32, 8 };
 	uint64_t pos = 0, mid;
@@ -182,6 +192,71 @@ static void test_ring_pieces(void **state)
 			    "P3,0,5,20:200;P3,1,8;");
 	assert_int_equal(st.records, 3);
 	assert_int_equal(st.rejected, 3);
+	pap_ring_joined_free(&joined);
+}
+
+/*
+ * test_ring_program_kinds (2.4): CALLS and PROG records (tags 6 and 7,
+ * a PATH's body) and UNIT records (tag 8, a BL's) come back with their
+ * kinds; a CALLS path in pieces, its kind in bits 39..35 of each piece,
+ * comes back as one CALLS record; a piece of another kind than its
+ * path's first ends that path; a program or unit not complete, and a
+ * unit's body with breakpoints, are refused; COUNT records of the three
+ * kinds are handed on, and slots hold them.
+ */
+static void test_ring_program_kinds(void **state)
+{
+	static struct pap_ring_buf buf;
+	static struct pap_ring_joined joined;
+	struct tr_ring r = { { 0 }, 0 };
+	struct tr_seen x = { "", 0, 0 };
+	struct pap_ring_stats st = { 0, 0, 0 };
+	uint64_t calls[] = { 4 | 0ull << 32 | 1ull << 40, 12, 0xf1000000u, 9 };
+	uint64_t prog[] = { 5 | 1ull << 32 | 2ull << 40, 2, 0, 111, 1, 222 };
+	uint64_t prog_cut[] = { 5 | 0ull << 32, 2 };
+	uint64_t unit[] = { 6, 0 };
+	uint64_t unit_bps[] = { 6 | 1ull << 40, 0, 1, 2 };
+	uint64_t ck = (uint64_t)PAP_REC_CALLS << PAP_SHM_PIECE_KIND_SHIFT;
+	uint64_t pk = (uint64_t)PAP_REC_PROG << PAP_SHM_PIECE_KIND_SHIFT;
+	uint64_t a[] = { tr_piece_word(4, 1, 1, 0, 1) | ck, 0, 10, 100 };
+	uint64_t b[] = { tr_piece_word(4, 1, 0, 1, 1) | ck, 3, 11, 101 };
+	uint64_t b_prog[] = { tr_piece_word(4, 1, 0, 1, 1) | pk, 3, 11, 101 };
+	uint64_t cnt_c[] = { 1, 2, pap_shm_key(4, PAP_REC_CALLS, 0), 7, 5 };
+	uint64_t cnt_u[] = { 2, 2, pap_shm_key(6, PAP_REC_UNIT, 1), 0, 3 };
+	uint64_t cnt_g0[] = { 3, 2, pap_shm_key(5, PAP_REC_PROG, 0), 2, 1 };
+	struct pap_shm_slot sl = { 2, pap_shm_key(6, PAP_REC_UNIT, 1), 0, 4 };
+	struct pap_shm_slot out;
+	uint64_t pos = 0;
+
+	(void)state;
+	tr_put(&r, PAP_SHM_CALLS, calls, 4);
+	tr_put(&r, PAP_SHM_PROG, prog, 6);
+	tr_put(&r, PAP_SHM_UNIT, unit, 2);
+	tr_put(&r, PAP_SHM_PROG, prog_cut, 2);		/* refused */
+	tr_put(&r, PAP_SHM_UNIT, unit_bps, 4);		/* refused */
+	tr_put(&r, PAP_SHM_PIECE, a, 4);
+	tr_put(&r, PAP_SHM_PIECE, b, 4);
+	tr_put(&r, PAP_SHM_PIECE, a, 4);
+	tr_put(&r, PAP_SHM_PIECE, b_prog, 4);		/* refused */
+	tr_put(&r, PAP_SHM_COUNT, cnt_c, 5);
+	tr_put(&r, PAP_SHM_COUNT, cnt_u, 5);
+	tr_put(&r, PAP_SHM_COUNT, cnt_g0, 5);		/* refused */
+	assert_int_equal(pap_ring_read(r.words, NW, &pos, r.head, &tr_ops, &x,
+				       &buf, &joined, &st), PAP_OK);
+	assert_string_equal(x.log, "C4,0,12,4043309056:9;"
+			    "G5,1,2,0:111,1:222;U6,0;"
+			    "C4,1,3,10:100,11:101;"
+			    "C1@2,4,2,0,7*5;C2@2,6,4,1,0*3;");
+	assert_int_equal(st.records, 4 + 5 + 3);
+	assert_int_equal(st.rejected, 4);
+	assert_int_equal(PAP_SHM_CALLS, 6);
+	assert_int_equal(PAP_SHM_PROG, 7);
+	assert_int_equal(PAP_SHM_UNIT, 8);
+	assert_int_equal(pap_ring_read_slot(&sl, &out), 0);
+	sl.key = pap_shm_key(6, PAP_REC_UNIT, 0);
+	assert_int_equal(pap_ring_read_slot(&sl, &out), -1);
+	sl.key = pap_shm_key(6, PAP_REC_NKINDS, 1);
+	assert_int_equal(pap_ring_read_slot(&sl, &out), -1);
 	pap_ring_joined_free(&joined);
 }
 
@@ -413,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_ring_round_trip),
 		cmocka_unit_test(test_ring_pieces),
 		cmocka_unit_test(test_ring_count),
+		cmocka_unit_test(test_ring_program_kinds),
 		cmocka_unit_test(test_ring_read_slot),
 		cmocka_unit_test(test_ring_partial),
 		cmocka_unit_test(test_ring_bad_bodies),

@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calls.cc - the probes of a thread's call sequence
+ * (-fplugin-arg-pap-calls; doc/plugin.md, "Call sequences").
+ *
+ * For an instrumented function f with call sites k = 1..n (its real
+ * calls at the pap pass, in the model's node order and statement order
+ * within a node), the core builds the call-site graph
+ * (libcore/callgraph.h); this file emits, as GIMPLE, the probes whose
+ * meaning librt/calls.h gives as C:
+ *
+ *   entry    t = __pap_cs;
+ *            if (t->expect == &f && t < __pap_cs_limit) {
+ *                    t->expect = ENTERED; me = t + 1; me->key = KEY;
+ *                    me->expect = IDLE; me->flags = 0; __pap_cs = me;
+ *            } else
+ *                    me = __pap_center(t, KEY, &f);
+ *            last = E;
+ *   C_k      [radix > 1] cr = cfold(cr, radix, digit of last, k);
+ *            me->site = k; me->expect = p;   (p: the address called)
+ *   R_k      c = me->expect; me->expect = (c == ENTERED);
+ *            [indirect, sc] if (c == ENTERED) __pap_ccallee(p);
+ *            [setjmp] if the call did not just return from setjmp
+ *                    __pap_cresume(me, R_k^1);
+ *            last = R_k^0, or R_k^0 + (c != ENTERED) where the callee
+ *            may be uninstrumented;
+ *   X        [radix > 1] cr = cfold(cr, radix, digit of last, X);
+ *            if (me->flags) __pap_cexit(me); else __pap_cs = me - 1;
+ *
+ * cfold is r*n + d with the overflow test written without a division:
+ * r*n + d overflows 64 bits exactly when r > Q or r == Q and d > R, for
+ * Q = (2^64-1) / n and R = (2^64-1) % n, and then __pap_cbreak() takes
+ * the breakpoint and returns 1*n + d.  A digit is the position of last
+ * among the node's predecessors (ascending): the number of them after
+ * the first that are at most last, a sum of compares, or, for a large
+ * fan-in, a static table over the range of their codes.
+ *
+ * Calls in tail position are ordinary sites: the return probe after the
+ * call keeps GCC from making it a tail call, and no site has kind tail
+ * or flag t.  Functions with exception edges get no call probes.
+ */
+#include "gcc-common.h"
+#include "plugin.h"
+
+#include "callgraph.h"
+#include "callseq.h"
+#include "cfgtext.h"
+#include "model.h"
+#include "probes.h"
+#include "rtabi.h"
+#include "util.h"
+#include "../libcore/meta.h"
+
+#include <pap/abi.h>
+
+/* Frame field offsets (pap/abi.h, struct pap_cframe). */
+#define PAP_CF_OFF_EXPECT	0
+#define PAP_CF_OFF_KEY		8
+#define PAP_CF_OFF_SITE		16
+#define PAP_CF_OFF_FLAGS	20
+#define PAP_CF_SIZE		64
+
+/* Fan-ins up to this many predecessors take their digit from compares;
+ * larger ones from a table over their codes' range. */
+#define PAP_CALLS_CHAIN_MAX	8
+
+struct pap_csite {
+	gcall *stmt;
+	tree callee;		/* FUNCTION_DECL of a direct site, else NULL */
+};
+
+struct pap_calls {
+	function *fun;
+	const char *asmname;
+	uint32_t nsites;
+	struct pap_site *sites;
+	struct pap_csite *cs;
+	struct pap_callgraph g;
+	struct pap_text text;	/* the calls and site lines */
+	/* the probes' locals: the activation's frame, its last source, and
+	 * a temporary per site for the address called */
+	tree me, last;
+	tree key, key_slot;
+};
+
+/* A MEM_REF of @type at byte @off of frame pointer @base; alias set 0,
+ * as the runtime writes the same memory through its own types. */
+static tree pap_frame_ref(tree base, unsigned off, tree type)
+{
+	return build2(MEM_REF, type, base,
+		      build_int_cst(build_pointer_type(char_type_node), off));
+}
+
+static tree pap_tmp(tree type, const char *name)
+{
+	tree v = create_tmp_var(type, name);
+
+	suppress_warning(v);
+	return v;
+}
+
+static tree pap_uptr_cst(uint64_t v)
+{
+	return build_int_cstu(pap_rt_uptr(), v);
+}
+
+/*
+ * Ends the block of @cond, just inserted after the statement before it,
+ * with @cond: the rest of the block moves to a new block J, and the arms
+ * are new blocks holding @then_seq (true) and @else_seq (false, may be
+ * NULL: the false edge goes to J directly), each going on to J.  Returns
+ * J, whose start is where the code after the branch goes.  @p_then is
+ * the probability of the true arm.
+ */
+static basic_block pap_calls_branch(gcond *cond, gimple_seq then_seq,
+				    gimple_seq else_seq,
+				    profile_probability p_then)
+{
+	basic_block bb = gimple_bb(cond);
+	edge e = split_block(bb, cond);
+	basic_block join = e->dest, arm;
+	gimple_stmt_iterator gsi;
+	edge t, f;
+
+	arm = create_empty_bb(bb);
+	add_bb_to_loop(arm, bb->loop_father);
+	gsi = gsi_start_bb(arm);
+	gsi_insert_seq_after(&gsi, then_seq, GSI_NEW_STMT);
+	make_single_succ_edge(arm, join, EDGE_FALLTHRU);
+	if (else_seq) {
+		basic_block other = create_empty_bb(arm);
+
+		add_bb_to_loop(other, bb->loop_father);
+		gsi = gsi_start_bb(other);
+		gsi_insert_seq_after(&gsi, else_seq, GSI_NEW_STMT);
+		make_single_succ_edge(other, join, EDGE_FALLTHRU);
+		redirect_edge_succ(e, other);
+	}
+	e->flags &= ~EDGE_FALLTHRU;
+	e->flags |= EDGE_FALSE_VALUE;
+	f = e;
+	t = make_edge(bb, arm, EDGE_TRUE_VALUE);
+	t->probability = p_then;
+	f->probability = p_then.invert();
+	return join;
+}
+
+/* Appends to @seq: @dst = the digit of last at node @v (see the head). */
+static void pap_calls_digit(struct pap_calls *c, uint32_t v, tree dst,
+			    gimple_seq *seq)
+{
+	const uint32_t *pred = c->g.pred + c->g.pred_off[v];
+	uint32_t n = pap_cg_radix(&c->g, v), i;
+	tree u64 = pap_rt_u64();
+
+	if (n <= PAP_CALLS_CHAIN_MAX) {
+		gimple_seq_add_stmt(seq, gimple_build_assign(
+			dst, build_int_cstu(u64, 0)));
+		for (i = 1; i < n; i++) {
+			tree b = pap_tmp(boolean_type_node, "pap_cb");
+			tree w = pap_tmp(u64, "pap_cw");
+
+			gimple_seq_add_stmt(seq, gimple_build_assign(
+				b, GE_EXPR, c->last, pap_u32_cst(pred[i])));
+			gimple_seq_add_stmt(seq, gimple_build_assign(
+				w, NOP_EXPR, b));
+			gimple_seq_add_stmt(seq, gimple_build_assign(
+				dst, PLUS_EXPR, dst, w));
+		}
+		return;
+	}
+	/* a table over pred[0]..pred[n-1]: the codes between them that are
+	 * no predecessor never occur there */
+	{
+		uint32_t lo = pred[0], span = pred[n - 1] - pred[0] + 1;
+		tree u32 = pap_rt_u32();
+		tree type = build_array_type_nelts(u32, span);
+		tree tab = pap_static_var("pap_cdig", type);
+		vec<constructor_elt, va_gc> *elts = NULL;
+		tree idx = pap_tmp(u32, "pap_ci"), d = pap_tmp(u32, "pap_cd");
+
+		for (i = 0; i < n; i++)
+			CONSTRUCTOR_APPEND_ELT(elts,
+				build_int_cst(sizetype, pred[i] - lo),
+				pap_u32_cst(i));
+		TREE_READONLY(tab) = 1;
+		TREE_CONSTANT(tab) = 1;
+		DECL_INITIAL(tab) = build_constructor(type, elts);
+		TREE_CONSTANT(DECL_INITIAL(tab)) = 1;
+		TREE_STATIC(DECL_INITIAL(tab)) = 1;
+		varpool_node::finalize_decl(tab);
+		gimple_seq_add_stmt(seq, gimple_build_assign(
+			idx, MINUS_EXPR, c->last, pap_u32_cst(lo)));
+		gimple_seq_add_stmt(seq, gimple_build_assign(
+			d, build4(ARRAY_REF, u32, tab, idx, NULL_TREE,
+				  NULL_TREE)));
+		gimple_seq_add_stmt(seq, gimple_build_assign(dst, NOP_EXPR, d));
+	}
+}
+
+/*
+ * Inserts before the statement at *@gsi node @v's fold of the digit of
+ * last (nothing when its radix is below 2), @code the breakpoint's node
+ * code.  *@gsi stays before the same statement, which may now be in
+ * another block.
+ */
+static void pap_calls_fold(struct pap_calls *c, uint32_t v, uint32_t code,
+			   gimple_stmt_iterator *gsi)
+{
+	uint32_t n = pap_cg_radix(&c->g, v);
+	tree u64 = pap_rt_u64(), cr = pap_rt_var(PAP_RV_CR);
+	tree r, d, val, o, nn;
+	gimple_seq seq = NULL, slow = NULL;
+	uint64_t q, rem;
+	gcond *cond;
+	gcall *brk;
+	gimple *at = gsi_stmt(*gsi);
+	basic_block join;
+
+	if (n < 2)
+		return;
+	q = UINT64_MAX / n;
+	rem = UINT64_MAX % n;
+	nn = build_int_cstu(u64, n);
+	r = pap_tmp(u64, "pap_cr");
+	d = pap_tmp(u64, "pap_cd");
+	val = pap_tmp(u64, "pap_cv");
+	o = pap_tmp(boolean_type_node, "pap_co");
+	gimple_seq_add_stmt(&seq, gimple_build_assign(r, cr));
+	pap_calls_digit(c, v, d, &seq);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(val, MULT_EXPR, r, nn));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(val, PLUS_EXPR, val, d));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		o, GT_EXPR, r, build_int_cstu(u64, q)));
+	if (n - 1 > rem) {
+		/* d > rem is possible: r == q overflows for those d */
+		tree b1 = pap_tmp(boolean_type_node, "pap_co");
+		tree b2 = pap_tmp(boolean_type_node, "pap_co");
+
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			b1, EQ_EXPR, r, build_int_cstu(u64, q)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			b2, GT_EXPR, d, build_int_cstu(u64, rem)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			b1, BIT_AND_EXPR, b1, b2));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			o, BIT_IOR_EXPR, o, b1));
+	}
+	cond = gimple_build_cond(NE_EXPR, o, boolean_false_node, NULL_TREE,
+				 NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+	brk = gimple_build_call(pap_rt_decl(PAP_RT_CBREAK), 4, r, nn, d,
+				pap_u32_cst(code));
+	gimple_call_set_lhs(brk, val);
+	gimple_seq_add_stmt(&slow, brk);
+	join = pap_calls_branch(cond, slow, NULL,
+				profile_probability::very_unlikely());
+	*gsi = gsi_start_bb(join);
+	gsi_insert_before(gsi, gimple_build_assign(cr, val), GSI_SAME_STMT);
+	gcc_assert(gsi_stmt(*gsi) == at);
+}
+
+/* The key as the probes pass it, loads appended to @seq. */
+static tree pap_calls_key(struct pap_calls *c, gimple_seq *seq)
+{
+	return pap_key_arg(seq, unshare_expr(c->key), c->key_slot);
+}
+
+/* The function's address as a uintptr_t value, in @seq. */
+static tree pap_calls_self(struct pap_calls *c, gimple_seq *seq)
+{
+	tree p = pap_tmp(pap_rt_uptr(), "pap_cself");
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(
+		p, NOP_EXPR, build_fold_addr_expr(c->fun->decl)));
+	return p;
+}
+
+/* The entry probe (E), before everything else on the entry edge. */
+static void pap_calls_entry(struct pap_calls *c)
+{
+	function *fun = c->fun;
+	basic_block head = split_edge(single_succ_edge(
+		ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gimple_stmt_iterator gsi = gsi_start_bb(head);
+	gimple_seq seq = NULL, fast = NULL, slow = NULL;
+	tree t = pap_tmp(ptr_type_node, "pap_ct");
+	tree lim = pap_tmp(ptr_type_node, "pap_cl");
+	tree ex = pap_tmp(pap_rt_uptr(), "pap_cx");
+	tree b1 = pap_tmp(boolean_type_node, "pap_cb");
+	tree b2 = pap_tmp(boolean_type_node, "pap_cb");
+	tree self, key;
+	gcond *cond;
+	gcall *call;
+	basic_block join;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t,
+		pap_rt_var(PAP_RV_CS)));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(lim,
+		pap_rt_var(PAP_RV_CS_LIMIT)));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ex,
+		pap_frame_ref(t, PAP_CF_OFF_EXPECT, pap_rt_uptr())));
+	self = pap_calls_self(c, &seq);
+	key = pap_calls_key(c, &seq);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(b1, EQ_EXPR, ex, self));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(b2, LT_EXPR, t, lim));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(b1, BIT_AND_EXPR, b1,
+						      b2));
+	cond = gimple_build_cond(NE_EXPR, b1, boolean_false_node, NULL_TREE,
+				 NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+
+	/* consume, init, publish: in this order (librt/calls.h) */
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+		pap_uptr_cst(PAP_CF_ENTERED)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(c->me, POINTER_PLUS_EXPR,
+		t, size_int(PAP_CF_SIZE)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_KEY, pap_rt_cstring()), key));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+		pap_uptr_cst(PAP_CF_IDLE)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32()),
+		pap_u32_cst(0)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(pap_rt_var(PAP_RV_CS),
+						       c->me));
+	call = gimple_build_call(pap_rt_decl(PAP_RT_CENTER), 3, t, key, self);
+	gimple_call_set_lhs(call, c->me);
+	gimple_seq_add_stmt(&slow, call);
+	join = pap_calls_branch(cond, fast, slow,
+				profile_probability::very_likely());
+	gsi = gsi_start_bb(join);
+	gsi_insert_before(&gsi, gimple_build_assign(c->last,
+		pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+}
+
+/*
+ * The block where the code after site @s's call goes: the call's block
+ * after it, or, when the call ends its block (abnormal edges: setjmp in
+ * the function), a new block on its normal out-edge.  *@gsi: where.
+ */
+static void pap_calls_after(gcall *s, gimple_stmt_iterator *gsi)
+{
+	basic_block bb = gimple_bb(s);
+	edge e, normal = NULL;
+	edge_iterator ei;
+
+	if (!stmt_ends_bb_p(s) && gsi_stmt(gsi_last_bb(bb)) != s) {
+		*gsi = gsi_for_stmt(s);
+		gsi_next(gsi);
+		return;
+	}
+	FOR_EACH_EDGE(e, ei, bb->succs)
+		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH)))
+			normal = e;
+	gcc_assert(normal);
+	*gsi = gsi_start_bb(split_edge(normal));
+}
+
+/*
+ * Site @k's C_k probe before its call, and, for a returns-twice call,
+ * before its block: the code before setjmp would run again at each
+ * longjmp.  Returns the temporary that holds the address called.
+ */
+static tree pap_calls_site_before(struct pap_calls *c, uint32_t k)
+{
+	gcall *s = c->cs[k - 1].stmt;
+	const struct pap_site *site = &c->sites[k - 1];
+	tree p = pap_tmp(pap_rt_uptr(), "pap_cp");
+	gimple_stmt_iterator gsi;
+	gimple_seq seq = NULL;
+	gimple *anchor;
+
+	if (site->kind == PAP_SITE_RETURNS_TWICE) {
+		/* a block of its own before the receiver, which all the
+		 * receiver's ordinary in-edges enter */
+		basic_block bb = gimple_bb(s), pre = NULL;
+		edge e;
+		bool again = true;
+
+		gcc_assert(gsi_stmt(gsi_after_labels(bb)) == s);
+		while (again) {
+			edge_iterator ei;
+
+			again = false;
+			FOR_EACH_EDGE(e, ei, bb->preds) {
+				if (e->flags & (EDGE_ABNORMAL | EDGE_EH) ||
+				    e->src == pre)
+					continue;
+				if (!pre) {
+					pre = split_edge(e);
+				} else {
+					redirect_edge_and_branch(e, pre);
+				}
+				again = true;
+				break;
+			}
+		}
+		gcc_assert(pre);
+		gsi = gsi_start_bb(pre);
+		anchor = gimple_build_nop();
+		gsi_insert_after(&gsi, anchor, GSI_NEW_STMT);
+		gsi = gsi_for_stmt(anchor);
+	} else {
+		anchor = s;
+		gsi = gsi_for_stmt(s);
+	}
+	pap_calls_fold(c, pap_cg_node_c(k), k, &gsi);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(p, NOP_EXPR,
+		unshare_expr(gimple_call_fn(s))));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_SITE, pap_rt_u32()),
+		pap_u32_cst(k)));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, pap_rt_uptr()), p));
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+	if (anchor != s) {
+		gsi = gsi_for_stmt(anchor);
+		gsi_remove(&gsi, true);
+	}
+	return p;
+}
+
+/* Site @k's return probe (R_k) after its call; @p the address called. */
+static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
+{
+	gcall *s = c->cs[k - 1].stmt;
+	const struct pap_site *site = &c->sites[k - 1];
+	tree u32 = pap_rt_u32(), uptr = pap_rt_uptr();
+	tree ex = pap_tmp(uptr, "pap_cx");
+	tree ent = pap_tmp(boolean_type_node, "pap_ce");
+	tree ne = pap_tmp(uptr, "pap_cn");
+	gimple_stmt_iterator gsi;
+	gimple_seq seq = NULL, then_seq = NULL;
+	uint32_t src0 = pap_cg_src(k, 0);
+	gcond *cond;
+	basic_block join;
+
+	pap_calls_after(s, &gsi);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ex,
+		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr)));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ent, EQ_EXPR, ex,
+		pap_uptr_cst(PAP_CF_ENTERED)));
+	/* ENTERED stays, anything else is IDLE: before any fold */
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ne, NOP_EXPR, ent));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr), ne));
+	if (site->kind == PAP_SITE_RETURNS_TWICE) {
+		/* its first return: the frame is on top, its call in
+		 * progress is still this one to this address */
+		tree top = pap_tmp(ptr_type_node, "pap_ct");
+		tree st = pap_tmp(u32, "pap_cs");
+		tree b1 = pap_tmp(boolean_type_node, "pap_cb");
+		tree b2 = pap_tmp(boolean_type_node, "pap_cb");
+
+		gimple_seq_add_stmt(&seq, gimple_build_assign(top,
+			pap_rt_var(PAP_RV_CS)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(st,
+			pap_frame_ref(c->me, PAP_CF_OFF_SITE, u32)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(b1, NE_EXPR,
+			top, c->me));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(b2, NE_EXPR,
+			st, pap_u32_cst(k)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(b1, BIT_IOR_EXPR,
+			b1, b2));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(b2, NE_EXPR,
+			ex, p));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(b1, BIT_IOR_EXPR,
+			b1, b2));
+		cond = gimple_build_cond(NE_EXPR, b1, boolean_false_node,
+					 NULL_TREE, NULL_TREE);
+		gimple_seq_add_stmt(&seq, cond);
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		gimple_seq_add_stmt(&then_seq, gimple_build_call(
+			pap_rt_decl(PAP_RT_CRESUME), 2, c->me,
+			pap_u32_cst(pap_cg_src(k, 1))));
+		join = pap_calls_branch(cond, then_seq, NULL,
+					profile_probability::unlikely());
+		gsi = gsi_start_bb(join);
+		gsi_insert_before(&gsi, gimple_build_assign(c->last,
+			pap_u32_cst(pap_cg_src(k, 1))), GSI_SAME_STMT);
+		return;
+	}
+	if (site->kind == PAP_SITE_INDIRECT) {
+		/* sc: every callee entered is named by a CALLEE mark; the
+		 * cluster digit has one value, no fold */
+		cond = gimple_build_cond(NE_EXPR, ent, boolean_false_node,
+					 NULL_TREE, NULL_TREE);
+		gimple_seq_add_stmt(&seq, cond);
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		seq = NULL;
+		gimple_seq_add_stmt(&then_seq, gimple_build_call(
+			pap_rt_decl(PAP_RT_CCALLEE), 1, p));
+		join = pap_calls_branch(cond, then_seq, NULL,
+					profile_probability::likely());
+		gsi = gsi_start_bb(join);
+	}
+	if (site->flags & PAP_SITE_MAYBE_OUT) {
+		/* R_k^1 is R_k^0 + 1 (callgraph.h) */
+		tree cls = pap_tmp(u32, "pap_cc");
+		tree nent = pap_tmp(boolean_type_node, "pap_ce");
+
+		gimple_seq_add_stmt(&seq, gimple_build_assign(nent, NE_EXPR,
+			ex, pap_uptr_cst(PAP_CF_ENTERED)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(cls, NOP_EXPR,
+			nent));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
+			PLUS_EXPR, cls, pap_u32_cst(src0)));
+	} else {
+		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
+			pap_u32_cst(src0)));
+	}
+	if (gsi_end_p(gsi))
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	else
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+}
+
+/* The exit probe (X) before the return statement @ret. */
+static void pap_calls_exit(struct pap_calls *c, gimple *ret)
+{
+	gimple_stmt_iterator gsi = gsi_for_stmt(ret);
+	gimple_seq seq = NULL, slow = NULL, fast = NULL;
+	tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
+	tree prev = pap_tmp(ptr_type_node, "pap_ct");
+	gcond *cond;
+
+	pap_calls_fold(c, pap_cg_node_x(&c->g), PAP_CS_CODE_X, &gsi);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
+		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
+	cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0), NULL_TREE,
+				 NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+	gimple_seq_add_stmt(&slow, gimple_build_call(
+		pap_rt_decl(PAP_RT_CEXIT), 1, c->me));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(prev,
+		POINTER_PLUS_EXPR, c->me,
+		size_int(-(HOST_WIDE_INT)PAP_CF_SIZE)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(pap_rt_var(PAP_RV_CS),
+						       prev));
+	pap_calls_branch(cond, slow, fast, profile_probability::unlikely());
+}
+
+/*
+ * Is a direct call to @callee surely entered through its entry probe:
+ * defined in this unit, not replaceable at link or load time, and one
+ * the plugin instruments (pap_fn_select()'s tests; spec and EH aside,
+ * whose functions have no call probes or no calls at all)?
+ */
+static bool pap_calls_callee_in(tree callee)
+{
+	cgraph_node *node = cgraph_node::get(callee);
+	const char *name;
+
+	if (!node || !node->definition || DECL_EXTERNAL(callee) ||
+	    DECL_WEAK(callee) || node->alias || node->thunk)
+		return false;
+	if (flag_shlib && TREE_PUBLIC(callee) &&
+	    DECL_VISIBILITY(callee) == VISIBILITY_DEFAULT)
+		return false;
+	if (flag_exceptions)
+		return false;
+	if (lookup_attribute("no_instrument_function",
+			     DECL_ATTRIBUTES(callee)))
+		return false;
+	if (DECL_IN_SYSTEM_HEADER(callee) && !pap_opts.system_headers)
+		return false;
+	name = IDENTIFIER_POINTER(DECL_NAME(callee));
+	if (pap_opts.have_include &&
+	    regexec(&pap_opts.include, name, 0, NULL, 0))
+		return false;
+	if (pap_opts.have_exclude &&
+	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
+		return false;
+	return true;
+}
+
+/* Is @s a call site: a real call, not a builtin GCC expands in place,
+ * nor pap's runtime, nor -finstrument-functions' hooks? */
+static bool pap_calls_is_site(gcall *s)
+{
+	tree fn;
+	const char *name;
+
+	if (gimple_call_internal_p(s))
+		return false;
+	fn = gimple_call_fndecl(s);
+	if (!fn)
+		return true;
+	name = IDENTIFIER_POINTER(DECL_NAME(fn));
+	if (!strncmp(name, "__pap_", 6) ||
+	    !strncmp(name, "__cyg_profile_func_", 19))
+		return false;
+	if (fndecl_built_in_p(fn, BUILT_IN_MD))
+		return false;
+	if (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
+	    (!strncmp(name, "__builtin_", 10) ||
+	     !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7)))
+		return false;
+	return true;
+}
+
+
+/* One site of node @node: its kind and flags. */
+static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
+			  uint32_t *cap)
+{
+	struct pap_site *site;
+	struct pap_csite *cs;
+	int ecf = gimple_call_flags(s);
+
+	if (c->nsites == *cap) {
+		*cap = *cap * 2 + 8;
+		c->sites = XRESIZEVEC(struct pap_site, c->sites, *cap);
+		c->cs = XRESIZEVEC(struct pap_csite, c->cs, *cap);
+	}
+	site = &c->sites[c->nsites];
+	cs = &c->cs[c->nsites++];
+	cs->stmt = s;
+	cs->callee = gimple_call_fndecl(s);
+	site->block = node;
+	site->flags = 0;
+	if (ecf & ECF_NORETURN) {
+		site->kind = PAP_SITE_NORETURN;
+	} else if (ecf & ECF_RETURNS_TWICE) {
+		site->kind = PAP_SITE_RETURNS_TWICE;
+		site->flags = PAP_SITE_MAYBE_OUT;
+	} else if (cs->callee) {
+		site->kind = PAP_SITE_DIRECT;
+		if (!pap_calls_callee_in(cs->callee))
+			site->flags = PAP_SITE_MAYBE_OUT;
+	} else {
+		site->kind = PAP_SITE_INDIRECT;
+		site->flags = PAP_SITE_MAYBE_OUT;
+	}
+}
+
+/* The calls and site lines (libcore/meta.h), through the core's writer. */
+static void pap_calls_format(struct pap_calls *c)
+{
+	struct pap_meta_site_out *out = XCNEWVEC(struct pap_meta_site_out,
+						 c->nsites + 1);
+	char *names = XNEWVEC(char, 16 * ((size_t)c->nsites + 1));
+	uint32_t k;
+	int n;
+
+	for (k = 1; k <= c->nsites; k++) {
+		const struct pap_site *site = &c->sites[k - 1];
+		location_t loc = gimple_location(c->cs[k - 1].stmt);
+		tree callee = c->cs[k - 1].callee;
+
+		snprintf(names + 16 * (k - 1), 16, "b%u", site->block + 1);
+		out[k - 1].block = names + 16 * (k - 1);
+		out[k - 1].kind = site->kind;
+		out[k - 1].flags = site->flags;
+		out[k - 1].line = loc == UNKNOWN_LOCATION ? 0 :
+				  (uint32_t)LOCATION_LINE(loc);
+		out[k - 1].callee = callee ? IDENTIFIER_POINTER(
+			DECL_ASSEMBLER_NAME(callee)) : NULL;
+	}
+	n = pap_meta_format_calls(NULL, 0, "sc", out, c->nsites);
+	c->text.s = XNEWVEC(char, n + 1);
+	c->text.cap = (size_t)n + 1;
+	c->text.len = (size_t)pap_meta_format_calls(c->text.s, c->text.cap,
+						    "sc", out, c->nsites);
+	XDELETEVEC(names);
+	XDELETEVEC(out);
+}
+
+struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
+				    const struct pap_cfgtext *g,
+				    const char *asmname)
+{
+	struct pap_calls *c;
+	basic_block *head_of;
+	basic_block bb;
+	uint32_t cap = 0;
+	int num, r;
+
+	FOR_EACH_BB_FN(bb, fun) {
+		edge e;
+		edge_iterator ei;
+
+		FOR_EACH_EDGE(e, ei, bb->succs)
+			if (e->flags & EDGE_EH) {
+				if (pap_opts.verbose)
+					inform(DECL_SOURCE_LOCATION(fun->decl),
+					       "pap: %qs: no call probes: it "
+					       "has exception edges", asmname);
+				return NULL;
+			}
+	}
+	c = XCNEW(struct pap_calls);
+	c->fun = fun;
+	c->asmname = asmname;
+	/* nodes in their numbers' order, each chain from its head */
+	head_of = XCNEWVEC(basic_block, m->nnodes + 1);
+	FOR_EACH_BB_FN(bb, fun)
+		if (pap_model_is_node(m, bb))
+			head_of[m->number[bb->index]] = bb;
+	for (num = 1; num <= m->nnodes; num++) {
+		int steps = m->nbb;
+
+		bb = head_of[num];
+		while (bb && steps-- > 0) {
+			gimple_stmt_iterator gsi;
+
+			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+			     gsi_next(&gsi)) {
+				gcall *s = dyn_cast<gcall *>(gsi_stmt(gsi));
+
+				if (s && pap_calls_is_site(s))
+					pap_calls_add(c, s, (uint32_t)num - 1,
+						      &cap);
+			}
+			if (bb == m->tail[head_of[num]->index])
+				break;
+			bb = m->real[single_succ(bb)->index];
+		}
+	}
+	XDELETEVEC(head_of);
+	r = pap_callsites_build(g->cfg, c->sites, c->nsites, &c->g);
+	if (r) {
+		warning(0, "pap: %s: no call probes: the call-site graph: %s",
+			asmname, pap_strerror(r));
+		pap_calls_free(c);
+		return NULL;
+	}
+	pap_calls_format(c);
+	if (pap_opts.verbose) {
+		uint32_t k, v;
+		struct pap_text t = { NULL, 0, 0 };
+
+		for (k = 1; k <= c->nsites; k++) {
+			v = pap_cg_node_c(k);
+			pap_text_printf(&t, " C%u:%s:%u", k,
+					pap_site_kind_name(c->sites[k - 1].kind),
+					pap_cg_radix(&c->g, v));
+		}
+		inform(DECL_SOURCE_LOCATION(fun->decl),
+		       "pap: %qs: %u call sites (site:kind:fan-in)%s, exit "
+		       "fan-in %u", asmname, c->nsites, t.s ? t.s : "",
+		       pap_cg_radix(&c->g, pap_cg_node_x(&c->g)));
+		pap_text_free(&t);
+	}
+	return c;
+}
+
+const char *pap_calls_text(const struct pap_calls *c)
+{
+	return c->text.s;
+}
+
+uint64_t pap_calls_checksum(const struct pap_calls *c, uint64_t base)
+{
+	return pap_meta_calls_checksum(base, c->text.s, c->text.len);
+}
+
+void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
+{
+	function *fun = c->fun;
+	tree *called;
+	auto_vec<gimple *> rets;
+	edge e;
+	edge_iterator ei;
+	uint32_t k;
+	unsigned i;
+
+	c->key = key;
+	c->key_slot = key_slot;
+	c->me = pap_tmp(ptr_type_node, "pap_me");
+	c->last = pap_tmp(pap_rt_u32(), "pap_last");
+	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
+		gimple *ret = last_stmt(e->src);
+
+		if (ret && gimple_code(ret) == GIMPLE_RETURN)
+			rets.safe_push(ret);
+	}
+	pap_calls_entry(c);
+	called = XCNEWVEC(tree, c->nsites + 1);
+	for (k = 1; k <= c->nsites; k++)
+		called[k] = pap_calls_site_before(c, k);
+	for (k = 1; k <= c->nsites; k++)
+		if (c->sites[k - 1].kind != PAP_SITE_NORETURN)
+			pap_calls_site_after(c, k, called[k]);
+	for (i = 0; i < rets.length(); i++)
+		pap_calls_exit(c, rets[i]);
+	XDELETEVEC(called);
+}
+
+void pap_calls_free(struct pap_calls *c)
+{
+	if (!c)
+		return;
+	pap_callgraph_free(&c->g);
+	XDELETEVEC(c->sites);
+	XDELETEVEC(c->cs);
+	pap_text_free(&c->text);
+	XDELETE(c);
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calls-check - turns cygoracle's per-thread event files into the call
+ * sequences pap-decode reports (doc/formats.md, "call_paths"), one line
+ * per file, the names separated by spaces.  It shares no code with pap.
+ *
+ * Usage: calls-check NMFILE ORACLEFILE...
+ *
+ * NMFILE is `nm -n -S` of the test program (static functions included).
+ * The rules, from the program's point of view:
+ *   - an entry whose call site lies in the function on top of the stack
+ *     is a call: its function's name;
+ *   - any other entry comes from outside: ">name", except the thread's
+ *     first entry, written plain;
+ *   - a return of a frame entered from outside lists nothing; any other
+ *     return lists the function returned to (the new top);
+ *   - a longjmp resume (R) drops the frames above the function resumed
+ *     and lists it.
+ * An event that does not fit the stack (a return of another function, a
+ * resume of a function not on it) is an error naming the file and line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sym {
+	uint64_t start, size;
+	char *name;
+};
+
+static struct sym *syms;
+static size_t nsyms;
+
+static int by_start(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void read_nm(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], name[4000], type;
+	unsigned long long a, s;
+	size_t cap = 0;
+
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %llx %c %3999s", &a, &s, &type,
+			   name) != 4)
+			continue;
+		if (type != 't' && type != 'T' && type != 'W' && type != 'w')
+			continue;
+		if (nsyms == cap) {
+			cap = cap ? 2 * cap : 256;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				abort();
+		}
+		syms[nsyms].start = a;
+		syms[nsyms].size = s;
+		syms[nsyms].name = strdup(name);
+		nsyms++;
+	}
+	fclose(f);
+	qsort(syms, nsyms, sizeof(*syms), by_start);
+}
+
+/* The function containing the link-time address @a, or -1. */
+static long find(uint64_t a)
+{
+	size_t lo = 0, hi = nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* several symbols may share a start: take any that covers @a */
+	while (lo > 0) {
+		lo--;
+		if (a < syms[lo].start + syms[lo].size)
+			return (long)lo;
+		if (lo > 0 && syms[lo - 1].start != syms[lo].start)
+			break;
+	}
+	return -1;
+}
+
+static long find_exact(uint64_t a, const char *file, unsigned line)
+{
+	long i = find(a);
+
+	if (i < 0 || syms[i].start != a) {
+		fprintf(stderr, "%s:%u: no function starts at %#" PRIx64 "\n",
+			file, line, a);
+		exit(1);
+	}
+	return i;
+}
+
+struct frame {
+	long fn;
+	int outside;
+};
+
+static void check_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256], kind;
+	unsigned long long a, b;
+	uint64_t base = 0;
+	struct frame *st = NULL;
+	size_t depth = 0, cap = 0;
+	unsigned ln = 0;
+	int first = 1, any = 0;
+
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int k = sscanf(line, "%c %llx %llx", &kind, &a, &b);
+		long fn;
+
+		ln++;
+		if (kind == 'A' && k == 2) {
+			long i = -1;
+			size_t j;
+
+			for (j = 0; j < nsyms; j++)
+				if (!strcmp(syms[j].name, "oracle_anchor"))
+					i = (long)j;
+			if (i < 0) {
+				fprintf(stderr, "%s: no oracle_anchor in nm\n",
+					path);
+				exit(1);
+			}
+			base = (uint64_t)a - syms[i].start;
+			continue;
+		}
+		if (k < 2 || (kind == 'E' && k != 3)) {
+			fprintf(stderr, "%s:%u: bad line\n", path, ln);
+			exit(1);
+		}
+		fn = find_exact((uint64_t)a - base, path, ln);
+		if (kind == 'E') {
+			/* the return address may lie just past a noreturn
+			 * call at the end of the caller */
+			long site = find((uint64_t)b - 1 - base);
+			int out = !depth || site != st[depth - 1].fn;
+
+			if (depth == cap) {
+				cap = cap ? 2 * cap : 64;
+				st = realloc(st, cap * sizeof(*st));
+				if (!st)
+					abort();
+			}
+			st[depth].fn = fn;
+			st[depth].outside = out;
+			depth++;
+			printf("%s%s%s", any ? " " : "",
+			       out && !first ? ">" : "", syms[fn].name);
+			any = 1;
+			first = 0;
+		} else if (kind == 'X') {
+			if (!depth || st[depth - 1].fn != fn) {
+				fprintf(stderr, "%s:%u: %s returns but is not "
+					"on top\n", path, ln, syms[fn].name);
+				exit(1);
+			}
+			depth--;
+			if (!st[depth].outside) {
+				printf(" %s", syms[st[depth - 1].fn].name);
+			}
+		} else if (kind == 'R') {
+			while (depth && st[depth - 1].fn != fn)
+				depth--;
+			if (!depth) {
+				fprintf(stderr, "%s:%u: %s resumed but is not "
+					"on the stack\n", path, ln,
+					syms[fn].name);
+				exit(1);
+			}
+			printf("%s%s", any ? " " : "", syms[fn].name);
+			any = 1;
+		} else {
+			fprintf(stderr, "%s:%u: bad line\n", path, ln);
+			exit(1);
+		}
+	}
+	if (any)
+		printf("\n");
+	fclose(f);
+	free(st);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2) {
+		fputs("usage: calls-check NMFILE ORACLEFILE...\n", stderr);
+		return 2;
+	}
+	read_nm(argv[1]);
+	for (i = 2; i < argc; i++)
+		check_file(argv[i]);
+	return 0;
+}

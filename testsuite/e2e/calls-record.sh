@@ -1,0 +1,115 @@
+#!/bin/sh
+# calls-record.sh - the call-sequence records that programs built with
+# -fplugin-arg-pap-calls make decode to what they did.  Each program is
+# linked with calls/take.c, which at exit takes the main thread's record
+# from the runtime (rt_calls_take(), librt/calls.h) into a file;
+# pap-cseq (testsuite/tools) decodes it in the program its metadata
+# describes (libcore/callprog.h, callseq.h) and prints the sequence of
+# function names.  The sequences are compared with ones written from the
+# sources (tiny.c, loop.c, fanin.c), and, when the -finstrument-functions oracle
+# (testsuite/e2e/cygoracle.c, calls-check.c) is in the tree, with the
+# oracle's on more programs.  -O0 and -O2, calls alone and with each
+# intra mode.  TAP output.
+set -u
+. "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
+
+src=$top_srcdir/testsuite/e2e/calls
+cseq=$top_builddir/testsuite/tools/pap-cseq
+configs="none pap-epp pap epp"
+
+gcc -O2 -c "$src/take.c" -o take.o &&
+gcc -O2 -c "$src/cunit-stub.c" -o stub.o || exit 1
+
+# record NAME OPT MODE EXTRA SOURCES...: builds ./NAME, runs it, leaves
+# NAME.seq (pap's sequence) and NAME.out; 1 when a step fails
+record() {
+	name=$1 opt=$2 mode=$3 extra=$4
+	shift 4
+	objs= metas=
+	for s in "$@"; do
+		case $s in
+		*.o) objs="$objs $s" ;;
+		*)
+			b=$(basename "$s" .c)
+			# shellcheck disable=SC2086
+			"$papgcc" $opt -fchecking -fplugin-arg-pap-mode=$mode \
+				-fplugin-arg-pap-calls $extra -c "$s" -o "$b.o" \
+				2>>"$name.err" || return 1
+			objs="$objs $b.o"
+			metas="$metas $PWD/$b.papm"
+			;;
+		esac
+	done
+	# shellcheck disable=SC2086
+	"$papgcc" $objs take.o stub.o -o "$name" 2>>"$name.err" || return 1
+	rm -f "$name.rec"
+	PAP_TAKE=$PWD/$name.rec ./"$name" >"$name.out" 2>>"$name.err"
+	# shellcheck disable=SC2086
+	"$cseq" "$name.rec" $metas >"$name.seq" 2>>"$name.err"
+}
+
+# expect NAME WHAT [WHOSE]: NAME.seq against NAME.want, the source's or
+# WHOSE
+expect() {
+	if cmp -s "$1.want" "$1.seq"; then
+		ok "$2: $(wc -w <"$1.seq") names as ${3:-the source} says"
+	else
+		not_ok "$2: the sequence differs from ${3:-the source}'s"
+		diff "$1.want" "$1.seq" | cut -c1-300 | head -4 | sed 's/^/#   /'
+		diag "$1.err" 5
+	fi
+}
+
+echo "main mid leaf mid main leaf main >cb thrower thrower thrower main twice leaf twice leaf twice main" >tiny.want
+awk 'BEGIN { printf "main"; for (i = 0; i < 3000; i++)
+	printf " %s main", (i * 7) % 3 ? "a" : "b"; print "" }' >loop.want
+awk 'BEGIN { printf "main"; for (i = 0; i < 500; i++)
+	printf " f%d main g main", i % 10; print "" }' >fanin.want
+for opt in -O0 -O2; do
+	for mode in $configs; do
+		for p in tiny loop fanin; do
+			if record "$p" "$opt" "$mode" "" "$src/$p.c"; then
+				expect "$p" "$p $opt $mode"
+			else
+				not_ok "$p $opt $mode: build, run or decode"
+				diag "$p.err" 5
+			fi
+		done
+	done
+done
+
+# against the oracle, when it is in the tree
+if [ -f "$top_srcdir/testsuite/e2e/cygoracle.c" ] &&
+   [ -f "$top_srcdir/testsuite/e2e/calls-check.c" ]; then
+	gcc -O2 -c "$top_srcdir/testsuite/e2e/cygoracle.c" -o cygoracle.o &&
+	gcc -O2 -o calls-check "$top_srcdir/testsuite/e2e/calls-check.c" ||
+		exit 1
+	gcc -O2 -c "$src/plainlib.c" -o plainlib.o || exit 1
+	for opt in -O0 -O2; do
+		for prog in "direct $src/direct.c" \
+			    "indirect $src/indirect.c plainlib.o" \
+			    "multi $src/multi1.c $src/multi2.c"; do
+			# shellcheck disable=SC2086
+			set -- $prog
+			name=$1
+			shift
+			rm -rf o && mkdir o
+			export ORACLE_DIR=$PWD/o
+			if ! record "$name" "$opt" pap-epp -finstrument-functions \
+				"$@" cygoracle.o; then
+				not_ok "$name $opt: build, run or decode"
+				diag "$name.err" 5
+				continue
+			fi
+			unset ORACLE_DIR
+			nm -n -S "$name" >nm
+			./calls-check nm o/oracle.* >"$name.want" 2>>"$name.err"
+			expect "$name" "$name $opt" "the oracle"
+		done
+	done
+else
+	skip "the -finstrument-functions oracle is not in the tree yet"
+fi
+
+echo "1..$n"
+tap_done

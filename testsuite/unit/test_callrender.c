@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_callrender.c - the decoder's rendering of call sequences
+ * (decoder/callrender.c): runs of hand-written programs are encoded by
+ * pap_cseq_exec, decoded by pap_cseq_decode, and rendered; the sequences
+ * and trees expected are written here from the programs' source.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "decoder.h"
+
+const char *pap_prog = "test_callrender";
+
+/* one block, one return: every site is in b1, in order */
+static const char graph1[] = "blocks b1\nentry b1\nreturn b1\n";
+/* if (...) b2; b3: the sites in b2 may be skipped */
+static const char graph_if[] = "blocks b1 b2 b3\nentry b1\nedge b1 b2\n"
+			       "edge b1 b3\nedge b2 b3\nreturn b3\n";
+/* b1; do b2 while (...); b3: the sites in b2 repeat */
+static const char graph_loop[] = "blocks b1 b2 b3\nentry b1\nedge b1 b2\n"
+				 "edge b2 b2\nedge b2 b3\nreturn b3\n";
+
+static void fn_text(char *buf, size_t size, const char *name,
+		    const char *calls, uint64_t *sum)
+{
+	const char *graph = !strcmp(name, "main") ? graph_loop :
+			    strstr(calls, " b2 ") ? graph_if : graph1;
+
+	*sum = pap_meta_calls_checksum(pap_meta_checksum(PAP_MODE_NONE, graph,
+							 strlen(graph)),
+				       calls, strlen(calls));
+	snprintf(buf + strlen(buf), size - strlen(buf),
+		 "function %s\nfile u.c\nmode none\n%slines b1 1\n%s"
+		 "checksum %016llx\nend\n", name, graph, calls,
+		 (unsigned long long)*sum);
+}
+
+static void unit(struct pap_meta *m, size_t n, const char *const fns[][2])
+{
+	char body[8192] = "", text[16384], err[256];
+	uint64_t sums[16];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fn_text(body, sizeof(body), fns[i][0], fns[i][1], &sums[i]);
+	snprintf(text, sizeof(text), "pap-meta 3\nunit %016llx\n%s",
+		 (unsigned long long)pap_meta_unit_sum(sums, n), body);
+	if (pap_meta_parse(m, text, "u.papm", err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/*
+ * The program, as C:
+ *
+ *   int main(void) {            void f(int n) {       int cmp(a, b) {
+ *     f(1);          // 3         if (n) f(n - 1); //10  return key(a) -
+ *     qsort(.., cmp);// 4       }                            key(b); // 20
+ *     g();           // 5                             }
+ *     do puts(..);   // 6       void g(void) {
+ *     while (...);                return h();      // 30 (a tail call)
+ *   }                           }
+ *
+ *   void catcher(void) {                   void t1(void) {
+ *     if (setjmp(jb)) ...;      // 40        longjmp(jb, 1);   // 45
+ *     t1();                     // 41      }
+ *   }
+ */
+static const char *const prog_fns[][2] = {
+	{ "main", "calls sc\nsite 1 b1 direct - 3 f\n"
+		  "site 2 b1 direct o 4 qsort\n"
+		  "site 3 b1 direct t 5 g\n"
+		  "site 4 b2 direct o 6 puts\n" },
+	{ "f", "calls sc\nsite 1 b2 direct - 10 f\n" },
+	{ "cmp", "calls sc\nsite 1 b1 direct - 20 key\n" },
+	{ "key", "calls sc\n" },
+	{ "g", "calls sc\nsite 1 b1 tail - 30 h\n" },
+	{ "h", "calls sc\n" },
+	{ "catcher", "calls sc\nsite 1 b1 setjmp o 40 _setjmp\n"
+		     "site 2 b1 direct - 41 t1\n" },
+	{ "t1", "calls sc\nsite 1 b1 direct o 45 longjmp\n" },
+};
+enum { MAIN, F, CMP, KEY, G, H, CATCHER, T1 };
+
+struct fixture {
+	struct pap_meta m;
+	struct pap_cs_unit u;
+	struct pap_cs_built b;
+	uint32_t ix[8];		/* the program's index of each enum above */
+};
+
+static void setup(struct fixture *t)
+{
+	char err[256];
+	uint32_t i, j;
+
+	pap_meta_init(&t->m);
+	unit(&t->m, sizeof(prog_fns) / sizeof(prog_fns[0]), prog_fns);
+	t->u.metakey = "u.papm";
+	t->u.fns = t->m.fns;
+	t->u.nfns = t->m.nfns;
+	if (pap_cs_prog_build(&t->u, 1, &t->b, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < t->b.prog.nfn; j++)
+			if (!strcmp(t->b.meta[j]->name, prog_fns[i][0]))
+				break;
+		assert_true(j < t->b.prog.nfn);
+		t->ix[i] = j;
+	}
+}
+
+static void teardown(struct fixture *t)
+{
+	pap_cs_built_free(&t->b);
+	pap_meta_free(&t->m);
+}
+
+/* Events with the enum's functions, made the program's indices. */
+static void map_events(const struct fixture *t, struct pap_cev *ev,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ev[i].fn = t->ix[ev[i].fn];
+}
+
+/* Encodes @ev, decodes it back (checking it is the same run), and
+ * returns the decoded events. */
+static struct pap_cev *round_trip(struct fixture *t, struct pap_cev *ev,
+				  size_t n, uint64_t limit)
+{
+	struct pap_cs_rec rec;
+	struct pap_cev *out = NULL;
+	const char *why = NULL;
+	size_t at = 0, m = 0, i;
+
+	map_events(t, ev, n);
+	if (pap_cseq_exec(&t->b.prog, ev, n, limit, &rec, &why, &at))
+		fail_msg("exec: %s at %zu", why, at);
+	if (pap_cseq_decode(&t->b.prog, &rec, limit, 10000, &out, &m, &why,
+			    &at))
+		fail_msg("decode: %s at %zu", why, at);
+	assert_int_equal(m, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(out[i].kind, ev[i].kind);
+		assert_int_equal(out[i].fn, ev[i].fn);
+	}
+	pap_cs_rec_free(&rec);
+	return out;
+}
+
+/* The sequence of @ev as text ("a >b c"), into @buf. */
+static void seq_of(struct fixture *t, const struct pap_cev *ev, size_t n,
+		   char *buf, size_t size)
+{
+	struct call_seq q;
+	FILE *f = fmemopen(buf, size, "w");
+
+	assert_non_null(f);
+	assert_int_equal(call_sequence(&t->b, ev, n, &q), 0);
+	call_seq_text(f, &t->b, &q, q.n);
+	fclose(f);
+	call_seq_free(&q);
+}
+
+static void tree_of(struct fixture *t, const struct pap_cev *ev, size_t n,
+		    char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	assert_non_null(f);
+	assert_int_equal(call_tree_print(f, &t->b, ev, n, 0), 0);
+	fclose(f);
+}
+
+#define CALL(fn, k)		{ PAP_CEV_CALL, 0, fn, k, 0 }
+#define RET(fn, k, c)		{ PAP_CEV_RETURN, c, fn, k, 0 }
+#define ENTER(fn)		{ PAP_CEV_ENTER, 0, fn, 0, 0 }
+#define OUT(fn)			{ PAP_CEV_OUT_ENTER, 0, fn, 0, 0 }
+#define EXIT(fn)		{ PAP_CEV_EXIT, 0, fn, 0, 0 }
+#define TAIL(fn, k)		{ PAP_CEV_TAIL, 0, fn, k, 0 }
+
+/* main's run: recursion, qsort calling cmp twice, a tail call, puts
+ * three times. */
+static struct pap_cev main_run[] = {
+	OUT(MAIN),
+	CALL(MAIN, 1), ENTER(F),
+		CALL(F, 1), ENTER(F), EXIT(F), RET(F, 1, 0),
+	EXIT(F), RET(MAIN, 1, 0),
+	CALL(MAIN, 2),
+		OUT(CMP), CALL(CMP, 1), ENTER(KEY), EXIT(KEY), RET(CMP, 1, 0),
+		EXIT(CMP),
+		OUT(CMP), CALL(CMP, 1), ENTER(KEY), EXIT(KEY), RET(CMP, 1, 0),
+		EXIT(CMP),
+	RET(MAIN, 2, 1),
+	CALL(MAIN, 3), ENTER(G), TAIL(G, 1), ENTER(H), EXIT(H),
+	RET(MAIN, 3, 2),
+	CALL(MAIN, 4), RET(MAIN, 4, 1),
+	EXIT(MAIN),
+};
+
+static void test_sequence(void **state)
+{
+	struct fixture t;
+	struct pap_cev ev[sizeof(main_run) / sizeof(main_run[0])], *out;
+	size_t n = sizeof(ev) / sizeof(ev[0]);
+	uint64_t limits[] = { UINT64_MAX, 4096 };
+	char buf[1024];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		setup(&t);
+		memcpy(ev, main_run, sizeof(ev));
+		out = round_trip(&t, ev, n, limits[i]);
+		seq_of(&t, out, n, buf, sizeof(buf));
+		/* f recursing returns to f then main; cmp's returns from
+		 * key name cmp, their own to qsort nothing; h, entered by
+		 * g's tail call, returns to g, g to main */
+		assert_string_equal(buf, "main f f f main >cmp key cmp >cmp "
+				    "key cmp g h g main");
+		free(out);
+		teardown(&t);
+	}
+}
+
+static void test_tree(void **state)
+{
+	static const struct pap_cev extra[] = {
+		CALL(MAIN, 4), RET(MAIN, 4, 1),
+		CALL(MAIN, 4), RET(MAIN, 4, 1),
+	};
+	struct fixture t;
+	size_t n0 = sizeof(main_run) / sizeof(main_run[0]);
+	struct pap_cev ev[sizeof(main_run) / sizeof(main_run[0]) + 4], *out;
+	size_t n = n0 + 4;
+	char buf[2048];
+
+	(void)state;
+	setup(&t);
+	/* puts three times: the last two before main's exit */
+	memcpy(ev, main_run, (n0 - 1) * sizeof(ev[0]));
+	memcpy(ev + n0 - 1, extra, sizeof(extra));
+	ev[n - 1] = main_run[n0 - 1];
+	out = round_trip(&t, ev, n, UINT64_MAX);
+	tree_of(&t, out, n, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "main\n"
+			    "  main:3 -> f\n"
+			    "    f:10 -> f\n"
+			    "  main:4 -> qsort [outside]\n"
+			    "    >cmp  x 2\n"
+			    "      cmp:20 -> key\n"
+			    "  main:5 -> g\n"
+			    "    g:30 -> h (tail)\n"
+			    "  main:6 -> puts [outside]  x 3\n");
+	free(out);
+	teardown(&t);
+}
+
+/* catcher calls t1, whose longjmp resumes catcher at its setjmp; it
+ * calls t1 again, whose longjmp this time returns (as far as the
+ * program's numbering knows: a site flagged 'o'). */
+static void test_longjmp(void **state)
+{
+	struct pap_cev ev[] = {
+		OUT(CATCHER), CALL(CATCHER, 1), RET(CATCHER, 1, 1),
+		CALL(CATCHER, 2), ENTER(T1), CALL(T1, 1),
+		{ PAP_CEV_LONGJMP, 0, CATCHER, 0, 1 },
+		CALL(CATCHER, 2), ENTER(T1), CALL(T1, 1), RET(T1, 1, 1),
+		EXIT(T1), RET(CATCHER, 2, 0), EXIT(CATCHER),
+	};
+	size_t n = sizeof(ev) / sizeof(ev[0]);
+	struct pap_cev *out;
+	struct fixture t;
+	char buf[1024];
+
+	(void)state;
+	setup(&t);
+	ev[6].site = pap_cg_src(1, 1);
+	out = round_trip(&t, ev, n, UINT64_MAX);
+	seq_of(&t, out, n, buf, sizeof(buf));
+	assert_string_equal(buf, "catcher t1 catcher t1 catcher");
+	tree_of(&t, out, n, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "catcher\n"
+			    "  catcher:40 -> _setjmp [outside]\n"
+			    "  catcher:41 -> t1\n"
+			    "    t1:45 -> longjmp [outside]\n"
+			    "  <- longjmp back to catcher\n"
+			    "  catcher:41 -> t1\n"
+			    "    t1:45 -> longjmp [outside]\n");
+	free(out);
+	teardown(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_longjmp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -469,9 +469,8 @@ static const char *fn_name(const struct pap_cs_built *b, uint32_t fn)
 	return fn < b->prog.nfn ? b->meta[fn]->name : "?";
 }
 
-/* A call site's source line, 0 when unknown. */
-static uint32_t site_line(const struct pap_cs_built *b, uint32_t fn,
-			  uint32_t k)
+uint32_t call_site_line(const struct pap_cs_built *b, uint32_t fn,
+			uint32_t k)
 {
 	const struct pap_meta_calls *c = fn < b->prog.nfn ?
 					 b->meta[fn]->calls : NULL;
@@ -503,7 +502,7 @@ static void put_label(FILE *out, const struct pap_cs_built *b,
 		break;
 	case CN_CALL:
 	case CN_TAIL:
-		line = site_line(b, c->fn, c->site);
+		line = call_site_line(b, c->fn, c->site);
 		fputs(fn_name(b, c->fn), out);
 		if (line)
 			fprintf(out, ":%u", line);

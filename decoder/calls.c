@@ -374,6 +374,27 @@ static void calls_free(struct calls *c)
 	free(c->progs);
 }
 
+/* The decoded sequences of @c (those over the bound left out), for the
+ * calling contexts; *@n of them, NULL when none or memory is short. */
+static struct call_run *runs_of(const struct calls *c, size_t *n)
+{
+	struct call_run *r = calloc(c->n + 1, sizeof(*r));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; r && i < c->n; i++) {
+		const struct dcall *dc = &c->c[i];
+
+		if (!dc->ev || dc->over)
+			continue;
+		r[*n].b = &dc->prog->b;
+		r[*n].ev = dc->ev;
+		r[*n].nev = dc->nev;
+		r[(*n)++].count = dc->r->count;
+	}
+	return r;
+}
+
 /* The number of the first events shown of @dc, and whether cut. */
 static size_t shown_events(const struct dcall *dc, const struct ropts *o,
 			   int *cut)
@@ -387,7 +408,8 @@ static size_t shown_events(const struct dcall *dc, const struct ropts *o,
 void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
 	struct calls c;
-	size_t i, shown = 0, left = 0;
+	struct call_run *runs;
+	size_t i, shown = 0, left = 0, nruns;
 	int first = 1;
 
 	if (!calls_load(&c, dp, o)) {
@@ -432,13 +454,17 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		shown++;
 	}
 	fprintf(out, "\n], \"call_paths_left_out\": %zu", left);
+	runs = runs_of(&c, &nruns);
+	call_contexts_json(out, runs, nruns, dp->d, dp->file);
+	free(runs);
 	calls_free(&c);
 }
 
 void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
 	struct calls c;
-	size_t i, shown = 0;
+	struct call_run *runs;
+	size_t i, shown = 0, nruns;
 	uint64_t total = 0;
 
 	if (!calls_load(&c, dp, o)) {
@@ -483,5 +509,8 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 	}
 	if (shown < c.n)
 		fprintf(out, "(%zu more sequences: --top)\n", c.n - shown);
+	runs = runs_of(&c, &nruns);
+	call_contexts_text(out, runs, nruns, o, dp->d, dp->file);
+	free(runs);
 	calls_free(&c);
 }

@@ -684,6 +684,32 @@ void call_seq_text(FILE *out, const struct pap_cs_built *b,
 int call_tree_print(FILE *out, const struct pap_cs_built *b,
 		    const struct pap_cev *ev, size_t n, int indent);
 
+/* The source line of call site @k of function @fn of @b, 0: unknown. */
+uint32_t call_site_line(const struct pap_cs_built *b, uint32_t fn,
+			uint32_t k);
+
+/* A decoded call sequence and how many times it was recorded. */
+struct call_run {
+	const struct pap_cs_built *b;
+	const struct pap_cev *ev;
+	size_t nev;
+	uint64_t count;
+};
+
+/*
+ * The calling-context tree of @runs (callctx.c): JSON ",\n\"call_contexts\":
+ * [...], \"call_contexts_left_out\": N", each context with its chain of
+ * names, the caller's site ("f:LINE") and its calls; text: the "calling
+ * contexts" section, children hottest first, --top of them at most.
+ * A sequence whose contexts cannot be made is named on stderr (@file)
+ * and counted in @d's errors.
+ */
+void call_contexts_json(FILE *out, const struct call_run *runs, size_t n,
+			struct decoder *d, const char *file);
+void call_contexts_text(FILE *out, const struct call_run *runs, size_t n,
+			const struct ropts *o, struct decoder *d,
+			const char *file);
+
 /*
  * The call sequences of dp->prof (calls.c): each CALLS record decoded in
  * the program its PROG and UNIT records name, their metadata found as

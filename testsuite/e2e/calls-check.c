@@ -4,7 +4,12 @@
  * sequences pap-decode reports (doc/formats.md, "call_paths"), one line
  * per file, the names separated by spaces.  It shares no code with pap.
  *
- * Usage: calls-check NMFILE ORACLEFILE...
+ * Usage: calls-check [-c] NMFILE ORACLEFILE...
+ *
+ * With -c, prints instead the calling context of every entry, one line
+ * each: the names on the stack from the bottom, ">" before a frame
+ * entered from outside (not the bottom one); `sort | uniq -c` makes the
+ * calling-context tree's counts of pap-decode's "call_contexts".
  *
  * NMFILE is `nm -n -S` of the test program (static functions included).
  * The rules, from the program's point of view:
@@ -31,6 +36,7 @@ struct sym {
 
 static struct sym *syms;
 static size_t nsyms;
+static int contexts;	/* -c */
 
 static int by_start(const void *a, const void *b)
 {
@@ -167,6 +173,16 @@ static void check_file(const char *path)
 			st[depth].fn = fn;
 			st[depth].outside = out;
 			depth++;
+			if (contexts) {
+				size_t j;
+
+				for (j = 0; j < depth; j++)
+					printf("%s%s%s", j ? " " : "",
+					       j && st[j].outside ? ">" : "",
+					       syms[st[j].fn].name);
+				printf("\n");
+				continue;
+			}
 			printf("%s%s%s", any ? " " : "",
 			       out && !first ? ">" : "", syms[fn].name);
 			any = 1;
@@ -178,7 +194,7 @@ static void check_file(const char *path)
 				exit(1);
 			}
 			depth--;
-			if (!st[depth].outside) {
+			if (!st[depth].outside && !contexts) {
 				printf(" %s", syms[st[depth - 1].fn].name);
 			}
 		} else if (kind == 'R') {
@@ -190,14 +206,15 @@ static void check_file(const char *path)
 					syms[fn].name);
 				exit(1);
 			}
-			printf("%s%s", any ? " " : "", syms[fn].name);
-			any = 1;
+			if (!contexts)
+				printf("%s%s", any ? " " : "", syms[fn].name);
+			any = !contexts;
 		} else {
 			fprintf(stderr, "%s:%u: bad line\n", path, ln);
 			exit(1);
 		}
 	}
-	if (any)
+	if (any && !contexts)
 		printf("\n");
 	fclose(f);
 	free(st);
@@ -205,14 +222,19 @@ static void check_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	int i;
+	int i = 1;
 
-	if (argc < 2) {
-		fputs("usage: calls-check NMFILE ORACLEFILE...\n", stderr);
+	if (argc > 1 && !strcmp(argv[1], "-c")) {
+		contexts = 1;
+		i++;
+	}
+	if (argc < i + 1) {
+		fputs("usage: calls-check [-c] NMFILE ORACLEFILE...\n",
+		      stderr);
 		return 2;
 	}
-	read_nm(argv[1]);
-	for (i = 2; i < argc; i++)
+	read_nm(argv[i]);
+	for (i++; i < argc; i++)
 		check_file(argv[i]);
 	return 0;
 }

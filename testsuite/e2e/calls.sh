@@ -27,8 +27,9 @@ $cc -O2 -o gencalls "$e2e/gencalls.c" || {
 }
 
 # oracle_seq DIR PROG ARGS...: runs PROG with the oracle writing into DIR
-# and leaves DIR/oracle.seq, the sorted per-thread sequences, and
-# DIR/out, the program's output and status
+# and leaves DIR/oracle.seq, the sorted per-thread sequences,
+# DIR/oracle.ctx, the calling contexts by name with their calls
+# ("NAME... N", sorted), and DIR/out, the program's output and status
 oracle_seq() {
 	_d=$1
 	shift
@@ -39,6 +40,10 @@ oracle_seq() {
 	nm -n -S "$1" >"$_d/nm" &&
 	"$tmp/calls-check" "$_d/nm" "$_d"/o/oracle.* 2>>"$_d/err" |
 		LC_ALL=C sort >"$_d/oracle.seq"
+	"$tmp/calls-check" -c "$_d/nm" "$_d"/o/oracle.* 2>>"$_d/err" |
+		LC_ALL=C sort | uniq -c |
+		awk '{ n = $1; $1 = ""; print substr($0, 2) " " n }' |
+		LC_ALL=C sort >"$_d/oracle.ctx"
 }
 
 # 1. The oracle on hand-written programs.
@@ -84,6 +89,18 @@ for c in json.load(open(sys.argv[1])).get("call_paths", []):
     for i in range(c["count"]):
         print(line)
 EOF
+cat >ctxs.py <<'EOF'
+# the calling contexts of pap-decode's JSON report by their names (the
+# contexts of one chain of names through different sites are one line),
+# "NAME... CALLS", one a line
+import json, sys
+n = {}
+for c in json.load(open(sys.argv[1])).get("call_contexts", []):
+    k = " ".join(c["context"])
+    n[k] = n.get(k, 0) + c["calls"]
+for k in n:
+    print("%s %d" % (k, n[k]))
+EOF
 why=
 echo 'int main(void) { return 0; }' >one.c
 if ! command -v python3 >/dev/null 2>&1; then
@@ -104,6 +121,7 @@ if [ -n "$why" ]; then
 		for opt in -O0 -O2; do
 			skip "program $seed $opt: $why"
 			skip "program $seed $opt: completeness: $why"
+			skip "program $seed $opt: contexts: $why"
 			skip "program $seed $opt: collector: $why"
 		done
 	done
@@ -114,6 +132,8 @@ fi
 
 # pap_seqs JSON: the sequences of pap-decode's JSON report, sorted
 pap_seqs() { python3 seqs.py "$1" | LC_ALL=C sort; }
+# pap_ctxs JSON: its calling contexts by name, sorted
+pap_ctxs() { python3 ctxs.py "$1" | LC_ALL=C sort; }
 
 names=0
 for seed in $(seq 1 "$nseeds"); do
@@ -154,6 +174,13 @@ for seed in $(seq 1 "$nseeds"); do
 		else
 			not_ok "$what: sequences differ from the oracle's"
 			pap_seqs "$d/pap.json" | diff - "$d/oracle.seq" |
+				cut -c1-300 | head -6 | sed 's/^/# /'
+		fi
+		if pap_ctxs "$d/pap.json" | cmp -s - "$d/oracle.ctx"; then
+			ok "$what: contexts: $(wc -l <"$d/oracle.ctx") distinct, with the oracle's counts"
+		else
+			not_ok "$what: contexts: differ from the oracle's"
+			pap_ctxs "$d/pap.json" | diff - "$d/oracle.ctx" |
 				cut -c1-300 | head -6 | sed 's/^/# /'
 		fi
 		# exit() deep leaves main's frames open: one incomplete sequence

@@ -255,7 +255,11 @@ struct cnode {
 	uint64_t hash;
 };
 
-enum { CN_ENTRY, CN_OUT_ENTRY, CN_CALL, CN_TAIL, CN_LONGJMP };
+/* CN_GROUP: its children, consecutive siblings once, repeat reps times */
+enum { CN_ENTRY, CN_OUT_ENTRY, CN_CALL, CN_TAIL, CN_LONGJMP, CN_GROUP };
+
+/* Periods of sibling groups looked for (2 to this many siblings). */
+#define GROUP_MAX_PERIOD 8
 
 struct tree {
 	struct cnode *n;
@@ -423,10 +427,102 @@ static int tree_equal(const struct tree *t, uint32_t a, uint32_t b,
 	return 1;
 }
 
+/* Are the @p siblings from a[@x] equal to those from a[@y], each with its
+ * repeats? */
+static int block_equal(const struct tree *t, const uint32_t *a, size_t x,
+		       size_t y, size_t p, uint32_t **stk, size_t *cap)
+{
+	size_t j;
+
+	for (j = 0; j < p; j++) {
+		const struct cnode *u = &t->n[a[x + j]], *v = &t->n[a[y + j]];
+
+		if (u->hash != v->hash || u->reps != v->reps ||
+		    !tree_equal(t, a[x + j], a[y + j], stk, cap))
+			return 0;
+	}
+	return 1;
+}
+
 /*
- * Merges consecutive equal siblings, bottom up (a node is done after its
- * children: nodes are made parent first, so reverse creation order
- * does), and gives each node its hash.
+ * Gathers the children of @pi (runs of equal siblings merged already)
+ * that repeat with a period of 2 to GROUP_MAX_PERIOD siblings under
+ * CN_GROUP nodes: at each place the period that covers the most
+ * siblings, the shortest among equals.  0, or -1 when memory is short.
+ */
+static int tree_group(struct tree *t, uint32_t pi, uint32_t **stk,
+		      size_t *cap)
+{
+	uint32_t *a = NULL, k, prev = NO_NODE;
+	size_t m = 0, am = 0, i, j, p;
+
+	for (k = t->n[pi].child; k != NO_NODE; k = t->n[k].next) {
+		if (m == am && pap_grow(&a, &am, sizeof(*a), 64)) {
+			free(a);
+			return -1;
+		}
+		a[m++] = k;
+	}
+	if (m < 4) {
+		free(a);
+		return 0;
+	}
+	t->n[pi].child = t->n[pi].last = NO_NODE;
+	for (i = 0; i < m;) {
+		size_t best_p = 0, best_r = 1, r;
+		uint32_t g, at;
+		uint64_t h;
+
+		for (p = 2; p <= GROUP_MAX_PERIOD && i + 2 * p <= m; p++) {
+			for (r = 1; i + (r + 1) * p <= m &&
+			     block_equal(t, a, i, i + r * p, p, stk, cap); r++)
+				;
+			if (r >= 2 && r * p > best_r * best_p) {
+				best_p = p;
+				best_r = r;
+			}
+		}
+		if (!best_p) {
+			at = a[i++];
+		} else {
+			g = tnew(t, NO_NODE, CN_GROUP, PAP_NONE, 0);
+			if (g == NO_NODE) {
+				free(a);
+				return -1;
+			}
+			h = node_hash_self(&t->n[g]);
+			for (j = 0; j < best_p; j++) {
+				struct cnode *x = &t->n[a[i + j]];
+
+				x->parent = g;
+				x->next = j + 1 < best_p ? a[i + j + 1] :
+					  NO_NODE;
+				h = fnv(fnv(h, x->hash), x->reps);
+			}
+			t->n[g].child = a[i];
+			t->n[g].last = a[i + best_p - 1];
+			t->n[g].reps = best_r;
+			t->n[g].hash = h;
+			at = g;
+			i += best_p * best_r;
+		}
+		t->n[at].parent = pi;
+		t->n[at].next = NO_NODE;
+		if (prev == NO_NODE)
+			t->n[pi].child = at;
+		else
+			t->n[prev].next = at;
+		t->n[pi].last = prev = at;
+	}
+	free(a);
+	return 0;
+}
+
+/*
+ * Merges consecutive equal siblings, then gathers repeating groups of
+ * siblings (tree_group), bottom up (a node is done after its children:
+ * nodes are made parent first, so reverse creation order does), and
+ * gives each node its hash.
  */
 static int tree_compress(struct tree *t)
 {
@@ -453,6 +549,11 @@ static int tree_compress(struct tree *t)
 			}
 			prev = k;
 		}
+		if (tree_group(t, (uint32_t)i, &stk, &cap)) {
+			free(stk);
+			return -1;
+		}
+		c = &t->n[i];	/* tree_group may move the nodes */
 		/* the hash of the children as merged */
 		for (k = c->child; k != NO_NODE; k = t->n[k].next) {
 			h = fnv(h, t->n[k].hash);
@@ -519,6 +620,9 @@ static void put_label(FILE *out, const struct pap_cs_built *b,
 	case CN_LONGJMP:
 		fprintf(out, "<- longjmp back to %s", fn_name(b, c->fn));
 		break;
+	case CN_GROUP:
+		fprintf(out, "x %llu:\n", (unsigned long long)c->reps);
+		return;
 	}
 	if (c->reps > 1)
 		fprintf(out, "  x %llu", (unsigned long long)c->reps);

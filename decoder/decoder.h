@@ -678,7 +678,8 @@ void call_seq_text(FILE *out, const struct pap_cs_built *b,
  * line per entry from outside (">name") and per call ("f:LINE -> g",
  * "[outside]" when no instrumented function was entered, "(tail)"),
  * nested under the call or entry in progress; consecutive equal subtrees
- * printed once with "x N".  0, or -1 (nothing printed) when the events do
+ * printed once with "x N", and a group of 2 to 8 consecutive subtrees
+ * that repeats printed once under a line "x N:".  0, or -1 (nothing printed) when the events do
  * not fit a run or memory is short.
  */
 int call_tree_print(FILE *out, const struct pap_cs_built *b,

@@ -30,7 +30,8 @@ static const char graph_loop[] = "blocks b1 b2 b3\nentry b1\nedge b1 b2\n"
 static void fn_text(char *buf, size_t size, const char *name,
 		    const char *calls, uint64_t *sum)
 {
-	const char *graph = !strcmp(name, "main") ? graph_loop :
+	const char *graph = !strcmp(name, "main") ||
+			    !strcmp(name, "twice") ? graph_loop :
 			    strstr(calls, " b2 ") ? graph_if : graph1;
 
 	*sum = pap_meta_calls_checksum(pap_meta_checksum(PAP_MODE_NONE, graph,
@@ -71,6 +72,12 @@ static void unit(struct pap_meta *m, size_t n, const char *const fns[][2])
  *     if (setjmp(jb)) ...;      // 40        longjmp(jb, 1);   // 45
  *     t1();                     // 41      }
  *   }
+ *
+ *   void twice(void) {
+ *     do { key(..);             // 50
+ *          puts(..); }          // 51
+ *     while (...);
+ *   }
  */
 static const char *const prog_fns[][2] = {
 	{ "main", "calls sc\nsite 1 b1 direct - 3 f\n"
@@ -85,14 +92,16 @@ static const char *const prog_fns[][2] = {
 	{ "catcher", "calls sc\nsite 1 b1 setjmp o 40 _setjmp\n"
 		     "site 2 b1 direct - 41 t1\n" },
 	{ "t1", "calls sc\nsite 1 b1 direct o 45 longjmp\n" },
+	{ "twice", "calls sc\nsite 1 b2 direct - 50 key\n"
+		   "site 2 b2 direct o 51 puts\n" },
 };
-enum { MAIN, F, CMP, KEY, G, H, CATCHER, T1 };
+enum { MAIN, F, CMP, KEY, G, H, CATCHER, T1, TWICE, NFNS };
 
 struct fixture {
 	struct pap_meta m;
 	struct pap_cs_unit u;
 	struct pap_cs_built b;
-	uint32_t ix[8];		/* the program's index of each enum above */
+	uint32_t ix[NFNS];	/* the program's index of each enum above */
 };
 
 static void setup(struct fixture *t)
@@ -107,7 +116,7 @@ static void setup(struct fixture *t)
 	t->u.nfns = t->m.nfns;
 	if (pap_cs_prog_build(&t->u, 1, &t->b, err, sizeof(err)))
 		fail_msg("%s", err);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < NFNS; i++) {
 		for (j = 0; j < t->b.prog.nfn; j++)
 			if (!strcmp(t->b.meta[j]->name, prog_fns[i][0]))
 				break;
@@ -302,12 +311,45 @@ static void test_longjmp(void **state)
 	teardown(&t);
 }
 
+/* twice's loop calls key and puts three times: the pair is printed
+ * once under "x 3:". */
+static void test_tree_groups(void **state)
+{
+	struct pap_cev ev[] = {
+		OUT(TWICE),
+		CALL(TWICE, 1), ENTER(KEY), EXIT(KEY), RET(TWICE, 1, 0),
+		CALL(TWICE, 2), RET(TWICE, 2, 1),
+		CALL(TWICE, 1), ENTER(KEY), EXIT(KEY), RET(TWICE, 1, 0),
+		CALL(TWICE, 2), RET(TWICE, 2, 1),
+		CALL(TWICE, 1), ENTER(KEY), EXIT(KEY), RET(TWICE, 1, 0),
+		CALL(TWICE, 2), RET(TWICE, 2, 1),
+		EXIT(TWICE),
+	};
+	size_t n = sizeof(ev) / sizeof(ev[0]);
+	struct pap_cev *out;
+	struct fixture t;
+	char buf[1024];
+
+	(void)state;
+	setup(&t);
+	out = round_trip(&t, ev, n, UINT64_MAX);
+	tree_of(&t, out, n, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "twice\n"
+			    "  x 3:\n"
+			    "    twice:50 -> key\n"
+			    "    twice:51 -> puts [outside]\n");
+	free(out);
+	teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_longjmp),
+		cmocka_unit_test(test_tree_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

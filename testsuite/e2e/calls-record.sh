@@ -9,7 +9,8 @@
 # sources (tiny.c, loop.c, fanin.c), and, when the -finstrument-functions oracle
 # (testsuite/e2e/cygoracle.c, calls-check.c) is in the tree, with the
 # oracle's on more programs.  -O0 and -O2, calls alone and with each
-# intra mode.  TAP output.
+# intra mode, indirect callees named by the runtime (clusters=sc) or by
+# compares (ic, ac).  TAP output.
 set -u
 . "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 
@@ -76,6 +77,23 @@ for opt in -O0 -O2; do
 			fi
 		done
 	done
+	# indirect calls named by the site's cluster (ic, ac) instead of
+	# the runtime: no CALLEE mark is left for tiny.c's two calls of leaf
+	for cl in ic ac; do
+		p=tiny
+		if record "$p" "$opt" pap-epp -fplugin-arg-pap-clusters=$cl \
+			"$src/$p.c"; then
+			expect "$p" "$p $opt clusters=$cl"
+			if grep -q '^f3000000 ' "$p.rec"; then
+				not_ok "$p $opt clusters=$cl: a CALLEE mark is left"
+			else
+				ok "$p $opt clusters=$cl: leaf named by its cluster"
+			fi
+		else
+			not_ok "$p $opt clusters=$cl: build, run or decode"
+			diag "$p.err" 5
+		fi
+	done
 done
 
 # against the oracle, when it is in the tree
@@ -95,7 +113,9 @@ if [ -f "$top_srcdir/testsuite/e2e/cygoracle.c" ] &&
 			shift
 			rm -rf o && mkdir o
 			export ORACLE_DIR=$PWD/o
-			if ! record "$name" "$opt" pap-epp -finstrument-functions \
+			cl=$(case $name in direct) echo sc ;; indirect) echo ic ;; *) echo ac ;; esac)
+			if ! record "$name" "$opt" pap-epp \
+				"-finstrument-functions -fplugin-arg-pap-clusters=$cl" \
 				"$@" cygoracle.o; then
 				not_ok "$name $opt: build, run or decode"
 				diag "$name.err" 5

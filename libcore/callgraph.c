@@ -38,6 +38,7 @@ static unsigned site_classes(const struct pap_site *s)
 struct bfs {
 	const struct pap_cfg *cfg;
 	const uint32_t *first;	/* per block: first site (k) or 0 */
+	const uint8_t *eh;	/* per block: its last site may throw */
 	uint32_t *seen;		/* per block: stamp */
 	uint32_t *hitstamp;	/* per node: stamp */
 	uint32_t stamp;
@@ -69,7 +70,12 @@ static void visit(struct bfs *b, uint32_t v, uint32_t *tail)
 		b->queue[(*tail)++] = v;
 }
 
-/* Follows the normal out-edges of @v (abnormal ones with @abnormal). */
+/*
+ * Follows the out-edges of @v: with @abnormal its abnormal ones only (a
+ * landing pad's source), else its normal ones and the abnormal ones of a
+ * block without a throwing site (a computed goto's: control flows along
+ * them as along normal edges).
+ */
 static void follow(struct bfs *b, uint32_t v, int abnormal, uint32_t *tail)
 {
 	const struct pap_cfg *cfg = b->cfg;
@@ -77,10 +83,11 @@ static void follow(struct bfs *b, uint32_t v, int abnormal, uint32_t *tail)
 
 	for (i = cfg->out_off[v]; i < cfg->out_off[v + 1]; i++) {
 		const struct pap_edge *e = &cfg->edges[cfg->out_edge[i]];
+		int ab = e->kind == PAP_EDGE_ABNORMAL;
 
 		if (e->kind == PAP_EDGE_FAKE)
 			continue;
-		if ((e->kind == PAP_EDGE_ABNORMAL) != !!abnormal)
+		if (abnormal ? !ab : ab && v < cfg->nblocks && b->eh[v])
 			continue;
 		visit(b, e->dst, tail);
 	}
@@ -219,6 +226,7 @@ int pap_callsites_build(const struct pap_cfg *cfg, const struct pap_site *sites,
 	struct bfs b = { 0 };
 	struct pairs pr = { 0 };
 	uint32_t *first = NULL, *next = NULL, *fill = NULL;
+	uint8_t *eh = NULL;
 	uint32_t s, v, nsrc, nnodes;
 	size_t i;
 	int err = PAP_ENOMEM;
@@ -243,8 +251,15 @@ int pap_callsites_build(const struct pap_cfg *cfg, const struct pap_site *sites,
 	g->has_source = calloc(nsrc, 1);
 	g->pred_off = calloc(nnodes + 1, sizeof(*g->pred_off));
 	fill = calloc(nnodes, sizeof(*fill));
+	eh = calloc(cfg->nblocks + 1, 1);
+	if (!eh)
+		goto out;
+	for (s = 0; s < nsites; s++)
+		if (sites[s].flags & PAP_SITE_EH)
+			eh[sites[s].block] = 1;
 	b.cfg = cfg;
 	b.first = first;
+	b.eh = eh;
 	b.seen = calloc(cfg->nblocks + 1, sizeof(*b.seen));
 	b.hitstamp = calloc(nnodes, sizeof(*b.hitstamp));
 	b.queue = malloc((cfg->nblocks + 1) * sizeof(*b.queue));
@@ -284,6 +299,7 @@ out:
 		pap_callgraph_free(g);
 	free(first);
 	free(next);
+	free(eh);
 	free(fill);
 	free(pr.v);
 	free(b.seen);

@@ -22,9 +22,10 @@
  *      (PAP_SITE_EH): the frames above were abandoned.
  *
  * What the CFG model cannot say, and so is not handled here: abnormal
- * edges (PAP_EDGE_ABNORMAL) are followed only as the landing-pad edges
- * of the PAP_SITE_EH site that ends their block; other abnormal edges
- * (non-local goto, the setjmp dispatcher) are ignored, and a setjmp
+ * edges (PAP_EDGE_ABNORMAL) out of a block that ends in a PAP_SITE_EH
+ * site are followed only as its landing-pad edges; other abnormal edges
+ * (a computed goto's, which the plugin's model keeps) are followed as
+ * normal ones; the setjmp dispatcher is not in the model, and a setjmp
  * receiver is reached as the successor of its returns-twice site.  A
  * landing pad reached from a block without such a site is no source.
  */
@@ -116,8 +117,9 @@ uint32_t pap_cg_digit(const struct pap_callgraph *g, uint32_t v, uint32_t s);
 /*
  * Builds @g from the finished @cfg and its @nsites call sites: a
  * breadth-first search from each source over the blocks, stopping at the
- * first site of a block and at EXIT, following normal edges only (and, for
- * a PAP_SITE_EH site's class 3, its block's abnormal out-edges).  Every
+ * first site of a block and at EXIT, following normal edges and the
+ * abnormal ones of blocks without a PAP_SITE_EH site (and, for a
+ * PAP_SITE_EH site's class 3, its block's abnormal out-edges).  Every
  * node gets its predecessors ascending: memory is linear in the graph's
  * edges, never nodes x sources.  The sites of
  * one block are in statement order as the array has them.  PAP_EINVAL when

@@ -77,6 +77,10 @@ struct pap_calls {
 	struct pap_csite *cs;
 	struct pap_callgraph g;
 	struct pap_text text;	/* the calls and site lines */
+	/* [k - 1]: an indirect site's cluster (ic, ac), FUNCTION_DECLs in
+	 * digit order */
+	uint32_t *ncluster;
+	tree **cluster;
 	/* the probes' locals: the activation's frame, its last source, and
 	 * a temporary per site for the address called */
 	tree me, last;
@@ -199,17 +203,16 @@ static void pap_calls_digit(struct pap_calls *c, uint32_t v, tree dst,
 }
 
 /*
- * Inserts before the statement at *@gsi node @v's fold of the digit of
- * last (nothing when its radix is below 2), @code the breakpoint's node
+ * Inserts before the statement at *@gsi the fold of radix @n (at least
+ * 2) of the digit @d that @dseq computes, @code the breakpoint's node
  * code.  *@gsi stays before the same statement, which may now be in
  * another block.
  */
-static void pap_calls_fold(struct pap_calls *c, uint32_t v, uint32_t code,
-			   gimple_stmt_iterator *gsi)
+static void pap_calls_fold_digit(uint32_t n, tree d, gimple_seq dseq,
+				 uint32_t code, gimple_stmt_iterator *gsi)
 {
-	uint32_t n = pap_cg_radix(&c->g, v);
 	tree u64 = pap_rt_u64(), cr = pap_rt_var(PAP_RV_CR);
-	tree r, d, val, o, nn;
+	tree r, val, o, nn;
 	gimple_seq seq = NULL, slow = NULL;
 	uint64_t q, rem;
 	gcond *cond;
@@ -217,17 +220,14 @@ static void pap_calls_fold(struct pap_calls *c, uint32_t v, uint32_t code,
 	gimple *at = gsi_stmt(*gsi);
 	basic_block join;
 
-	if (n < 2)
-		return;
 	q = UINT64_MAX / n;
 	rem = UINT64_MAX % n;
 	nn = build_int_cstu(u64, n);
 	r = pap_tmp(u64, "pap_cr");
-	d = pap_tmp(u64, "pap_cd");
 	val = pap_tmp(u64, "pap_cv");
 	o = pap_tmp(boolean_type_node, "pap_co");
 	gimple_seq_add_stmt(&seq, gimple_build_assign(r, cr));
-	pap_calls_digit(c, v, d, &seq);
+	gimple_seq_add_seq(&seq, dseq);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, MULT_EXPR, r, nn));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, PLUS_EXPR, val, d));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
@@ -259,6 +259,22 @@ static void pap_calls_fold(struct pap_calls *c, uint32_t v, uint32_t code,
 	*gsi = gsi_start_bb(join);
 	gsi_insert_before(gsi, gimple_build_assign(cr, val), GSI_SAME_STMT);
 	gcc_assert(gsi_stmt(*gsi) == at);
+}
+
+/* Node @v's fold of the digit of last before *@gsi (nothing when its
+ * radix is below 2), as pap_calls_fold_digit(). */
+static void pap_calls_fold(struct pap_calls *c, uint32_t v, uint32_t code,
+			   gimple_stmt_iterator *gsi)
+{
+	uint32_t n = pap_cg_radix(&c->g, v);
+	gimple_seq dseq = NULL;
+	tree d;
+
+	if (n < 2)
+		return;
+	d = pap_tmp(pap_rt_u64(), "pap_cd");
+	pap_calls_digit(c, v, d, &dseq);
+	pap_calls_fold_digit(n, d, dseq, code, gsi);
 }
 
 /* The key as the probes pass it, loads appended to @seq. */
@@ -486,17 +502,85 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		return;
 	}
 	if (site->kind == PAP_SITE_INDIRECT) {
-		/* sc: every callee entered is named by a CALLEE mark; the
-		 * cluster digit has one value, no fold */
+		/* entered: the callee's index i among the site's cluster of
+		 * ncl, ncl for none of them (a CALLEE mark names it), folded
+		 * with radix ncl + 1 (none under sc: always the mark) */
+		uint32_t ncl = c->ncluster[k - 1], j;
+		tree u64 = pap_rt_u64();
+		tree i = pap_tmp(u64, "pap_ci"), any = pap_tmp(u64, "pap_ca");
+		gimple_seq dseq = NULL, mseq = NULL;
+		gimple *nop;
+
 		cond = gimple_build_cond(NE_EXPR, ent, boolean_false_node,
 					 NULL_TREE, NULL_TREE);
 		gimple_seq_add_stmt(&seq, cond);
 		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 		seq = NULL;
-		gimple_seq_add_stmt(&then_seq, gimple_build_call(
-			pap_rt_decl(PAP_RT_CCALLEE), 1, p));
+		nop = gimple_build_nop();
+		gimple_seq_add_stmt(&then_seq, nop);
 		join = pap_calls_branch(cond, then_seq, NULL,
 					profile_probability::likely());
+		gimple_seq_add_stmt(&mseq, gimple_build_assign(i,
+			build_int_cstu(u64, 0)));
+		gimple_seq_add_stmt(&mseq, gimple_build_assign(any,
+			build_int_cstu(u64, 0)));
+		for (j = 0; j < ncl; j++) {
+			tree b = pap_tmp(boolean_type_node, "pap_cb");
+			tree w = pap_tmp(u64, "pap_cw");
+			tree a = pap_tmp(pap_rt_uptr(), "pap_cq");
+
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(a,
+				NOP_EXPR, build_fold_addr_expr(
+					c->cluster[k - 1][j])));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(b,
+				EQ_EXPR, p, a));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(w,
+				NOP_EXPR, b));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(any,
+				PLUS_EXPR, any, w));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(w,
+				MULT_EXPR, w, build_int_cstu(u64, j)));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(i,
+				PLUS_EXPR, i, w));
+		}
+		/* i += ncl when nothing matched */
+		{
+			tree w = pap_tmp(u64, "pap_cw");
+			gimple_seq escape = NULL;
+			gcond *esc;
+			basic_block ej;
+			gimple_stmt_iterator ngsi;
+
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(w,
+				BIT_XOR_EXPR, any, build_int_cstu(u64, 1)));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(w,
+				MULT_EXPR, w, build_int_cstu(u64, ncl)));
+			gimple_seq_add_stmt(&mseq, gimple_build_assign(i,
+				PLUS_EXPR, i, w));
+			esc = gimple_build_cond(EQ_EXPR, any,
+						build_int_cstu(u64, 0),
+						NULL_TREE, NULL_TREE);
+			gimple_seq_add_stmt(&mseq, esc);
+			ngsi = gsi_for_stmt(nop);
+			gsi_insert_seq_before(&ngsi, mseq, GSI_SAME_STMT);
+			gimple_seq_add_stmt(&escape, gimple_build_call(
+				pap_rt_decl(PAP_RT_CCALLEE), 1, p));
+			ej = pap_calls_branch(esc, escape, NULL, ncl ?
+				profile_probability::unlikely() :
+				profile_probability::always());
+			(void)ej;
+		}
+		if (ncl) {
+			gimple_stmt_iterator ngsi = gsi_for_stmt(nop);
+
+			pap_calls_fold_digit(ncl + 1, i, dseq,
+					     PAP_CS_CODE_CLUSTER | k, &ngsi);
+		}
+		{
+			gimple_stmt_iterator ngsi = gsi_for_stmt(nop);
+
+			gsi_remove(&ngsi, true);
+		}
 		gsi = gsi_start_bb(join);
 	}
 	if (site->flags & PAP_SITE_MAYBE_OUT) {
@@ -580,6 +664,53 @@ static bool pap_calls_callee_in(tree callee)
 	return true;
 }
 
+/* The unit's functions whose address its source takes (the front end's
+ * TREE_ADDRESSABLE, final once the unit is parsed, taken before any
+ * probe takes one) and that pap instruments, by assembler name: the
+ * candidates of ic and ac clusters. */
+static vec<tree> pap_calls_taken;
+static bool pap_calls_taken_done;
+
+static int pap_calls_name_cmp(const void *a, const void *b)
+{
+	return strcmp(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(*(const tree *)a)),
+		      IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(*(const tree *)b)));
+}
+
+static void pap_calls_snapshot(void)
+{
+	cgraph_node *node;
+
+	if (pap_calls_taken_done)
+		return;
+	pap_calls_taken_done = true;
+	FOR_EACH_FUNCTION(node)
+		if (TREE_ADDRESSABLE(node->decl) &&
+		    pap_calls_callee_in(node->decl))
+			pap_calls_taken.safe_push(node->decl);
+	pap_calls_taken.qsort(pap_calls_name_cmp);
+}
+
+/* The cluster of indirect site @k (ic, ac): at most 16 candidates, those
+ * whose type is compatible with the call's under ic. */
+static void pap_calls_cluster(struct pap_calls *c, uint32_t k)
+{
+	gcall *s = c->cs[k - 1].stmt;
+	tree fntype = gimple_call_fntype(s);
+	unsigned i;
+
+	c->cluster[k - 1] = XNEWVEC(tree, 16);
+	for (i = 0; i < pap_calls_taken.length() && c->ncluster[k - 1] < 16;
+	     i++) {
+		tree d = pap_calls_taken[i];
+
+		if (pap_opts.clusters == pap_options::PAP_CLUSTERS_IC &&
+		    (!fntype || !types_compatible_p(TREE_TYPE(d), fntype)))
+			continue;
+		c->cluster[k - 1][c->ncluster[k - 1]++] = d;
+	}
+}
+
 /* Is @s a call site: a real call, not a builtin GCC expands in place,
  * nor pap's runtime, nor -finstrument-functions' hooks? */
 static bool pap_calls_is_site(gcall *s)
@@ -646,7 +777,11 @@ static void pap_calls_format(struct pap_calls *c)
 	struct pap_meta_site_out *out = XCNEWVEC(struct pap_meta_site_out,
 						 c->nsites + 1);
 	char *names = XNEWVEC(char, 16 * ((size_t)c->nsites + 1));
-	uint32_t k;
+	const char **members = XNEWVEC(const char *, 16 * ((size_t)c->nsites + 1));
+	const char *strategy = pap_opts.clusters == pap_options::PAP_CLUSTERS_IC ?
+			       "ic" : pap_opts.clusters ==
+			       pap_options::PAP_CLUSTERS_AC ? "ac" : "sc";
+	uint32_t k, j;
 	int n;
 
 	for (k = 1; k <= c->nsites; k++) {
@@ -662,12 +797,18 @@ static void pap_calls_format(struct pap_calls *c)
 				  (uint32_t)LOCATION_LINE(loc);
 		out[k - 1].callee = callee ? IDENTIFIER_POINTER(
 			DECL_ASSEMBLER_NAME(callee)) : NULL;
+		for (j = 0; j < c->ncluster[k - 1]; j++)
+			members[16 * (k - 1) + j] = IDENTIFIER_POINTER(
+				DECL_ASSEMBLER_NAME(c->cluster[k - 1][j]));
+		out[k - 1].ncluster = c->ncluster[k - 1];
+		out[k - 1].cluster = members + 16 * (k - 1);
 	}
-	n = pap_meta_format_calls(NULL, 0, "sc", out, c->nsites);
+	n = pap_meta_format_calls(NULL, 0, strategy, out, c->nsites);
 	c->text.s = XNEWVEC(char, n + 1);
 	c->text.cap = (size_t)n + 1;
 	c->text.len = (size_t)pap_meta_format_calls(c->text.s, c->text.cap,
-						    "sc", out, c->nsites);
+						    strategy, out, c->nsites);
+	XDELETEVEC(members);
 	XDELETEVEC(names);
 	XDELETEVEC(out);
 }
@@ -724,6 +865,16 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 		}
 	}
 	XDELETEVEC(head_of);
+	c->ncluster = XCNEWVEC(uint32_t, c->nsites + 1);
+	c->cluster = XCNEWVEC(tree *, c->nsites + 1);
+	if (pap_opts.clusters != pap_options::PAP_CLUSTERS_SC) {
+		uint32_t k;
+
+		pap_calls_snapshot();
+		for (k = 1; k <= c->nsites; k++)
+			if (c->sites[k - 1].kind == PAP_SITE_INDIRECT)
+				pap_calls_cluster(c, k);
+	}
 	r = pap_callsites_build(g->cfg, c->sites, c->nsites, &c->g);
 	if (r) {
 		warning(0, "pap: %s: no call probes: the call-site graph: %s",
@@ -798,6 +949,11 @@ void pap_calls_free(struct pap_calls *c)
 	if (!c)
 		return;
 	pap_callgraph_free(&c->g);
+	if (c->cluster)
+		for (uint32_t k = 0; k < c->nsites; k++)
+			XDELETEVEC(c->cluster[k]);
+	XDELETEVEC(c->cluster);
+	XDELETEVEC(c->ncluster);
 	XDELETEVEC(c->sites);
 	XDELETEVEC(c->cs);
 	pap_text_free(&c->text);

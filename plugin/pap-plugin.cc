@@ -4,7 +4,7 @@
  *
  * Usage:
  *   gcc -fplugin=pap.so [-fplugin-arg-pap-mode=pap-epp|pap|epp|none]
- *       [-fplugin-arg-pap-calls] [-fplugin-arg-pap-clusters=sc]
+ *       [-fplugin-arg-pap-calls] [-fplugin-arg-pap-clusters=sc|ic|ac]
  *       [-fplugin-arg-pap-meta=DIR] [-fplugin-arg-pap-include=REGEX]
  *       [-fplugin-arg-pap-exclude=REGEX] [-fplugin-arg-pap-system-headers]
  *       [-fplugin-arg-pap-fold=inline|call] [-fplugin-arg-pap-tally=N]
@@ -54,8 +54,11 @@ static struct plugin_info pap_plugin_info = {
 	"                        intra-procedural paths (with calls)\n"
 	"  calls                 also record each thread's sequence of calls\n"
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
-	"  clusters=sc           how an indirect call's callee is named\n"
-	"                        (sc: by the runtime, always)\n"
+	"  clusters=sc|ic|ac     how an indirect call's callee is named: by\n"
+	"                        the runtime always (sc, default), or by\n"
+	"                        compares with the unit's address-taken\n"
+	"                        functions of its type (ic) or all of them\n"
+	"                        (ac), at most 16\n"
 	"  meta=DIR              where NAME.papm metadata goes (default: next\n"
 	"                        to the object file)\n"
 	"  include=REGEX         instrument only functions matching REGEX\n"
@@ -231,10 +234,14 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		} else if (!strcmp(key, "clusters")) {
 			if (!strcmp(value, "sc")) {
 				pap_opts.clusters = pap_options::PAP_CLUSTERS_SC;
+			} else if (!strcmp(value, "ic")) {
+				pap_opts.clusters = pap_options::PAP_CLUSTERS_IC;
+			} else if (!strcmp(value, "ac")) {
+				pap_opts.clusters = pap_options::PAP_CLUSTERS_AC;
 			} else {
 				error("%<-fplugin-arg-%s-clusters=%s%>: unknown "
-				      "strategy (use sc; ic and ac are not "
-				      "implemented yet)", base, value);
+				      "strategy (use sc, ic or ac)", base,
+				      value);
 				ok = false;
 			}
 		} else if (!strcmp(key, "fold")) {

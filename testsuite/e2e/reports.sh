@@ -38,7 +38,7 @@ forest_grams() {
 	     { fn = fn }' "$1" | sort
 }
 
-echo "1..39"
+echo "1..40"
 
 # one build with the tracer, in each mode, runs twice with other inputs
 for mode in pap-epp pap; do
@@ -296,6 +296,19 @@ check "README: every line of its example report is in the report, in order" \
 	'[ $(wc -l <readme.ex) -gt 5 ] &&
 	 awk "NR == FNR { w[++n] = \$0; next } i < n && \$0 == w[i + 1] { i++ }
 	      END { exit i != n }" readme.ex report'
+# the README's call-sequence example, through the collector as it says
+rm -f calls.prof
+"$papgcc" -O2 -fplugin-arg-pap-calls examples/collatz.c -o collatz &&
+	"$top_builddir/collector/pap-collector" -o calls.prof --report=text \
+		-- ./collatz 12 >calls.report 2>err ||
+	not_ok "README calls example: cannot build, run or report"
+awk '/^The call report follows/ { want = 1 } want && /^```$/ { if (in_ex) exit
+	in_ex = 1; next } in_ex' "$top_srcdir/README.md" >readme.calls
+check "README: its call-sequence example is the report's, line for line" \
+	'[ $(wc -l <readme.calls) -gt 8 ] &&
+	 awk "NR == FNR { w[++n] = \$0; next } i < n && \$0 == w[i + 1] { i++ }
+	      END { exit i != n }" readme.calls calls.report &&
+	 grep -q "^calling contexts: 2 distinct" calls.report'
 cd "$tmp" || exit 1
 
 tap_done

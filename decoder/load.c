@@ -218,6 +218,9 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 /* At most this many edges of decoded pieces are remembered per function. */
 #define DECODE_MEMO_EDGES ((size_t)1 << 24)
 
+/* Pieces of paths' forms are let go past this many edges. */
+#define DECODE_PIECES_EDGES ((size_t)1 << 23)
+
 /* The most breakpoints a record may stand for once its repeats are
  * undone (16 bytes each): a bound on what a corrupt profile can make the
  * decoder allocate. */
@@ -312,7 +315,7 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
 	/* pieces are kept for the next paths, up to a bound: the memo makes
 	 * decoding them again a copy */
-	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES) {
+	if (!f->keep_pieces && f->pieces.npool > DECODE_PIECES_EDGES) {
 		pap_pieces_free(&f->pieces);
 		f->pieces_gen++;
 	}
@@ -327,14 +330,7 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 /* The blocks of piece @sym of @f: the user blocks its edges enter. */
 static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
 {
-	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
-	uint32_t len, i;
-	const uint32_t *e = pap_piece_edges(&f->pieces, sym, &len);
-	size_t n = 0;
-
-	for (i = 0; i < len; i++)
-		n += cfg->edges[e[i]].dst < cfg->nblocks;
-	return n;
+	return f->pieces.p[sym].nblocks;
 }
 
 /*
@@ -382,6 +378,7 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 	/* a short path's ids are cheaper had from its edges, stretches
 	 * seen before costing a compare (path_note_bl_edges()) */
 	if (!err && note && out->nedges <= NOTE_EXPAND_EDGES &&
+	    !path_bl_by_pieces(f) &&
 	    decode_edges(f, out->rec, scratch) == PAP_OK)
 		path_note_bl_edges(f, out, scratch->edges, scratch->len);
 	else if (!err && note)
@@ -414,9 +411,11 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	out->bl_only = r->kind == PAP_REC_BL;
 	out->bl_id = r->value;
 	/* a record without repeats is no longer unpacked than packed:
-	 * decoding it whole is the cheaper way to its summary */
+	 * decoding it whole is the cheaper way to its summary, unless its
+	 * ids are noted piece by piece */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
-	    pap_bpack_has_repeat(r->bps, r->nbps))
+	    (pap_bpack_has_repeat(r->bps, r->nbps) ||
+	     (note && path_bl_by_pieces(f))))
 		return summarize_form(f, out, head, note, scratch);
 	err = decode_edges(f, r, scratch);
 	if (err)
@@ -990,7 +989,9 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
-		if (dp->note_bl && !path_repeats(&p))
+		/* noted from its form by decode_rec() otherwise */
+		if (dp->note_bl && !path_repeats(&p) &&
+		    (p.bl_only || !path_bl_by_pieces(f)))
 			path_note_bl(f, &p, scratch.edges, scratch.len);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)

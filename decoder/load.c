@@ -218,7 +218,9 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 /* At most this many edges of decoded pieces are remembered per function. */
 #define DECODE_MEMO_EDGES ((size_t)1 << 24)
 
-/* Pieces of paths' forms are let go past this many edges. */
+/* Pieces of paths' forms are let go past this many edges: with the
+ * memo's, what a function's decoding holds stays within the report's
+ * memory targets (doc/benchmarks.md). */
 #define DECODE_PIECES_EDGES ((size_t)1 << 23)
 
 /* The most breakpoints a record may stand for once its repeats are
@@ -411,11 +413,9 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	out->bl_only = r->kind == PAP_REC_BL;
 	out->bl_id = r->value;
 	/* a record without repeats is no longer unpacked than packed:
-	 * decoding it whole is the cheaper way to its summary, unless its
-	 * ids are noted piece by piece */
+	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
-	    (pap_bpack_has_repeat(r->bps, r->nbps) ||
-	     (note && path_bl_by_pieces(f))))
+	    pap_bpack_has_repeat(r->bps, r->nbps))
 		return summarize_form(f, out, head, note, scratch);
 	err = decode_edges(f, r, scratch);
 	if (err)
@@ -989,9 +989,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
-		/* noted from its form by decode_rec() otherwise */
-		if (dp->note_bl && !path_repeats(&p) &&
-		    (p.bl_only || !path_bl_by_pieces(f)))
+		if (dp->note_bl && !path_repeats(&p))
 			path_note_bl(f, &p, scratch.edges, scratch.len);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)

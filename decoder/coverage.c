@@ -229,18 +229,21 @@ static struct bl_spans *spans_of(struct dfunc *f)
 }
 
 /*
- * Notes the ids of the stretches of edges @e (@n) after fold edge @prev
- * (BL_SPAN_START: from the path's start), cut after each fold edge; the
- * rest after the last fold edge is a final stretch when @final, and must
- * be empty otherwise (else PAP_ECORRUPT).
+ * pap_bl_split() of edges @e (@n) noting its ids in f->blset, each
+ * stretch between fold edges split once (struct bl_spans): the same
+ * ids and errors.
  */
-static int note_run(struct dfunc *f, const struct pap_plan *bl,
-		    uint32_t prev, int final, const uint32_t *e, size_t n)
+static int note_edges(struct dfunc *f, const struct pap_plan *bl,
+		      const uint32_t *e, size_t n)
 {
 	const struct pap_cfg *cfg = bl->cfg;
+	uint32_t prev = BL_SPAN_START;
 	size_t i, start = 0;
 	int err;
 
+	if (!n || e[0] >= cfg->nedges || cfg->edges[e[0]].src != cfg->entry)
+		return PAP_ECORRUPT;
+	spans_of(f);
 	for (i = 0; i < n; i++) {
 		if (e[i] >= cfg->nedges || !bl->is_fold[e[i]])
 			continue;
@@ -250,25 +253,7 @@ static int note_run(struct dfunc *f, const struct pap_plan *bl,
 		prev = e[i];
 		start = i + 1;
 	}
-	if (!final)
-		return start == n ? PAP_OK : PAP_ECORRUPT;
 	return note_span(f, bl, prev, 1, e + start, n - start);
-}
-
-/*
- * pap_bl_split() of edges @e (@n) noting its ids in f->blset, each
- * stretch between fold edges split once (struct bl_spans): the same
- * ids and errors.
- */
-static int note_edges(struct dfunc *f, const struct pap_plan *bl,
-		      const uint32_t *e, size_t n)
-{
-	const struct pap_cfg *cfg = bl->cfg;
-
-	if (!n || e[0] >= cfg->nedges || cfg->edges[e[0]].src != cfg->entry)
-		return PAP_ECORRUPT;
-	spans_of(f);
-	return note_run(f, bl, BL_SPAN_START, 1, e, n);
 }
 
 int path_bl_by_pieces(struct dfunc *f)

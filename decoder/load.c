@@ -378,7 +378,8 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 				head[n++] = cfg->edges[e[j]].dst;
 	}
 	/* a short path's ids are cheaper had from its edges, stretches
-	 * seen before costing a compare (path_note_bl_edges()) */
+	 * seen before costing a compare (path_note_bl_edges()), unless
+	 * they are had from the form's pieces (path_bl_by_pieces()) */
 	if (!err && note && out->nedges <= NOTE_EXPAND_EDGES &&
 	    !path_bl_by_pieces(f) &&
 	    decode_edges(f, out->rec, scratch) == PAP_OK)

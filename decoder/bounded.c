@@ -51,11 +51,15 @@ struct bound {
 	/* kept while measuring */
 	uint64_t max_marks;
 	struct part all;	/* every call, while at most max_marks */
-	struct part cur;	/* the current part's */
+	struct part *cur;	/* the current part's: one of parts[] */
 	uint64_t cur_marks;	/* items and opens kept of it */
 	size_t cut_depth;	/* past the cut: closes below this are kept */
 	int cur_cut;
-	struct part head[PRINT_HEAD_PARTS], tail[TAIL_RING], core_part;
+	struct part head[PRINT_HEAD_PARTS], core_part;
+	/* the last parts, by part number modulo TAIL_RING: the ring and
+	 * the current part take turns with parts[], swapped by pointer */
+	struct part *tail[TAIL_RING];
+	struct part parts[TAIL_RING + 1];
 	int oom;
 	/* printing */
 	int whole, shown, cut, skipping;
@@ -124,19 +128,19 @@ static void keep(struct bound *b, struct ev e, size_t depth)
 		}
 	}
 	if (!depth && e.kind != EV_CLOSE) {
-		b->cur.n = 0;
-		b->cur.unit = b->nunits;
+		b->cur->n = 0;
+		b->cur->unit = b->nunits;
 		b->cur_marks = 0;
 		b->cur_cut = 0;
 	}
 	if (!b->cur_cut) {
-		ev_push(b, &b->cur, e);
+		ev_push(b, b->cur, e);
 		if (e.kind != EV_CLOSE && ++b->cur_marks > PRINT_PART_MARKS) {
 			b->cur_cut = 1;
 			b->cut_depth = depth + (e.kind == EV_OPEN);
 		}
 	} else if (e.kind == EV_CLOSE && depth && depth - 1 < b->cut_depth) {
-		ev_push(b, &b->cur, e);
+		ev_push(b, b->cur, e);
 		b->cut_depth = depth - 1;
 	}
 }
@@ -144,20 +148,19 @@ static void keep(struct bound *b, struct ev e, size_t depth)
 /* The current part has ended; @is_core: it is the largest group yet. */
 static void part_end(struct bound *b, int is_core)
 {
-	struct part t;
-	uint64_t u = b->cur.unit;
+	struct part *t;
+	uint64_t u = b->cur->unit;
 
-	b->cur.valid = 1;
+	b->cur->valid = 1;
 	if (u < PRINT_HEAD_PARTS)
-		part_copy(b, &b->head[u], &b->cur);
+		part_copy(b, &b->head[u], b->cur);
 	if (is_core)
-		part_copy(b, &b->core_part, &b->cur);
-	/* the ring takes the current part's buffer, the current the
-	 * ring's oldest */
+		part_copy(b, &b->core_part, b->cur);
+	/* the ring takes the current part, the current the ring's oldest */
 	t = b->tail[u % TAIL_RING];
 	b->tail[u % TAIL_RING] = b->cur;
 	b->cur = t;
-	b->cur.n = 0;
+	b->cur->n = 0;
 }
 
 /* Measuring: the marks, the top-level parts and the largest group. */
@@ -300,18 +303,17 @@ static void bound_free(struct bound *b)
 	size_t i;
 
 	free(b->all.ev);
-	free(b->cur.ev);
 	free(b->core_part.ev);
 	for (i = 0; i < PRINT_HEAD_PARTS; i++)
 		free(b->head[i].ev);
-	for (i = 0; i < TAIL_RING; i++)
-		free(b->tail[i].ev);
+	for (i = 0; i < TAIL_RING + 1; i++)
+		free(b->parts[i].ev);
 }
 
 /* The kept part @u, or NULL when it was not kept. */
 static const struct part *kept_part(const struct bound *b, uint64_t u)
 {
-	const struct part *t = &b->tail[u % TAIL_RING];
+	const struct part *t = b->tail[u % TAIL_RING];
 
 	if (u < PRINT_HEAD_PARTS && b->head[u].valid && b->head[u].unit == u)
 		return &b->head[u];
@@ -383,7 +385,7 @@ int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
 	struct bound b;
 	struct seq_printer m = { m_item, m_open, m_close, &b };
 	struct seq_printer p = { p_item, p_open, p_close, &b };
-
+	size_t i;
 	int rc;
 
 	memset(&b, 0, sizeof(b));
@@ -391,6 +393,9 @@ int print_bounded_max(const struct seq_printer *sp, void (*gap)(void *ctx),
 	b.gap = gap;
 	b.max_marks = max_marks;
 	b.all.valid = 1;
+	for (i = 0; i < TAIL_RING; i++)
+		b.tail[i] = &b.parts[i];
+	b.cur = &b.parts[TAIL_RING];
 	if (emit(&m, arg)) {
 		bound_free(&b);
 		return -1;

@@ -70,7 +70,25 @@ struct bl_spans {
 	size_t nslots;
 	uint32_t *pool;
 	size_t npool, cappool;
+	/* the steps of the numbering over pieces of f->pieces (of
+	 * generation gen) taken so far (note_pieces()) */
+	struct bl_step *step;
+	size_t nsteps, nstepslots;
+	uint64_t gen;
 };
+
+/* One piece read from one state: where it leaves the numbering; its ids
+ * are in f->blset. */
+struct bl_step {
+	uint64_t sym, id_in, id_out;
+	uint32_t x_in, x_out;
+	uint8_t first_in, used;
+};
+
+/* At most this many steps are kept per function. */
+#define BL_STEPS_MAX ((size_t)1 << 18)
+/* Forms of more pieces than this are noted from their id stream. */
+#define BL_STEP_FORM_MAX ((uint64_t)1 << 16)
 
 #define BL_SPANS_MAX_EDGES ((size_t)1 << 20)
 /* Longer stretches are not kept: one met again saves little against its
@@ -85,6 +103,7 @@ void bl_spans_free(struct bl_spans *s)
 	free(s->sp);
 	free(s->slot);
 	free(s->pool);
+	free(s->step);
 	free(s);
 }
 
@@ -195,6 +214,20 @@ static int note_span(struct dfunc *f, const struct pap_plan *bl,
 	return err;
 }
 
+/* f->spans, made if need be; NULL when memory is short. */
+static struct bl_spans *spans_of(struct dfunc *f)
+{
+	if (!f->spans && (f->spans = calloc(1, sizeof(*f->spans)))) {
+		f->spans->nslots = 64;
+		f->spans->slot = calloc(64, sizeof(*f->spans->slot));
+		if (!f->spans->slot) {
+			free(f->spans);
+			f->spans = NULL;
+		}
+	}
+	return f->spans;
+}
+
 /*
  * pap_bl_split() of edges @e (@n) noting its ids in f->blset, each
  * stretch between fold edges split once (struct bl_spans): the same
@@ -210,14 +243,7 @@ static int note_edges(struct dfunc *f, const struct pap_plan *bl,
 
 	if (!n || e[0] >= cfg->nedges || cfg->edges[e[0]].src != cfg->entry)
 		return PAP_ECORRUPT;
-	if (!f->spans && (f->spans = calloc(1, sizeof(*f->spans)))) {
-		f->spans->nslots = 64;
-		f->spans->slot = calloc(64, sizeof(*f->spans->slot));
-		if (!f->spans->slot) {
-			free(f->spans);
-			f->spans = NULL;
-		}
-	}
+	spans_of(f);
 	for (i = 0; i < n; i++) {
 		if (e[i] >= cfg->nedges || !bl->is_fold[e[i]])
 			continue;
@@ -228,6 +254,121 @@ static int note_edges(struct dfunc *f, const struct pap_plan *bl,
 		start = i + 1;
 	}
 	return note_span(f, bl, prev, 1, e + start, n - start);
+}
+
+int path_bl_by_pieces(struct dfunc *f)
+{
+	const struct pap_plan *own = pap_meta_plan(f->fn);
+
+	return own && (own->mode == PAP_MODE_PAP ||
+		       own->mode == PAP_MODE_PAP_EPP) &&
+	       func_bl_plan(f) && spans_of(f);
+}
+
+/* The slot of step (@sym, @st) in s->step, or the empty one where it
+ * would go. */
+static size_t step_slot(const struct bl_spans *s, uint64_t sym,
+			const struct pap_bl_state *st)
+{
+	uint64_t h = (sym * 0x9e3779b97f4a7c15ull) ^
+		     (st->id * 0xff51afd7ed558ccdull) ^
+		     ((uint64_t)st->x << 1) ^ (uint64_t)st->first;
+	size_t i = (size_t)(h ^ (h >> 31)) & (s->nstepslots - 1);
+
+	for (; s->step[i].used; i = (i + 1) & (s->nstepslots - 1)) {
+		const struct bl_step *x = &s->step[i];
+
+		if (x->sym == sym && x->id_in == st->id &&
+		    x->x_in == st->x && x->first_in == st->first)
+			break;
+	}
+	return i;
+}
+
+/*
+ * The ids of the path of form @form (of at most BL_STEP_FORM_MAX pieces)
+ * noted by running the numbering (pap_bl_edge()) over its pieces in
+ * order, then pap_bl_end(): exactly pap_bl_split()'s ids and errors.  A
+ * piece read from a state it was read from before (struct bl_step)
+ * leaves the same state and notes the same ids, already in the set, so
+ * it costs a lookup: a path costs about its pieces, not its edges.
+ */
+static int note_pieces(struct dfunc *f, const struct pap_plan *bl,
+		       const struct pap_rseq *form)
+{
+	struct bl_spans *s = f->spans;
+	struct pap_bl_state st;
+	uint64_t pos, id;
+	int err;
+
+	if (s->gen != f->pieces_gen || !s->step) {
+		free(s->step);
+		s->nstepslots = 1024;
+		s->step = calloc(s->nstepslots, sizeof(*s->step));
+		s->nsteps = 0;
+		s->gen = f->pieces_gen;
+		if (!s->step)
+			return PAP_ENOMEM;
+	}
+	err = pap_bl_begin(bl, &st);
+	for (pos = 0; !err && pos < form->len; pos++) {
+		uint64_t sym = pap_rseq_get(form, pos);
+		size_t i = step_slot(s, sym, &st), k;
+		struct bl_step x;
+		const uint32_t *e;
+		uint32_t len, j;
+
+		if (s->step[i].used) {
+			st.id = s->step[i].id_out;
+			st.x = s->step[i].x_out;
+			st.first = 0;
+			continue;
+		}
+		x.sym = sym;
+		x.id_in = st.id;
+		x.x_in = st.x;
+		x.first_in = (uint8_t)st.first;
+		e = pap_piece_edges(&f->pieces, sym, &len);
+		for (j = 0; j < len && !err; j++) {
+			int r = pap_bl_edge(bl, &st, e[j], &id);
+
+			if (r < 0)
+				err = r;
+			else if (r)
+				err = note_id(f, id, 0, 0);
+		}
+		if (err || st.first || s->nsteps >= BL_STEPS_MAX)
+			continue;	/* an empty piece is not kept */
+		x.id_out = st.id;
+		x.x_out = st.x;
+		x.used = 1;
+		s->step[i] = x;
+		/* grown at half full, so that a free slot ends a probe */
+		if (++s->nsteps + 1 > s->nstepslots / 2) {
+			struct bl_spans g = *s;
+
+			g.nstepslots = 2 * s->nstepslots;
+			g.step = calloc(g.nstepslots, sizeof(*g.step));
+			if (!g.step)
+				return PAP_ENOMEM;
+			for (k = 0; k < s->nstepslots; k++)
+				if (s->step[k].used) {
+					struct pap_bl_state t = {
+						s->step[k].id_in,
+						s->step[k].x_in,
+						s->step[k].first_in };
+
+					g.step[step_slot(&g, s->step[k].sym,
+							 &t)] = s->step[k];
+				}
+			free(s->step);
+			s->step = g.step;
+			s->nstepslots = g.nstepslots;
+		}
+	}
+	if (!err)
+		err = pap_bl_end(bl, &st, &id);
+	return err ? err : note_id(f, id, 0, 0);
 }
 
 /* path_note_bl() of @p, from its form @form when not NULL. */
@@ -246,6 +387,11 @@ static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 		goto failed;
 	if (p->bl_only) {
 		if (note_id(f, p->bl_id, 0, 0))
+			goto failed;
+		return;
+	}
+	if (form && form->len <= BL_STEP_FORM_MAX && path_bl_by_pieces(f)) {
+		if (note_pieces(f, bl, form))
 			goto failed;
 		return;
 	}

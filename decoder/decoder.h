@@ -336,6 +336,10 @@ void path_note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
  * already (its pieces in f->pieces). */
 void path_note_bl_form(struct dfunc *f, struct dpath *p,
 		       const struct pap_rseq *form);
+/* Does path_note_bl_form() note @f's ids from the form's pieces (a PAP
+ * or PAP+EPP plan with an EPP numbering), each piece read from a state
+ * of the numbering seen before costing a lookup? */
+int path_bl_by_pieces(struct dfunc *f);
 /* path_note_bl() from @p's @edges, repeats or not. */
 void path_note_bl_edges(struct dfunc *f, struct dpath *p,
 			const uint32_t *edges, size_t nedges);

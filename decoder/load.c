@@ -231,6 +231,11 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 /* At most this many edges of decoded pieces are remembered per function. */
 #define DECODE_MEMO_EDGES ((size_t)1 << 24)
 
+/* Pieces of paths' forms are let go past this many edges: with the
+ * memo's, what a function's decoding holds stays within the report's
+ * memory targets (doc/benchmarks.md). */
+#define DECODE_PIECES_EDGES ((size_t)1 << 23)
+
 /* The most breakpoints a record may stand for once its repeats are
  * undone (16 bytes each): a bound on what a corrupt profile can make the
  * decoder allocate. */
@@ -325,7 +330,7 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
 	/* pieces are kept for the next paths, up to a bound: the memo makes
 	 * decoding them again a copy */
-	if (!f->keep_pieces && f->pieces.npool > DECODE_MEMO_EDGES) {
+	if (!f->keep_pieces && f->pieces.npool > DECODE_PIECES_EDGES) {
 		pap_pieces_free(&f->pieces);
 		f->pieces_gen++;
 	}
@@ -340,14 +345,7 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 /* The blocks of piece @sym of @f: the user blocks its edges enter. */
 static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
 {
-	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
-	uint32_t len, i;
-	const uint32_t *e = pap_piece_edges(&f->pieces, sym, &len);
-	size_t n = 0;
-
-	for (i = 0; i < len; i++)
-		n += cfg->edges[e[i]].dst < cfg->nblocks;
-	return n;
+	return f->pieces.p[sym].nblocks;
 }
 
 /*
@@ -393,8 +391,10 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 				head[n++] = cfg->edges[e[j]].dst;
 	}
 	/* a short path's ids are cheaper had from its edges, stretches
-	 * seen before costing a compare (path_note_bl_edges()) */
+	 * seen before costing a compare (path_note_bl_edges()), unless
+	 * they are had from the form's pieces (path_bl_by_pieces()) */
 	if (!err && note && out->nedges <= NOTE_EXPAND_EDGES &&
+	    !path_bl_by_pieces(f) &&
 	    decode_edges(f, out->rec, scratch) == PAP_OK)
 		path_note_bl_edges(f, out, scratch->edges, scratch->len);
 	else if (!err && note)

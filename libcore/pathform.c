@@ -238,11 +238,6 @@ static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 	size_t top = c->depth, i, k;
 	struct pap_rseq_seen *seen;
 
-	if (!c->seen) {
-		c->seen = calloc(CURSOR_CACHE, sizeof(*c->seen));
-		if (!c->seen)
-			return PAP_ENOMEM;
-	}
 	for (;;) {
 		const struct pap_rseq_item *it;
 		uint64_t off;
@@ -255,6 +250,11 @@ static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 			link_push(c, c->flat[pos], pos, 0);
 			break;
 		}
+		/* made only when needed: most cursors of short forms
+		 * read the positions they keep expanded */
+		if (!c->seen &&
+		    !(c->seen = calloc(CURSOR_CACHE, sizeof(*c->seen))))
+			return PAP_ENOMEM;
 		seen = &c->seen[pos % CURSOR_CACHE];
 		if (seen->pos1 == pos + 1) {
 			/* a symbol link: its position is never read */
@@ -280,7 +280,7 @@ static int cursor_descend(struct pap_rseq_cursor *c, uint64_t pos)
 		pos = it->pos - it->dist + off % it->dist;
 	}
 	k = c->l[c->depth - 1].item;
-	for (i = top; i < c->depth; i++) {
+	for (i = top; c->seen && i < c->depth; i++) {
 		uint64_t p = link_pos(c, &c->l[i]);
 
 		c->seen[p % CURSOR_CACHE] = (struct pap_rseq_seen){ p + 1, k };
@@ -581,11 +581,14 @@ static int pieces_grow(struct pap_pieces *pc)
 }
 
 /* Adds the piece of key (a, b, r) whose edges are @e's; its index. */
-static int piece_add(struct pap_pieces *pc, uint32_t a, uint32_t b,
-		     uint64_t r, const struct pap_path *e,
-		     const struct pap_piece *info, uint64_t *idx)
+static int piece_add(struct pap_pieces *pc, const struct pap_cfg *cfg,
+		     uint32_t a, uint32_t b, uint64_t r,
+		     const struct pap_path *e, const struct pap_piece *info,
+		     uint64_t *idx)
 {
 	struct pap_piece_slot *sl;
+	uint32_t nblocks = 0;
+	size_t i;
 	int err;
 
 	if ((pc->n + 1) * 2 > pc->nslots && (err = pieces_grow(pc)))
@@ -610,6 +613,9 @@ static int piece_add(struct pap_pieces *pc, uint32_t a, uint32_t b,
 	pc->p[pc->n] = *info;
 	pc->p[pc->n].off = pc->npool;
 	pc->p[pc->n].len = (uint32_t)e->len;
+	for (i = 0; i < e->len; i++)
+		nblocks += cfg->edges[e->edges[i]].dst < cfg->nblocks;
+	pc->p[pc->n].nblocks = nblocks;
 	pc->npool += e->len;
 	sl = piece_slot(pc, a, b, r);
 	*sl = (struct pap_piece_slot){ r, a, b, (uint32_t)pc->n };
@@ -638,7 +644,7 @@ static const struct pap_breakpoint *bp_at(struct builder *b, uint64_t pos)
 static int pap_piece(struct builder *b, uint32_t node, uint32_t stop,
 		     uint64_t r, uint64_t *idx)
 {
-	struct pap_piece info = { 0, 0, PAP_NONE, PAP_NONE, 0 };
+	struct pap_piece info = { 0, 0, 0, PAP_NONE, PAP_NONE, 0 };
 	struct pap_piece_slot *sl;
 	int err;
 
@@ -652,8 +658,8 @@ static int pap_piece(struct builder *b, uint32_t node, uint32_t stop,
 	b->scratch.len = 0;
 	err = pap_decode_segment(b->plan, b->memo, node, r, stop,
 				 &b->scratch);
-	return err ? err : piece_add(b->pc, node, stop, r, &b->scratch, &info,
-				     idx);
+	return err ? err : piece_add(b->pc, b->plan->cfg, node, stop, r,
+				     &b->scratch, &info, idx);
 }
 
 /*
@@ -719,7 +725,7 @@ static int build_pap(struct builder *b, const struct pap_breakpoint *bps,
 static int epp_piece(struct builder *b, uint32_t end, uint64_t r,
 		     uint64_t *idx)
 {
-	struct pap_piece info = { 0, 0, PAP_NONE, PAP_NONE, 0 };
+	struct pap_piece info = { 0, 0, 0, PAP_NONE, PAP_NONE, 0 };
 	struct pap_piece_slot *sl;
 	int err;
 
@@ -734,8 +740,8 @@ static int epp_piece(struct builder *b, uint32_t end, uint64_t r,
 	err = pap_decode_epp_segment(b->plan, b->memo, end, r, &b->scratch,
 				     &info.first_end, &info.start,
 				     &info.at_entry);
-	return err ? err : piece_add(b->pc, end, 0, r, &b->scratch, &info,
-				     idx);
+	return err ? err : piece_add(b->pc, b->plan->cfg, end, 0, r,
+				     &b->scratch, &info, idx);
 }
 
 /*

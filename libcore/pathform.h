@@ -137,6 +137,7 @@ uint64_t pap_rseq_prefix(const struct pap_rseq *s, const uint64_t *acc,
 struct pap_piece {
 	size_t off;		/* into the edge pool */
 	uint32_t len;
+	uint32_t nblocks;	/* its edges that enter a user block */
 	uint32_t first_end;	/* PAP+EPP: fold edge its first digit ends at */
 	uint32_t start;		/* PAP+EPP: fold edge its first digit starts at */
 	int at_entry;		/* PAP+EPP: its first digit starts at ENTRY */

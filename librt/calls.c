@@ -43,11 +43,17 @@ static RT_TLS int rt_clost;
 static RT_TLS int rt_cbegun;
 
 static const char *(*rt_ckey_of)(uintptr_t addr);
+static uint64_t (*rt_cid_of)(const char *key);
 static void (*rt_cbegin)(void);
 
 void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr))
 {
 	rt_ckey_of = key_of;
+}
+
+void rt_calls_set_id_of(uint64_t (*id_of)(const char *key))
+{
+	rt_cid_of = id_of;
 }
 
 void rt_calls_set_begin(void (*begin)(void))
@@ -93,7 +99,9 @@ static void cbp(uint32_t site, uint64_t r)
 
 static uint64_t fnid(const char *key)
 {
-	return key ? pap_fnid(key) : 0;
+	if (!key)
+		return 0;
+	return rt_cid_of ? rt_cid_of(key) : pap_fnid(key);
 }
 
 /* A mark: (site, cr), an ID entry naming @key when @named, an ARG entry

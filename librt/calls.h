@@ -87,6 +87,9 @@ void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr));
  * runtime registers its thread-end hook there: callrec.c); NULL in the
  * tests. */
 void rt_calls_set_begin(void (*begin)(void));
+/* Names a key's id for the marks (pap_fnid() of it, by a faster way);
+ * unset: pap_fnid(). */
+void rt_calls_set_id_of(uint64_t (*id_of)(const char *key));
 
 /* Tests build the fast paths with an overflow limit below 2^64. */
 #ifdef PAP_CALLS_TESTING

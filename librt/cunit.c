@@ -16,6 +16,12 @@
 #include "fnkey.h"
 #include "util.h"
 
+/* A function's id by the address of its key string. */
+struct rt_kid {
+	const char *key;
+	uint64_t id;
+};
+
 /* A published snapshot: the program and the address table (open
  * addressing, a power of two slots, at most half used; addr 0 empty). */
 struct rt_creg {
@@ -25,6 +31,8 @@ struct rt_creg {
 	struct pap_breakpoint *bps;
 	struct pap_cunit_fn *slot;
 	size_t cap, nfns;
+	struct rt_kid *kslot;		/* key pointer -> id, likewise */
+	size_t kcap, nkeys;
 	struct rt_creg *prev;		/* kept: readers may hold it */
 };
 
@@ -73,6 +81,22 @@ static void rt_slot_put(struct pap_cunit_fn *slot, size_t cap,
 	++*n;
 }
 
+/* Puts (@key, @id) into the key table of @cap slots. */
+static void rt_kid_put(struct rt_kid *slot, size_t cap, const char *key,
+		       uint64_t id, size_t *n)
+{
+	size_t i = rt_addr_hash((uintptr_t)key) & (cap - 1);
+
+	for (; slot[i].key; i = (i + 1) & (cap - 1))
+		if (slot[i].key == key) {
+			slot[i].id = id;
+			return;
+		}
+	slot[i].key = key;
+	slot[i].id = id;
+	++*n;
+}
+
 static int rt_u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -118,6 +142,19 @@ const char *rt_cunit_key_of(uintptr_t addr)
 	return NULL;
 }
 
+uint64_t rt_cunit_id_of(const char *key)
+{
+	struct rt_creg *r = __atomic_load_n(&rt_creg, __ATOMIC_ACQUIRE);
+	size_t i;
+
+	if (r && key && r->kcap)
+		for (i = rt_addr_hash((uintptr_t)key) & (r->kcap - 1);
+		     r->kslot[i].key; i = (i + 1) & (r->kcap - 1))
+			if (r->kslot[i].key == key)
+				return r->kslot[i].id;
+	return key ? pap_fnid(key) : 0;
+}
+
 /* The runtime's copy of "PREFIX%016llx" (a program's key). */
 static const char *rt_sum_key(const char *prefix, uint64_t sum)
 {
@@ -149,20 +186,37 @@ static struct rt_creg *rt_creg_add(struct rt_creg *old,
 		known |= old->ids[i] == id;
 	for (r->cap = 16; r->cap < 2 * want + 2; r->cap *= 2)
 		;
+	for (r->kcap = 16; r->kcap < 4 * want + 2; r->kcap *= 2)
+		;
 	r->slot = calloc(r->cap, sizeof(*r->slot));
+	r->kslot = calloc(r->kcap, sizeof(*r->kslot));
 	r->ids = malloc((n + 1) * sizeof(*r->ids));
 	r->units = malloc((n + 1) * sizeof(*r->units));
 	r->bps = malloc((n + 1) * sizeof(*r->bps));
-	if (!r->slot || !r->ids || !r->units || !r->bps)
+	if (!r->slot || !r->kslot || !r->ids || !r->units || !r->bps)
 		goto oom;
 	for (k = 0; old && k < old->cap; k++)
 		if (old->slot[k].addr)
 			rt_slot_put(r->slot, r->cap, old->slot[k].addr,
 				    old->slot[k].key, &r->nfns);
+	for (k = 0; old && k < old->kcap; k++)
+		if (old->kslot[k].key)
+			rt_kid_put(r->kslot, r->kcap, old->kslot[k].key,
+				   old->kslot[k].id, &r->nkeys);
 	for (k = 0; k < u->nfns; k++)
-		if (u->fns[k].addr && u->fns[k].key)
-			rt_slot_put(r->slot, r->cap, u->fns[k].addr,
-				    __pap_intern(u->fns[k].key), &r->nfns);
+		if (u->fns[k].addr && u->fns[k].key) {
+			const char *own = __pap_intern(u->fns[k].key);
+			uint64_t fid = pap_fnid(own);
+
+			rt_slot_put(r->slot, r->cap, u->fns[k].addr, own,
+				    &r->nfns);
+			/* the probes pass the table's pointer (an
+			 * executable's string, a shared object's interned
+			 * copy), the CALLEE marks the runtime's copy */
+			rt_kid_put(r->kslot, r->kcap, own, fid, &r->nkeys);
+			rt_kid_put(r->kslot, r->kcap, u->fns[k].key, fid,
+				   &r->nkeys);
+		}
 	if (n)
 		memcpy(r->ids, old->ids, n * sizeof(*r->ids));
 	if (!known)
@@ -194,6 +248,7 @@ static struct rt_creg *rt_creg_add(struct rt_creg *old,
 	return r;
 oom:
 	free(r->slot);
+	free(r->kslot);
 	free(r->ids);
 	free(r->units);
 	free(r->bps);
@@ -212,6 +267,7 @@ void __pap_cunit(const struct pap_cunit *unit)
 	if (!rt_creg) {
 		/* the first unit: the runtime's hooks (callrec.c) */
 		rt_calls_set_key_of(rt_cunit_key_of);
+		rt_calls_set_id_of(rt_cunit_id_of);
 		rt_calls_set_begin(rt_calls_began);
 		rt_start();
 	}

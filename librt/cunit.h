@@ -40,6 +40,10 @@ struct rt_cprog {
 const struct rt_cprog *rt_cprog_now(void);
 /* The key of the function registered at @addr; NULL: none. */
 const char *rt_cunit_key_of(uintptr_t addr);
+/* pap_fnid(@key), looked up by the string's address among the keys
+ * registered (computed once, at registration) and computed otherwise;
+ * 0 for NULL. */
+uint64_t rt_cunit_id_of(const char *key);
 /* PROGSUM of the @n ids @ids, which it sorts. */
 uint64_t rt_cprog_sum(uint64_t *ids, uint32_t n);
 

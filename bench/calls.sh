@@ -68,16 +68,7 @@ build_one() {
 	calls+pap-epp) set -- "$papgcc" -O2 -fplugin-arg-pap-calls ;;
 	pap-epp) set -- "$papgcc" -O2 ;;
 	esac
-	if [ "$b" = zlib ]; then
-		set -- "$@" -w -I"$base/zlib/zlib" \
-			$(bench_zlib_files "$base/zlib/zlib")
-	else
-		set -- "$@" -I"$srcdir/bench/suite" "$srcdir/bench/suite/$b.c"
-	fi
-	(cd "$work/bin/$v" && "$@" -o "$out" -lm -lpthread) || {
-		echo "calls.sh: error: cannot build $b ($v)" >&2
-		exit 1
-	}
+	bench_build calls.sh "$b" "$base/zlib" "$out" "$@"
 }
 
 echo "calls.sh: building$benches as $builds"

@@ -16,6 +16,10 @@
 # bench_other_option NAME SCRIPT OPTION: an option the script NAME does
 # not parse itself: -h/--help prints SCRIPT's opening comment and exits
 # 0; anything else is an error (exit 2).
+# bench_build NAME BENCH ZLIBDIR OUT CMD...: compiles benchmark BENCH (a
+# program of bench/suite, or zlib's zpipe from ZLIBDIR) with the compiler
+# command CMD... into OUT, in OUT's directory; on failure says so
+# (NAME prefixes the message) and exits 1.
 # bench_splice MARKER TABLE: replaces what lies between the lines
 # "<!-- MARKER begin -->" and "<!-- MARKER end -->" of $doc with TABLE.
 
@@ -68,6 +72,20 @@ bench_rotated() {
 		k=$((k - 1))
 	done
 	echo "$@"
+}
+
+bench_build() {
+	_name=$1 _b=$2 _z=$3 _out=$4
+	shift 4
+	if [ "$_b" = zlib ]; then
+		set -- "$@" -w -I"$_z/zlib" $(bench_zlib_files "$_z/zlib")
+	else
+		set -- "$@" -I"$srcdir/bench/suite" "$srcdir/bench/suite/$_b.c"
+	fi
+	(cd "$(dirname "$_out")" && "$@" -o "$_out" -lm -lpthread) || {
+		echo "$_name: error: cannot build $_b ($(basename "$(dirname "$_out")"))" >&2
+		exit 1
+	}
 }
 
 bench_zlib_files() {

@@ -89,16 +89,7 @@ build_one() {
 		[ "$b" = threads ] && set -- "$@" -fprofile-update=atomic ;;
 	*) set -- "$papgcc" -O2 -fplugin-arg-pap-mode="$v" ;;
 	esac
-	if [ "$b" = zlib ]; then
-		set -- "$@" -w -I"$work/zlib/zlib" \
-			$(bench_zlib_files "$work/zlib/zlib")
-	else
-		set -- "$@" -I"$srcdir/bench/suite" "$srcdir/bench/suite/$b.c"
-	fi
-	(cd "$work/bin/$v" && "$@" -o "$out" -lm -lpthread) || {
-		echo "overhead.sh: error: cannot build $b ($v)" >&2
-		exit 1
-	}
+	bench_build overhead.sh "$b" "$work/zlib" "$out" "$@"
 }
 
 echo "overhead.sh: building$benches as $builds"

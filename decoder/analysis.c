@@ -1049,7 +1049,13 @@ int put_numbers_bounded(FILE *out, struct dfunc *f, const struct dpath *p,
 
 void json_string(FILE *out, const char *s)
 {
+	json_prefixed_string(out, "", s);
+}
+
+void json_prefixed_string(FILE *out, const char *prefix, const char *s)
+{
 	putc('"', out);
+	fputs(prefix, out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 

@@ -134,12 +134,10 @@ static void json_node(FILE *out, const struct ctree *ct, uint32_t v,
 		for (i = 0; i <= depth; i++) {
 			uint64_t l = t->nodes[path[i]].label;
 
-			snprintf(name, sizeof(name), "%s%s",
-				 pap_cctx_outside(l) && i ? ">" : "",
-				 name_of(ct->b, l));
 			if (i)
 				fputs(", ", out);
-			json_string(out, name);
+			json_prefixed_string(out, pap_cctx_outside(l) && i ?
+					     ">" : "", name_of(ct->b, l));
 		}
 		fputs("], \"site\": ", out);
 		if (up) {

@@ -676,24 +676,6 @@ int call_tree_print(FILE *out, const struct pap_cs_built *b,
 	return 0;
 }
 
-/* @prefix then @s as one JSON string. */
-static void json_name(FILE *out, const char *prefix, const char *s)
-{
-	putc('"', out);
-	fputs(prefix, out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
-	}
-	putc('"', out);
-}
-
 void call_seq_json(FILE *out, const struct pap_cs_built *b,
 		   const struct call_seq *q, size_t max)
 {
@@ -704,7 +686,7 @@ void call_seq_json(FILE *out, const struct pap_cs_built *b,
 		uint32_t v = q->item[i];
 
 		fputs(i ? ", " : "", out);
-		json_name(out, v & CALL_SEQ_OUTSIDE ? ">" : "",
+		json_prefixed_string(out, v & CALL_SEQ_OUTSIDE ? ">" : "",
 			  fn_name(b, v & ~CALL_SEQ_OUTSIDE));
 	}
 	fputc(']', out);

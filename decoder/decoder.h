@@ -516,6 +516,8 @@ size_t path_lines(const struct pap_meta_fn *fn, const struct dpath *p,
 
 /* Writes @s as a JSON string. */
 void json_string(FILE *out, const char *s);
+/* @prefix (plain text) then @s as one JSON string. */
+void json_prefixed_string(FILE *out, const char *prefix, const char *s);
 
 /* selective.c: is @key a selective function's early-end companion
  * ("ASMNAME%early:...")? */

@@ -1047,24 +1047,3 @@ int put_numbers_bounded(FILE *out, struct dfunc *f, const struct dpath *p,
 	return rc ? 1 : 0;
 }
 
-void json_string(FILE *out, const char *s)
-{
-	json_prefixed_string(out, "", s);
-}
-
-void json_prefixed_string(FILE *out, const char *prefix, const char *s)
-{
-	putc('"', out);
-	fputs(prefix, out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
-	}
-	putc('"', out);
-}

@@ -1090,7 +1090,7 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		if (sel_early_key(r->fn))
 			continue;	/* print_selective()'s */
 		if (pap_rec_key_prefix(r->kind))
-			continue;	/* a program kind's: kept, not a path */
+			continue;	/* a program kind's: kept, no path */
 		fn = resolve_fn(d, r->fn);
 		if (fn && fn->sel)
 			continue;

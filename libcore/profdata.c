@@ -768,6 +768,12 @@ static int prof_header(struct prof_parse *ps, const char *text)
 	return PAP_OK;
 }
 
+/* The first profile version with lines of the kind @letter opens. */
+static int prof_kind_version(char letter)
+{
+	return pap_rec_version((unsigned)pap_rec_of_letter(letter));
+}
+
 /* Parses the record lines of @text, up to its NUL, into ps->tmp. */
 static int prof_body(struct prof_parse *ps, const char *text)
 {
@@ -793,13 +799,10 @@ static int prof_body(struct prof_parse *ps, const char *text)
 			r = prof_lost(lx, &ps->tmp);
 		else if (pap_rec_of_letter(kind) < 0 || *lx->p != ' ')
 			r = prof_error(lx, "unknown record");
-		else if (pap_rec_version((unsigned)pap_rec_of_letter(kind)) >
-			 ps->version)
+		else if (prof_kind_version(kind) > ps->version)
 			r = prof_error(lx, "a '%c' record in a version %d "
 				       "profile (it needs version %d)", kind,
-				       ps->version,
-				       pap_rec_version((unsigned)
-						       pap_rec_of_letter(kind)));
+				       ps->version, prof_kind_version(kind));
 		else
 			r = prof_line(lx, &ps->tmp, pap_rec_of_letter(kind),
 				      ps->version, &ps->bps, &ps->cap,

@@ -26,7 +26,7 @@
 struct rt_cprog {
 	uint64_t sum;			/* PROGSUM */
 	uint32_t nunits;
-	const char *const *units;	/* unit keys (interned), by their ids */
+	const char *const *units;	/* unit keys (interned), by id */
 	/* the PROG record's breakpoints: (i, pap_fnid(units[i])) */
 	const struct pap_breakpoint *bps;
 	const char *calls_key;		/* "%calls:PROGSUM" (interned) */

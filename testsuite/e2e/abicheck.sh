@@ -5,14 +5,18 @@
 # nothing is recorded, the program's own output and status unchanged.
 # An object of another pap is stood in for by a unit that makes the call
 # an older or newer pap's constructor would.  A profile's header names
-# the pap that wrote it (format version 6); version 4 files are still
-# read, and rewritten as version 6 by the next writer.  TAP output.
+# the pap that wrote it (format versions 6 on); version 4 files are
+# still read, and rewritten in the newest by the next writer.  TAP
+# output.
 set -u
 . "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 # the ABI version of this pap, from its header: the oracle
 abi=$(sed -n 's/^#define PAP_ABI_VERSION \([0-9]*\)$/\1/p' \
 	"$top_srcdir/include/pap/abi.h")
+# the binary profile's format version, from its header
+fmt=$(sed -n 's/^#define PAP_PROFILE_VERSION_BIN \([0-9]*\)$/\1/p' \
+	"$top_srcdir/libcore/profdata.h")
 
 echo "1..7"
 
@@ -67,17 +71,18 @@ check "under pap-collector: nothing collected, the command's status" \
 # major << 16 | minor << 8 | patch), from pap-decode --version: the oracle
 "$papgcc" -o good p.o && rm -f pap.prof && ./good >/dev/null
 ver=$("$decode" --version | sed -n 's/^pap-decode (pap) \([0-9]*\)\.\([0-9]*\)\.\([0-9]*\).*/\3 \2 \1 0/p')
-check "a profile's header: format 6, pap $("$decode" --version | cut -d' ' -f3), the file's length committed" \
-	'[ "$(od -An -tu1 -j8 -N8 pap.prof | tr -s " " | sed "s/^ //")" = "6 0 0 0 $ver" ] &&
+check "a profile's header: format $fmt, pap $("$decode" --version | cut -d' ' -f3), the file's length committed" \
+	'[ "$(od -An -tu1 -j8 -N8 pap.prof | tr -s " " | sed "s/^ //")" = "$fmt 0 0 0 $ver" ] &&
 	 [ "$(od -An -tu8 --endian=little -j16 -N8 pap.prof | tr -d " ")" -eq "$(wc -c <pap.prof)" ]'
 # the same file as version 4 wrote it (flags 0 there, no committed
-# length): read, and rewritten as version 6 with the new run's records
+# length): read, and rewritten in the newest version with the new
+# run's records
 { head -c 8 pap.prof; printf '\004\000\000\000\000\000\000\000'
   tail -c +25 pap.prof; } >v4.prof && mv v4.prof pap.prof
 "$decode" --format=paths pap.prof >paths4 2>err4
 ./good >/dev/null 2>err
-check "a version 4 profile is read, and rewritten as version 6 by the next run" \
+check "a version 4 profile is read, and rewritten as version $fmt by the next run" \
 	'[ ! -s err4 ] && grep -q "^f 1 " paths4 && [ ! -s err ] &&
-	 "$decode" --format=paths pap.prof | grep -q "^f 2 " && [ "$(od -An -tu1 -j8 -N1 pap.prof | tr -d " ")" = 6 ]'
+	 "$decode" --format=paths pap.prof | grep -q "^f 2 " && [ "$(od -An -tu1 -j8 -N1 pap.prof | tr -d " ")" = "$fmt" ]'
 
 tap_done

@@ -293,7 +293,8 @@ static void pk_reframe(struct bytes *b)
 		len |= (uint64_t)seg[8 + i] << (8 * i);
 	h = pap_fnv1a(seg + PAP_PROFBIN_SEG_HEAD, (size_t)len);
 	for (i = 0; i < 8; i++)
-		seg[PAP_PROFBIN_SEG_HEAD + len + i] = (unsigned char)(h >> (8 * i));
+		seg[PAP_PROFBIN_SEG_HEAD + len + i] =
+			(unsigned char)(h >> (8 * i));
 }
 
 /* @b with its first @n-byte occurrence of @from replaced by @to. */

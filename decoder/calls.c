@@ -395,6 +395,29 @@ static struct call_run *runs_of(const struct calls *c, size_t *n)
 	return r;
 }
 
+int calls_runs_load(struct dprofile *dp, const struct ropts *o,
+		    struct call_runs *out)
+{
+	struct calls *c = calloc(1, sizeof(*c));
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return -1;
+	calls_load(c, dp, o);
+	out->owner = c;
+	out->run = runs_of(c, &out->n);
+	return out->run ? 0 : -1;
+}
+
+void calls_runs_free(struct call_runs *r)
+{
+	if (r->owner)
+		calls_free(r->owner);
+	free(r->owner);
+	free(r->run);
+	memset(r, 0, sizeof(*r));
+}
+
 /* The number of the first events shown of @dc, and whether cut. */
 static size_t shown_events(const struct dcall *dc, const struct ropts *o,
 			   int *cut)

@@ -703,6 +703,26 @@ struct call_run {
 	uint64_t count;
 };
 
+/* The decoded sequences of a profile, each with its count (calls.c):
+ * those that could not be decoded are named on stderr and counted in
+ * the decoder's errors, those over --max-sequence's bound left out. */
+struct call_runs {
+	struct call_run *run;
+	size_t n;
+	void *owner;		/* the decoded records */
+};
+int calls_runs_load(struct dprofile *dp, const struct ropts *o,
+		    struct call_runs *out);
+void calls_runs_free(struct call_runs *r);
+/*
+ * pap-decode diff's sections of call sequences and calling contexts
+ * (calldiff.c) of @old's profile @a against @new's @b: those that
+ * appear, disappear, and change count most, --top of each; nothing
+ * when neither has call sequences.  0, or -1 after an error (said).
+ */
+int calls_diff(struct dprofile *a, struct dprofile *b, const struct ropts *o,
+	       const char *old, const char *new);
+
 /*
  * The calling-context tree of @runs (callctx.c): JSON ",\n\"call_contexts\":
  * [...], \"call_contexts_left_out\": N", each context with its chain of

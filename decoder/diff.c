@@ -818,7 +818,8 @@ int cmd_diff(struct decoder *d, const struct ropts *o, const char *old,
 				  s == DISAPPEARS ? "disappears" :
 				  t->v[i].b > t->v[i].a ? "grows" : "shrinks");
 	}
-	rc = sel_diff(d, o, &pa, &pb) || d->errors ? 1 : 0;
+	rc = sel_diff(d, o, &pa, &pb) | calls_diff(&da, &db, o, old, new) ||
+	     d->errors ? 1 : 0;
 	goto out;
 oom:
 	fprintf(stderr, "%s: error: out of memory\n", pap_prog);

@@ -165,19 +165,14 @@ static void json_node(FILE *out, const struct ctree *ct, uint32_t v,
 	free(c);
 }
 
-/* The deepest context of @t, for the path buffer. */
+/* The deepest context of @t, for the path buffer (roots have depth 1). */
 static uint32_t max_depth(const struct pap_forest *t)
 {
-	uint32_t v, d = 0, depth;
+	uint32_t v, d = 0;
 
-	for (v = 1; v < t->n; v++) {
-		uint32_t w = v;
-
-		for (depth = 1; t->nodes[w].parent; depth++)
-			w = t->nodes[w].parent;
-		if (depth > d)
-			d = depth;
-	}
+	for (v = 1; v < t->n; v++)
+		if (t->nodes[v].depth > d)
+			d = t->nodes[v].depth;
 	return d;
 }
 

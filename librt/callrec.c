@@ -21,6 +21,7 @@
 
 #include "calls.h"
 #include "cunit.h"
+#include "pisp.h"
 #include "rt.h"
 #include "sink.h"
 
@@ -76,13 +77,16 @@ void rt_calls_record(void)
 	const struct rt_cprog *p;
 	uint64_t value;
 	size_t nbps;
-	int open, lost;
+	int open, lost, left = rt_pisp_take();
 
 	if (!rt_calls_begun())
 		return;
 	open = rt_calls_open();
 	lost = rt_calls_take(&value, &bps, &nbps);
 	rt_crunning_done();
+	/* off every call sequence of interest (pisp.h): not recorded */
+	if (left)
+		return;
 	p = rt_cprog_now();
 	/* no unit registered: the program cannot be named */
 	if (lost || !p || nbps > UINT32_MAX) {
@@ -114,6 +118,7 @@ void rt_calls_forget_offers(void)
 void rt_calls_record_after_fork_child(void)
 {
 	rt_calls_after_fork_child();
+	rt_pisp_reset();
 	__atomic_store_n(&rt_crunning, (uint64_t)rt_calls_begun(),
 			 __ATOMIC_RELAXED);
 	rt_calls_forget_offers();

@@ -823,6 +823,8 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	uint32_t cap = 0;
 	int num, r;
 
+	if (!pap_pisp_keep(fun, asmname))
+		return NULL;
 	FOR_EACH_BB_FN(bb, fun) {
 		edge e;
 		edge_iterator ei;

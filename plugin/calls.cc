@@ -652,6 +652,8 @@ static bool pap_calls_callee_in(tree callee)
 	if (lookup_attribute("no_instrument_function",
 			     DECL_ATTRIBUTES(callee)))
 		return false;
+	if (!pap_pisp_named(callee))
+		return false;
 	if (DECL_IN_SYSTEM_HEADER(callee) && !pap_opts.system_headers)
 		return false;
 	name = IDENTIFIER_POINTER(DECL_NAME(callee));

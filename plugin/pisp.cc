@@ -6,13 +6,16 @@
  * The spec's "calls" lines name whole thread sequences (pathspec.h).  A
  * function that no sequence names keeps no call probes: its entry gets
  * one thread-local store instead, __pap_pisp_dead = 1 (librt/pisp.c),
- * and a thread that made it records no call sequence.  Every entry of
- * an instrumented function is an item of its thread's sequence, so a
- * thread that entered such a function is on no sequence of interest;
- * a thread that entered none runs the same probes, with the same
- * effect, as in a build of every function, and records the same
- * sequence.  So each sequence of interest is counted exactly, and the
- * functions outside them pay one store per entry.
+ * and a thread that made it records no call sequence.  Callers count
+ * such a function as uninstrumented (their sites to it are flagged o,
+ * their clusters leave it out).  Every entry of an instrumented
+ * function is an item of its thread's sequence, so a thread that
+ * entered such a function is on no sequence of interest; a thread that
+ * entered none made the same calls, entries and returns as in a build of
+ * every function (it never took a site to such a function), so it
+ * records the same sequence, numbered by this build's call-site graphs.
+ * So each sequence of interest is counted exactly, and the functions
+ * outside them pay one store per entry.
  *
  * Not yet: the per-thread automaton over the sequences (a thread in
  * functions of interest but off every sequence still records), paths
@@ -96,6 +99,12 @@ bool pap_pisp_add_spec(const char *file)
 		return false;
 	}
 	return true;
+}
+
+bool pap_pisp_named(tree decl)
+{
+	return !pap_pisp_on || pap_spec_calls_names(&pap_pisp_spec,
+		IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl)));
 }
 
 /* The runtime's flag, unsigned int, thread-local, initial-exec. */

@@ -141,6 +141,9 @@ void pap_sel_finish_unit(void);
 bool pap_pisp_enabled(void);
 bool pap_pisp_add_spec(const char *file);
 bool pap_pisp_keep(function *fun, const char *asmname);
+/* Does the function @decl keep its call probes (as pap_pisp_keep()),
+ * for its callers' sites and clusters? */
+bool pap_pisp_named(tree decl);
 const struct ggc_root_tab *pap_pisp_gc_roots(void);
 struct pap_cfgtext;
 struct pap_sel_plan;

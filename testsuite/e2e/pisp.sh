@@ -74,30 +74,43 @@ if seqs:
 EOF
 # oracle counts: "COUNT SEQUENCE" for each calls line of SPEC in ORACLE.SEQ
 cat >want.py <<'EOF'
-import sys
-seqs = [" ".join(l.split()) for l in open(sys.argv[2])]
-for l in open(sys.argv[1]):
-    l = l.split("#")[0].split()
-    if l[:1] == ["calls"]:
-        s = " ".join(w for w in l[1:] if "=" not in w)
+import re, sys
+def expand(words):
+    # a calls line's names, its "( ... )^N" written out
+    out, stack = [], []
+    for t in re.findall(r"\(|\)\^\d+|[^\s()]+", " ".join(words)):
+        if t == "(":
+            stack.append(len(out))
+        elif t.startswith(")^"):
+            start = stack.pop()
+            out[start:] = out[start:] * int(t[2:])
+        else:
+            out.append(t)
+    return " ".join(out)
+def spec(f):
+    for l in open(f):
+        l = l.split("#")[0].split()
+        if l[:1] == ["calls"]:
+            yield expand(w for w in l[1:] if "=" not in w)
+if __name__ == "__main__":
+    seqs = [" ".join(l.split()) for l in open(sys.argv[2])]
+    for s in spec(sys.argv[1]):
         print(seqs.count(s), s)
 EOF
 # pap's counts: from --calls-spec's calls_of_interest (got), or from the
 # full build's call_paths for the same sequences (full)
 cat >got.py <<'EOF'
 import json, sys
+from want import spec
 j = json.load(open(sys.argv[2]))
 if sys.argv[1] == "got":
     for c in j["calls_of_interest"]:
         print(c["count"], " ".join(c["sequence"]))
 else:
     paths = j.get("call_paths", [])
-    for l in open(sys.argv[3]):
-        l = l.split("#")[0].split()
-        if l[:1] == ["calls"]:
-            s = " ".join(w for w in l[1:] if "=" not in w)
-            print(sum(c["count"] for c in paths
-                      if " ".join(c["sequence"]) == s), s)
+    for s in spec(sys.argv[3]):
+        print(sum(c["count"] for c in paths
+                  if " ".join(c["sequence"]) == s), s)
 EOF
 
 # build WHAT OUT FLAGS SRCS...: OUT built with pap-gcc and PAP_PLUGIN_ARGS
@@ -275,8 +288,8 @@ else
 fi
 printf 'pap-spec 2.1\ncalls main worker\ncalls main nosuchfn main\n' \
 	>unknown.spec
-if [ -d hand-O0/full-rec ]; then
-	if "$decode" check-spec --meta=hand-O0/full-rec unknown.spec \
+if [ -f hand-O0/full-calls-hand.papm ]; then
+	if "$decode" check-spec --meta=hand-O0/full-calls-hand.papm unknown.spec \
 	   >unk.out 2>unk.err; then
 		not_ok "check-spec: an unknown function passed"
 	elif grep -q "^unknown.spec:3: error: unknown function nosuchfn" \
@@ -286,7 +299,7 @@ if [ -d hand-O0/full-rec ]; then
 		not_ok "check-spec: the unknown function not named"
 		diag unk.err
 	fi
-	if "$decode" check-spec --meta=hand-O0/full-rec hand-O0/b.spec \
+	if "$decode" check-spec --meta=hand-O0/full-calls-hand.papm hand-O0/b.spec \
 	   >good.out 2>good.err &&
 	   grep -q "^hand-O0/b.spec:4 calls main sorter sorter\$" good.out; then
 		ok "check-spec: a good spec's sequences printed, repeats written out"

@@ -198,6 +198,38 @@ for opt in -O0 -O2; do
 			      "$h/sel-$s-$m" "$h/full-$m" "$h/plain-$m"
 		done
 	done
+	# --write-spec: the calls lines, each count= times, are the
+	# oracle's sequences, and check-spec takes them
+	for m in rec threads; do
+		d=$h/full-$m
+		w="calls-hand.c $opt $m: --write-spec"
+		if ! "$decode" --top=0 --write-spec="$d/w.spec" \
+		     "$d/pap.prof" >/dev/null 2>"$d/w.err"; then
+			not_ok "$w failed"
+			diag "$d/w.err"
+			continue
+		fi
+		python3 - "$d/w.spec" >"$d/w.seq" <<'EOF'
+import sys
+from want import expand
+for l in open(sys.argv[1]):
+    l = l.split()
+    if l[:1] == ["calls"]:
+        n = [int(w[6:]) for w in l if w.startswith("count=")][0]
+        for i in range(n):
+            print(expand(w for w in l[1:] if "=" not in w))
+EOF
+		if head -1 "$d/w.spec" | grep -qx 'pap-spec 2.1' &&
+		   LC_ALL=C sort "$d/w.seq" | cmp -s - "$d/oracle.seq" &&
+		   "$decode" check-spec --meta="$h/full-calls-hand.papm" \
+			"$d/w.spec" >"$d/w.check" 2>&1; then
+			ok "$w: $(wc -l <"$d/w.seq") sequences, the oracle's, checked"
+		else
+			not_ok "$w: not the oracle's sequences, or refused"
+			diag "$d/w.spec" 5
+			diag "$d/w.check" 5
+		fi
+	done
 	# threads under spec b: the workers left at their first call and
 	# made no record; the full build recorded them
 	d=$h/sel-b-threads

@@ -6,7 +6,8 @@
  * profile's decoded call sequences equal to it, item for item, 0 when
  * none is.  A build with -fplugin-arg-pap-calls-spec records only the
  * threads that can be on one of them, so for it and for a build of
- * every function these counts are the same.
+ * every function these counts are the same.  The threads that left
+ * them are one CALLS record of their own (pathspec.h, PAP_CSEQ_LEFT).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 struct interest {
 	struct pap_spec spec;
 	uint64_t *count;	/* per spec.calls[] */
-	uint64_t recorded;	/* all CALLS records' counts */
+	uint64_t recorded;	/* all CALLS records' counts, but left */
+	uint64_t left;		/* threads off every sequence of interest */
 	uint64_t undecided;	/* of those, not decoded: unknown */
 };
 
@@ -89,10 +91,16 @@ static int interest_count(struct interest *in, struct dprofile *dp,
 	in->count = calloc(in->spec.ncalls + 1, sizeof(*in->count));
 	if (!in->count)
 		return -1;
-	for (i = 0; dp->prof && i < dp->prof->nrecs; i++)
-		if (dp->prof->recs[i].kind == PAP_REC_CALLS)
-			in->recorded = pap_sat_add(in->recorded,
-						   dp->prof->recs[i].count);
+	for (i = 0; dp->prof && i < dp->prof->nrecs; i++) {
+		const struct pap_prof_rec *r = &dp->prof->recs[i];
+
+		if (r->kind != PAP_REC_CALLS)
+			continue;
+		if (pap_cseq_left(r->value, r->nbps))
+			in->left = pap_sat_add(in->left, r->count);
+		else
+			in->recorded = pap_sat_add(in->recorded, r->count);
+	}
 	if (!in->recorded)
 		return 0;
 	if (calls_runs_load(dp, o, &runs)) {
@@ -150,7 +158,8 @@ void print_calls_interest_json(FILE *out, struct dprofile *dp,
 		fputs("]}", out);
 	}
 	fprintf(out, "\n], \"calls_recorded\": %" PRIu64 ", "
-		"\"calls_undecided\": %" PRIu64, in.recorded, in.undecided);
+		"\"calls_undecided\": %" PRIu64 ", \"calls_left\": %" PRIu64,
+		in.recorded, in.undecided, in.left);
 	interest_free(&in);
 }
 
@@ -181,6 +190,9 @@ void print_calls_interest_text(FILE *out, struct dprofile *dp,
 	if (in.undecided)
 		fprintf(out, "  (%" PRIu64 " recorded sequences not decoded: "
 			"the counts may miss them)\n", in.undecided);
+	if (in.left)
+		fprintf(out, "  %" PRIu64 " %s left them (not recorded)\n",
+			in.left, in.left == 1 ? "thread" : "threads");
 	interest_free(&in);
 }
 

@@ -264,6 +264,18 @@ uint64_t pap_spec_calls_hash(const struct pap_spec *s);
  * newline; 0 or -1. */
 int pap_spec_put_calls_head(FILE *f, uint64_t count);
 
+/*
+ * A thread whose sequence left every sequence of interest (a build with
+ * -fplugin-arg-pap-calls-spec) makes a CALLS record of this value and
+ * no breakpoint, which no sequence can make (a register starts at 1 and
+ * only grows); their records merge into one that counts them.
+ */
+#define PAP_CSEQ_LEFT 0u
+static inline int pap_cseq_left(uint64_t value, uint32_t nbps)
+{
+	return value == PAP_CSEQ_LEFT && !nbps;
+}
+
 /* Writes a spec file's first line ("pap-spec 2"); 0 or -1. */
 int pap_spec_put_header(FILE *f);
 /*

@@ -21,6 +21,7 @@
 
 #include "calls.h"
 #include "cunit.h"
+#include "pathspec.h"
 #include "pisp.h"
 #include "rt.h"
 #include "sink.h"
@@ -84,10 +85,13 @@ void rt_calls_record(void)
 	open = rt_calls_open();
 	lost = rt_calls_take(&value, &bps, &nbps);
 	rt_crunning_done();
-	/* off every call sequence of interest (pisp.h): not recorded */
-	if (left)
-		return;
 	p = rt_cprog_now();
+	/* off every call sequence of interest (pisp.h): counted only */
+	if (left && p) {
+		rt_cprog_offer(p);
+		rt_sink_value(p->calls_key, PAP_REC_CALLS, 1, PAP_CSEQ_LEFT);
+		return;
+	}
 	/* no unit registered: the program cannot be named */
 	if (lost || !p || nbps > UINT32_MAX) {
 		rt_agg_lost(1);

@@ -3,7 +3,8 @@
  * pisp.c - a thread's standing against the call sequences of interest
  * (plugin/pisp.cc, -fplugin-arg-pap-calls-spec): the entry of a function
  * on no sequence of interest sets __pap_pisp_dead, and the thread's
- * sequence, when it ends, makes no CALLS record.
+ * sequence, when it ends, makes only a CALLS record of value
+ * PAP_CSEQ_LEFT (pathspec.h) that counts it.
  */
 #include <stdint.h>
 

@@ -14,7 +14,8 @@ extern RT_TLS PAP_API unsigned __pap_pisp_dead;
 
 /*
  * Ends this thread's standing with its sequence: 1 when the sequence
- * left every sequence of interest (it is not to be recorded), else 0.
+ * left every sequence of interest (its record is only counted, as
+ * PAP_CSEQ_LEFT), else 0.
  * The next sequence starts on them again.
  */
 int rt_pisp_take(void);

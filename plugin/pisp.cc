@@ -31,6 +31,9 @@
 
 static struct pap_spec pap_pisp_spec;
 static bool pap_pisp_on;
+/* the names of the sequences, sorted, each once ('>' dropped) */
+static const char **pap_pisp_names;
+static size_t pap_pisp_nnames;
 static tree pap_pisp_var;
 
 static const struct ggc_root_tab pap_pisp_roots[] = {
@@ -47,6 +50,41 @@ const struct ggc_root_tab *pap_pisp_gc_roots(void)
 bool pap_pisp_enabled(void)
 {
 	return pap_pisp_on;
+}
+
+static int pap_pisp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* pap_pisp_names from the sequences read so far: a lookup per function
+ * and per call site stays a binary search, however long they are. */
+static void pap_pisp_index(void)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < pap_pisp_spec.ncalls; i++)
+		n += pap_pisp_spec.calls[i].nitems;
+	pap_pisp_names = XRESIZEVEC(const char *, pap_pisp_names, n + 1);
+	n = 0;
+	for (i = 0; i < pap_pisp_spec.ncalls; i++)
+		for (j = 0; j < pap_pisp_spec.calls[i].nitems; j++) {
+			const char *it = pap_pisp_spec.calls[i].item[j];
+
+			pap_pisp_names[n++] = it + (*it == '>');
+		}
+	qsort(pap_pisp_names, n, sizeof(*pap_pisp_names), pap_pisp_cmp);
+	for (i = j = 0; i < n; i++)
+		if (!j || strcmp(pap_pisp_names[j - 1], pap_pisp_names[i]))
+			pap_pisp_names[j++] = pap_pisp_names[i];
+	pap_pisp_nnames = j;
+}
+
+/* Does a sequence of interest name @asmname? */
+static bool pap_pisp_has(const char *asmname)
+{
+	return bsearch(&asmname, pap_pisp_names, pap_pisp_nnames,
+		       sizeof(*pap_pisp_names), pap_pisp_cmp) != NULL;
 }
 
 /*
@@ -98,13 +136,14 @@ bool pap_pisp_add_spec(const char *file)
 		      file);
 		return false;
 	}
+	pap_pisp_index();
 	return true;
 }
 
 bool pap_pisp_named(tree decl)
 {
-	return !pap_pisp_on || pap_spec_calls_names(&pap_pisp_spec,
-		IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl)));
+	return !pap_pisp_on ||
+	       pap_pisp_has(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl)));
 }
 
 /* The runtime's flag, unsigned int, thread-local, initial-exec. */
@@ -138,7 +177,7 @@ bool pap_pisp_keep(function *fun, const char *asmname)
 	gimple_stmt_iterator gsi;
 	basic_block first;
 
-	if (!pap_pisp_on || pap_spec_calls_names(&pap_pisp_spec, asmname))
+	if (!pap_pisp_on || pap_pisp_has(asmname))
 		return true;
 	first = single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun));
 	gsi = gsi_after_labels(first);

@@ -760,6 +760,13 @@ int pap_spec_parse(struct pap_spec *s, const char *text, const char *file)
 				if (r)
 					spec_path_free(&p);
 			} else if (n == 5 && !memcmp(w, "calls", 5) &&
+				   major == 2 &&
+				   minor < PAP_SPEC_MINOR_CALLS) {
+				r = spec_error(&lx, "a 'calls' line needs "
+					       "'pap-spec 2.%d' in the first "
+					       "line (a 2.0 reader refuses it)",
+					       PAP_SPEC_MINOR_CALLS);
+			} else if (n == 5 && !memcmp(w, "calls", 5) &&
 				   major > 1) {
 				r = pap_spec_parse_calls(s, lx.p, lx.end,
 							 lx.file, lx.line);

@@ -4,7 +4,7 @@
  * a sequence reads as its names with the repeats written out, ">name"
  * kept; copies merge with their counts added; each malformed line is
  * refused with its place; the hash sees the sequences, not their
- * spelling; a file of version 2.0 without calls lines reads as before.
+ * spelling; a file of version 2.0 or 1 refuses them.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -166,6 +166,8 @@ static void test_callspec_errors(void **state)
 		  "s:2: error: unknown field 'checksum=12'" },
 		{ "pap-spec 1\ncalls main\n",
 		  "s:2: error: unknown line 'calls'" },
+		{ "pap-spec 2\ncalls main\n",
+		  "s:2: error: a 'calls' line needs 'pap-spec 2.1'" },
 		{ "pap-spec 2.1\ncalls main\ncalls main f ( g\n",
 		  "s:3: error: '(' not closed" },
 	};

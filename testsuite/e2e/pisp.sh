@@ -170,6 +170,15 @@ print(json.load(open(sys.argv[1]))["calls_left"])' "$_d/pap.json")
 		return
 	fi
 	left=$((left + _l))
+	# the text report says the same counts
+	"$decode" --top=0 --calls-spec="$_s" "$_d/pap.prof" 2>/dev/null |
+		sed -n '/^call sequences of interest/,$p' |
+		sed -n 's/^  count \([0-9]*\), line [0-9]*: /\1 /p' >"$_d/text"
+	if ! cmp -s "$_d/text" "$_d/want"; then
+		not_ok "$_w: the text report's counts differ"
+		diff "$_d/want" "$_d/text" | head -5 | sed 's/^/# /'
+		return
+	fi
 	if cmp -s "$_d/want" "$_d/got" && cmp -s "$_d/want" "$_d/full"; then
 		ok "$_w: $(awk '{ printf "%s%s", s, $1; s = "," }' \
 			"$_d/want") for $(wc -l <"$_d/want") sequences, as the oracle and the full build"

@@ -20,6 +20,7 @@
 
 #include "decoder.h"
 #include "fnkey.h"
+#include "pathspec.h"
 #include "util.h"
 
 /* The events a record may decode into, per event shown at most. */
@@ -328,6 +329,9 @@ static size_t calls_load(struct calls *c, struct dprofile *dp,
 		if (r->kind != PAP_REC_CALLS)
 			continue;
 		recno++;
+		/* threads off every sequence of interest (callspec.c) */
+		if (pap_cseq_left(r->value, r->nbps))
+			continue;
 		if (c->n == c->cap &&
 		    pap_grow(&c->c, &c->cap, sizeof(*c->c), 16)) {
 			fprintf(stderr, "%s: error: out of memory\n", pap_prog);

@@ -25,6 +25,8 @@ static void check_usage(FILE *f)
 "each as SPEC:LINE FUNCTION BLOCK..., its blocks in execution order, loops\n"
 "written out; a path given by its source lines is printed as the blocks\n"
 "they resolve to.  Paths of the same function and blocks are printed once.\n"
+"Each call sequence of interest ('calls' lines) is checked to name only\n"
+"functions built with calls and printed as SPEC:LINE calls NAME....\n"
 "On any error nothing is printed but the errors, each as FILE:LINE: error.\n"
 "\n"
 "      --meta=PATH  a metadata file (.papm) or a directory of them; may be\n"
@@ -147,6 +149,34 @@ static int check_one(struct pap_spec *s, size_t i, struct pap_meta *m)
 	return r;
 }
 
+/*
+ * Checks call sequence @c of @s: each function it names must be one the
+ * metadata @m has with call probes (a build with calls).
+ */
+static void check_calls(struct pap_spec *s, const struct pap_spec_calls *c,
+			const struct pap_meta *m)
+{
+	size_t j, i, k;
+
+	for (j = 0; j < c->nitems; j++) {
+		const char *name = c->item[j] + (c->item[j][0] == '>');
+		int seen = 0, known = 0;
+
+		for (k = 0; k < j && !seen; k++)
+			seen = !strcmp(name, c->item[k] + (c->item[k][0] ==
+							   '>'));
+		if (seen)
+			continue;
+		for (i = 0; i < m->nfns && !known; i++)
+			known = m->fns[i]->calls &&
+				!strcmp(m->fns[i]->name, name);
+		if (!known)
+			pap_spec_calls_error(s, c, "unknown function %s in a "
+					     "call sequence: no metadata has "
+					     "it with call probes", name);
+	}
+}
+
 int cmd_check_spec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -204,6 +234,8 @@ int cmd_check_spec(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+	for (i = 0; i < s.ncalls; i++)
+		check_calls(&s, &s.calls[i], &m);
 	if (!rc && !s.nerrors && pap_spec_merge(&s))
 		rc = 1;
 	if (s.nerrors || rc) {
@@ -219,6 +251,15 @@ int cmd_check_spec(int argc, char **argv)
 			printf("%s:%u %s", p->file, p->line, p->name);
 			for (k = 0; k < p->nblocks; k++)
 				printf(" %u", p->blocks[k]);
+			putchar('\n');
+		}
+		for (i = 0; i < s.ncalls; i++) {
+			const struct pap_spec_calls *c = &s.calls[i];
+			size_t k;
+
+			printf("%s:%u calls", c->file, c->line);
+			for (k = 0; k < c->nitems; k++)
+				printf(" %s", c->item[k]);
 			putchar('\n');
 		}
 	}

@@ -255,6 +255,7 @@ struct ropts {
 	int want_cov;		/* acyclic coverage is reported */
 	size_t rank;		/* not lazy: paths ordered exactly (0: all) */
 	uint64_t max_sequence;	/* call sequences: events shown at most */
+	const char *calls_spec;	/* --calls-spec: sequences of interest */
 };
 
 /* --max-sequence's default */
@@ -714,6 +715,18 @@ struct call_runs {
 int calls_runs_load(struct dprofile *dp, const struct ropts *o,
 		    struct call_runs *out);
 void calls_runs_free(struct call_runs *r);
+/* The sequences of interest of o->calls_spec with their counts in @dp's
+ * profile (callspec.c); nothing without --calls-spec. */
+void print_calls_interest_json(FILE *out, struct dprofile *dp,
+			       const struct ropts *o);
+void print_calls_interest_text(FILE *out, struct dprofile *dp,
+			       const struct ropts *o);
+/* Does @dp's profile hold call sequences? */
+int calls_in_profile(const struct dprofile *dp);
+/* --write-spec's "calls" lines: the decoded sequences, hottest first,
+ * --top of them (0: all), each with its count; 0 or -1 (a sequence
+ * that could not be rendered). */
+int write_spec_calls(FILE *f, struct dprofile *dp, const struct ropts *o);
 /*
  * pap-decode diff's sections of call sequences and calling contexts
  * (calldiff.c) of @old's profile @a against @new's @b: those that

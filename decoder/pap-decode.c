@@ -66,6 +66,8 @@ static void usage(FILE *f)
 "                       and diff: 10 by default; 0: all), and the N\n"
 "                       hottest call sequences\n"
 "      --max-sequence=N show a call sequence's first N events at most\n"
+"      --calls-spec=FILE  also count the call sequences of interest of\n"
+"                       FILE's 'calls' lines (doc/reports.md)\n"
 "                       (1000000 by default)\n"
 "      --sort=ORDER     text: functions by activations (default), paths\n"
 "                       (distinct paths) or name\n"
@@ -112,7 +114,7 @@ static void usage(FILE *f)
 enum { OPT_K = 256, OPT_MIN_SHARE, OPT_TOP, OPT_FUNCTION, OPT_MIN_COUNT,
        OPT_NO_SOURCE, OPT_HTML, OPT_SPEC, OPT_META, OPT_FORMAT, OPT_SORT,
        OPT_JSON_BLOCKS, OPT_SOURCE_PREFIX, OPT_DROP_STALE,
-       OPT_MAX_SEQUENCE };
+       OPT_MAX_SEQUENCE, OPT_CALLS_SPEC };
 
 enum format { FMT_TEXT, FMT_JSON, FMT_PATHS, FMT_BLOCKS, FMT_BL, FMT_DOT,
 	      FMT_ANNOTATE, FMT_SVG, FMT_PNG, FMT_LCOV, FMT_GCOV_JSON,
@@ -201,6 +203,7 @@ static const struct option longopts[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "write-spec", required_argument, NULL, OPT_SPEC },
 	{ "max-sequence", required_argument, NULL, OPT_MAX_SEQUENCE },
+	{ "calls-spec", required_argument, NULL, OPT_CALLS_SPEC },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -314,6 +317,9 @@ static int parse_options(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_SPEC:
 			c->spec = optarg;
+			break;
+		case OPT_CALLS_SPEC:
+			c->o.calls_spec = optarg;
 			break;
 		case OPT_MAX_SEQUENCE:
 			if (parse_count("max-sequence", optarg, UINT64_MAX, &v))

@@ -165,6 +165,7 @@ void print_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		sel_report_free(&rep);
 	}
 	print_calls_json(out, dp, o);
+	print_calls_interest_json(out, dp, o);
 	fputs("}\n", out);
 	free(ord);
 }

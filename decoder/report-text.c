@@ -316,6 +316,7 @@ void print_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 		"length; blocks as ID[source lines]; (...)^N repeats N times; "
 		"... parts left out\n", dp->nfs ? "\n" : "");
 	print_calls_text(out, dp, o);
+	print_calls_interest_text(out, dp, o);
 }
 
 void print_paths(FILE *out, struct dprofile *dp, const struct ropts *o)

@@ -400,7 +400,12 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 	f = pap_target_begin(file, pap_prog, tmp, sizeof(tmp), &off);
 	if (!f)
 		return off ? 0 : -1;
-	pap_spec_put_header(f);
+	/* call sequences are "calls" lines, of version 2.1 */
+	if (calls_in_profile(dp))
+		fprintf(f, "%s%d.%d\n", PAP_SPEC_MAGIC, PAP_SPEC_VERSION,
+			PAP_SPEC_MINOR_CALLS);
+	else
+		pap_spec_put_header(f);
 	for (n = 0; n < dp->nfs; n++) {
 		struct dfunc *df = &dp->fs[n];
 		int shared = name_shared(dp, df);
@@ -429,5 +434,8 @@ int write_spec(const char *file, struct dprofile *dp, const struct ropts *o)
 			path_close(p);
 		}
 	}
+	if (write_spec_calls(f, dp, o))
+		fprintf(stderr, "%s: warning: a call sequence is left out of "
+			"%s\n", pap_prog, file);
 	return pap_target_commit(f, tmp, file, pap_prog);
 }

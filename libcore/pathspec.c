@@ -41,6 +41,7 @@ void pap_spec_free(struct pap_spec *s)
 	free(s->files);
 	free(s->msgs);
 	free(s->places);
+	pap_spec_calls_free(s);
 	pap_spec_init(s);
 }
 
@@ -134,6 +135,17 @@ int pap_spec_error(struct pap_spec *s, const struct pap_spec_path *p,
 
 	va_start(ap, fmt);
 	spec_vmsg(s, p->file, p->line, fmt, ap);
+	va_end(ap);
+	return PAP_ECORRUPT;
+}
+
+int pap_spec_error_at(struct pap_spec *s, const char *file, unsigned line,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	spec_vmsg(s, file, line, fmt, ap);
 	va_end(ap);
 	return PAP_ECORRUPT;
 }
@@ -747,10 +759,22 @@ int pap_spec_parse(struct pap_spec *s, const char *text, const char *file)
 					r = spec_append(s, &p);
 				if (r)
 					spec_path_free(&p);
+			} else if (n == 5 && !memcmp(w, "calls", 5) &&
+				   major == 2 &&
+				   minor < PAP_SPEC_MINOR_CALLS) {
+				r = spec_error(&lx, "a 'calls' line needs "
+					       "'pap-spec 2.%d' in the first "
+					       "line (a 2.0 reader refuses it)",
+					       PAP_SPEC_MINOR_CALLS);
+			} else if (n == 5 && !memcmp(w, "calls", 5) &&
+				   major > 1) {
+				r = pap_spec_parse_calls(s, lx.p, lx.end,
+							 lx.file, lx.line);
 			} else if (!minor) {
 				r = spec_error(&lx, "unknown line '%.*s' (a "
-					       "line is 'path', 'lines' or a "
-					       "# comment)", SHOW(n), w);
+					       "line is 'path', 'lines', "
+					       "'calls' or a # comment)",
+					       SHOW(n), w);
 			}
 		}
 		lx.p = next;

@@ -9,6 +9,7 @@
  *   pap-spec 2                        (2.N: a later minor version)
  *   path [FILE:]ASMNAME [checksum=HEX] [count=N] BLOCK...
  *   lines [FILE:]ASMNAME [checksum=HEX] LINE...
+ *   calls [count=N] NAME...           (2.1: a call sequence of interest)
  *   # a comment, from '#' to the end of the line
  * BLOCK... is a whole path as the reports print it: block numbers, each
  * with or without its source lines ("6[10,11]", which must then be the
@@ -52,6 +53,9 @@ extern "C" {
 
 #define PAP_SPEC_MAGIC "pap-spec "
 #define PAP_SPEC_VERSION 2
+/* The minor version that has "calls" lines; a file with them says
+ * "pap-spec 2.1". */
+#define PAP_SPEC_MINOR_CALLS 1
 
 /* The longest path a spec may name, in blocks once its repeats are
  * expanded (or lines, for a LINE... path): the longest path the decoder
@@ -97,9 +101,27 @@ struct pap_spec_place {
 	size_t off, len;	/* in s->msgs */
 };
 
+/*
+ * A "calls" line: a whole thread's call sequence of interest, as
+ * pap-decode prints call_paths[].sequence (doc/formats.md): the function
+ * entered at each call, ">name" for an entry from outside, the function
+ * returned to at each return to instrumented code; "( ... )^N" repeats
+ * as in a path.  Its first item is a plain name (a thread's first
+ * entry).  Identical sequences are merged, counts added.
+ */
+struct pap_spec_calls {
+	char **item;		/* names, ">name" kept as written */
+	size_t nitems;
+	uint64_t count;		/* 0: not said */
+	const char *file;	/* the spec file it is in (s->files) */
+	unsigned line;
+};
+
 struct pap_spec {
 	struct pap_spec_path *paths;	/* in the files' order */
 	size_t npaths, cap;
+	struct pap_spec_calls *calls;	/* in the files' order */
+	size_t ncalls, capcalls;
 	char **files;			/* names of the files read */
 	size_t nfiles;
 	char *msgs;			/* "FILE:LINE: error: ...\n" each */
@@ -131,6 +153,11 @@ int pap_spec_parse(struct pap_spec *s, const char *text, const char *file);
 int pap_spec_error(struct pap_spec *s, const struct pap_spec_path *p,
 		   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The same for line @line of @file (one of s->files). */
+int pap_spec_error_at(struct pap_spec *s, const char *file, unsigned line,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * Orders the messages of s->msgs by place: by file, in the order the
@@ -206,6 +233,48 @@ int pap_spec_check(struct pap_spec *s, size_t i, const struct pap_spec_fn *fn);
  * PAP_ENOMEM.
  */
 int pap_spec_merge(struct pap_spec *s);
+
+/*
+ * Reads the rest of a "calls" line (after the word), [@p, @end), of
+ * line @line of @file (one of s->files), into @s (pathspec_calls.c;
+ * pap_spec_parse() calls it).  PAP_OK, PAP_ECORRUPT with the message in
+ * s->msgs, or PAP_ENOMEM.
+ */
+int pap_spec_parse_calls(struct pap_spec *s, const char *p, const char *end,
+			 const char *file, unsigned line);
+void pap_spec_calls_free(struct pap_spec *s);
+/*
+ * Appends "FILE:LINE: error: MESSAGE" for sequence @c to s->msgs and
+ * counts it; PAP_ECORRUPT.  For what the caller finds (a function no
+ * metadata has).
+ */
+int pap_spec_calls_error(struct pap_spec *s, const struct pap_spec_calls *c,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Is the function @name (an assembler name) named by any sequence of
+ * @s, plain or as ">name"? */
+int pap_spec_calls_names(const struct pap_spec *s, const char *name);
+/*
+ * A hash of @s's sequences in their order (FNV-1a over the items), the
+ * same for the same "calls" lines whatever their spacing and repeats'
+ * form; 0 when there is none.
+ */
+uint64_t pap_spec_calls_hash(const struct pap_spec *s);
+/* Writes "calls count=N" for the caller to finish with " NAME..." and a
+ * newline; 0 or -1. */
+int pap_spec_put_calls_head(FILE *f, uint64_t count);
+
+/*
+ * A thread whose sequence left every sequence of interest (a build with
+ * -fplugin-arg-pap-calls-spec) makes a CALLS record of this value and
+ * no breakpoint, which no sequence can make (a register starts at 1 and
+ * only grows); their records merge into one that counts them.
+ */
+#define PAP_CSEQ_LEFT 0u
+static inline int pap_cseq_left(uint64_t value, uint32_t nbps)
+{
+	return value == PAP_CSEQ_LEFT && !nbps;
+}
 
 /* Writes a spec file's first line ("pap-spec 2"); 0 or -1. */
 int pap_spec_put_header(FILE *f);

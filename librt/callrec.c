@@ -21,6 +21,8 @@
 
 #include "calls.h"
 #include "cunit.h"
+#include "pathspec.h"
+#include "pisp.h"
 #include "rt.h"
 #include "sink.h"
 
@@ -76,7 +78,7 @@ void rt_calls_record(void)
 	const struct rt_cprog *p;
 	uint64_t value;
 	size_t nbps;
-	int open, lost;
+	int open, lost, left = rt_pisp_take();
 
 	if (!rt_calls_begun())
 		return;
@@ -84,6 +86,12 @@ void rt_calls_record(void)
 	lost = rt_calls_take(&value, &bps, &nbps);
 	rt_crunning_done();
 	p = rt_cprog_now();
+	/* off every call sequence of interest (pisp.h): counted only */
+	if (left && p) {
+		rt_cprog_offer(p);
+		rt_sink_value(p->calls_key, PAP_REC_CALLS, 1, PAP_CSEQ_LEFT);
+		return;
+	}
 	/* no unit registered: the program cannot be named */
 	if (lost || !p || nbps > UINT32_MAX) {
 		rt_agg_lost(1);
@@ -114,6 +122,7 @@ void rt_calls_forget_offers(void)
 void rt_calls_record_after_fork_child(void)
 {
 	rt_calls_after_fork_child();
+	rt_pisp_reset();
 	__atomic_store_n(&rt_crunning, (uint64_t)rt_calls_begun(),
 			 __ATOMIC_RELAXED);
 	rt_calls_forget_offers();

@@ -652,6 +652,8 @@ static bool pap_calls_callee_in(tree callee)
 	if (lookup_attribute("no_instrument_function",
 			     DECL_ATTRIBUTES(callee)))
 		return false;
+	if (!pap_pisp_named(callee))
+		return false;
 	if (DECL_IN_SYSTEM_HEADER(callee) && !pap_opts.system_headers)
 		return false;
 	name = IDENTIFIER_POINTER(DECL_NAME(callee));
@@ -823,6 +825,8 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	uint32_t cap = 0;
 	int num, r;
 
+	if (!pap_pisp_keep(fun, asmname))
+		return NULL;
 	FOR_EACH_BB_FN(bb, fun) {
 		edge e;
 		edge_iterator ei;

@@ -82,6 +82,9 @@ static struct plugin_info pap_plugin_info = {
 	"                        functions a path spec names, counting their\n"
 	"                        paths of interest (may be repeated)\n"
 	"  psp=spp|0|1|2|3       selective strategy (default 3: doc/plugin.md)\n"
+	"  calls-spec=FILE       with calls: record only the threads whose\n"
+	"                        sequence can be one of the spec's 'calls'\n"
+	"                        lines; other functions get no call probes\n"
 	"  verbose               print each function's plan\n"
 	"  disable               load but instrument nothing\n"
 	"  trace                 also report every block entered (slow; the\n"
@@ -219,6 +222,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 					       !strcmp(key, "fold") ||
 					       !strcmp(key, "loop-count") ||
 					       !strcmp(key, "spec") ||
+					       !strcmp(key, "calls-spec") ||
 					       !strcmp(key, "psp") ||
 					       !strcmp(key, "clusters") ||
 					       !strcmp(key, "tally"))) {
@@ -282,6 +286,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			}
 		} else if (!strcmp(key, "spec")) {
 			ok &= pap_sel_add_spec(value);
+		} else if (!strcmp(key, "calls-spec")) {
+			ok &= pap_pisp_add_spec(value);
 		} else if (!strcmp(key, "psp")) {
 			if (pap_sel_set_strategy(value)) {
 				error("%<-fplugin-arg-%s-psp=%s%>: unknown "
@@ -307,7 +313,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, calls, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, psp, verbose, disable, trace)",
+			      "mode, calls, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}
@@ -320,6 +326,11 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	if (ok && pap_opts.calls && pap_sel_enabled()) {
 		error("%<-fplugin-arg-%s-calls%> does not combine with "
 		      "%<-fplugin-arg-%s-spec%> yet", base, base);
+		ok = false;
+	}
+	if (ok && pap_pisp_enabled() && !pap_opts.calls) {
+		error("%<-fplugin-arg-%s-calls-spec%> needs "
+		      "%<-fplugin-arg-%s-calls%>", base, base);
 		ok = false;
 	}
 	if (ok && pap_opts.calls && pap_opts.trace) {
@@ -372,5 +383,7 @@ int plugin_init(struct plugin_name_args *info,
 			  (void *)pap_rt_gc_roots());
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)pap_keys_gc_roots());
+	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+			  (void *)pap_pisp_gc_roots());
 	return 0;
 }

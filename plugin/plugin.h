@@ -132,6 +132,19 @@ bool pap_sel_named(function *fun);
 /* Under verbose, a note for each function of the specs that the unit
  * does not define (another unit may: no error). */
 void pap_sel_finish_unit(void);
+/*
+ * pisp.cc: call sequences of interest (-fplugin-arg-pap-calls-spec=FILE).
+ * Is a spec given; adds spec @file (false after an error); does @fun
+ * keep its call probes (if not, its entry marks the thread off every
+ * sequence of interest)?
+ */
+bool pap_pisp_enabled(void);
+bool pap_pisp_add_spec(const char *file);
+bool pap_pisp_keep(function *fun, const char *asmname);
+/* Does the function @decl keep its call probes (as pap_pisp_keep()),
+ * for its callers' sites and clusters? */
+bool pap_pisp_named(tree decl);
+const struct ggc_root_tab *pap_pisp_gc_roots(void);
 struct pap_cfgtext;
 struct pap_sel_plan;
 /*

@@ -23,7 +23,7 @@
 #include "decoder.h"
 #include "util.h"
 
-#define PACK_PERIOD 16
+#define PACK_PERIOD 32
 #define PACK_PASSES 6
 
 /* An item: a name (nkids == 0) or a repeat of its kids reps times. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "decoder.h"
@@ -532,6 +533,106 @@ static void test_pack(void **state)
 	teardown(&t);
 }
 
+/* f recurses 200,000 deep: the run is encoded and
+ * decoded, and its sequence, tree, contexts (text and JSON) and k-grams
+ * are made with the stack the test has (8 MB or less: no printer may
+ * recurse per level). */
+#define DEEP 200000u
+
+static size_t count_lines(FILE *f, const char *needle)
+{
+	char line[512];
+	size_t n = 0;
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	return n;
+}
+
+static void test_deep(void **state)
+{
+	size_t n = 4 * (size_t)DEEP + 2, i, m = 0, at = 0, nseq;
+	struct pap_cev *ev = calloc(n, sizeof(*ev)), *out = NULL;
+	struct decoder d;
+	struct call_run run;
+	struct call_seq q;
+	struct pap_cs_rec rec;
+	struct pap_forest ipf;
+	struct ropts o;
+	struct fixture t;
+	struct rlimit rl;
+	const char *why = NULL;
+	FILE *f;
+
+	(void)state;
+	/* at most 8 MB of stack from here on, whatever the shell gave */
+	if (!getrlimit(RLIMIT_STACK, &rl) && (rl.rlim_cur == RLIM_INFINITY ||
+					       rl.rlim_cur > (8u << 20))) {
+		rl.rlim_cur = 8u << 20;
+		setrlimit(RLIMIT_STACK, &rl);
+	}
+	assert_non_null(ev);
+	setup(&t);
+	ev[m++] = (struct pap_cev)OUT(F);
+	for (i = 0; i < DEEP; i++) {
+		ev[m++] = (struct pap_cev)CALL(F, 1);
+		ev[m++] = (struct pap_cev)ENTER(F);
+	}
+	for (i = 0; i < DEEP; i++) {
+		ev[m++] = (struct pap_cev)EXIT(F);
+		ev[m++] = (struct pap_cev)RET(F, 1, 0);
+	}
+	ev[m++] = (struct pap_cev)EXIT(F);
+	assert_int_equal(m, n);
+	map_events(&t, ev, n);
+	if (pap_cseq_exec(&t.b.prog, ev, n, UINT64_MAX, &rec, &why, &at))
+		fail_msg("exec: %s at %zu", why, at);
+	if (pap_cseq_decode(&t.b.prog, &rec, UINT64_MAX, n, &out, &m, &why,
+			    &at))
+		fail_msg("decode: %s at %zu", why, at);
+	assert_int_equal(m, n);
+	pap_cs_rec_free(&rec);
+	/* the sequence: f, f entered DEEP times, returned to DEEP times */
+	assert_int_equal(call_sequence(&t.b, out, n, &q), 0);
+	nseq = q.n;
+	call_seq_free(&q);
+	assert_int_equal(nseq, 2 * (size_t)DEEP + 1);
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(call_tree_print(f, &t.b, out, n, 0), 0);
+	assert_int_equal(count_lines(f, "f:10 -> f"), DEEP);
+	fclose(f);
+	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
+	run = (struct call_run){ &t.b, out, n, 1 };
+	f = tmpfile();
+	assert_non_null(f);
+	call_contexts_text(f, &run, 1, &o, &d, "deep");
+	assert_int_equal(count_lines(f, "  (f:10)"), DEEP);
+	assert_int_equal(count_lines(f, "[depth 200001] f  (f:10)"), 1);
+	fclose(f);
+	f = tmpfile();
+	assert_non_null(f);
+	call_contexts_json(f, &run, 1, &d, "deep");
+	/* 100,000 contexts written, the chain only near the root */
+	assert_int_equal(count_lines(f, "{\"id\": "), 100000);
+	assert_int_equal(count_lines(f, "\"context\": ["), 64);
+	assert_int_equal(count_lines(f, "\"call_contexts_left_out\": 100001"),
+			 1);
+	fclose(f);
+	pap_forest_init(&ipf);
+	assert_int_equal(call_kgrams(&run, 1, &t.b, 2, &ipf), 0);
+	assert_int_equal(ipf.n - 1, 2);		/* f; f f */
+	assert_int_equal(ipf.nodes[kg_find(&ipf, &t.ix[F], 1)].count,
+			 2 * (uint64_t)DEEP + 1);
+	pap_forest_free(&ipf);
+	assert_int_equal(d.errors, 0);
+	free(out);
+	free(ev);
+	teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_tree_groups),
 		cmocka_unit_test(test_kgrams),
 		cmocka_unit_test(test_pack),
+		cmocka_unit_test(test_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

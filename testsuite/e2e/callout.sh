@@ -337,5 +337,48 @@ elif grep -q '&gt;' h/calls.html; then
 else
 	not_ok "html: calls.html shows no escaped arrow"
 fi
+# the page as a browser reads it: its sections' headings and text, put
+# back as text, are the text report's call sections
+cat >dom.py <<'EOF'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.out, self.tag = [], None
+    def handle_starttag(self, tag, attrs):
+        if tag in ("h2", "pre"):
+            self.tag = tag
+            self.out.append("\n" if tag == "h2" else "")
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self.out.append("\n")
+        self.tag = None
+    def handle_data(self, data):
+        if self.tag:
+            self.out.append(data)
+p = P()
+p.feed(open(sys.argv[1]).read())
+text = open(sys.argv[2]).read()
+got = "".join(p.out)
+assert got.startswith("\ncall sequences: "), got[:80]
+assert got in text, "not the text report's sections"
+EOF
+if command -v chromium >/dev/null 2>&1; then
+	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--disable-quic --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$tmp/chromium" --dump-dom "file://$tmp/h/calls.html" \
+		>calls.dom 2>/dev/null
+	"$decode" --k=2 gen1/pap.prof >calls.txt 2>/dev/null
+	if python3 dom.py calls.dom calls.txt 2>dom.err; then
+		ok "html: chromium reads calls.html as the text report's call sections"
+	else
+		not_ok "html: chromium's calls.html differs from the text report"
+		diag dom.err
+	fi
+else
+	skip "html: chromium is not installed"
+fi
 echo "1..$n"
 tap_done

@@ -12,7 +12,7 @@
 #    here) equals the "sequence" of the same profile decoded with a large
 #    --max-sequence; "events" is the true length both times.
 # 3. Recursion 60,000 deep (the runtime's shadow stack holds 65,536
-#    frames): pap-decode's text, JSON and HTML reports under
+#    frames): pap-decode's text, JSON and HTML reports and diff under
 #    `ulimit -s 8192` (a printer recursing per level needs far more),
 #    the contexts' parent chain and bounded "context".
 # 4. The HTML calls page: linked from the index, names escaped, under
@@ -301,6 +301,22 @@ then
 		not_ok "deep: JSON report failed (status $(cat deep/j.rc))"
 		diag deep/ck.err
 		diag deep/j.err
+	fi
+	# diff keys each context by its chain: made from the parent's, in
+	# linear time; its text shows the last calls of a deep chain
+	mkdir -p deep/b
+	(cd deep/b && ulimit -s unlimited 2>/dev/null; ../deep 59990) \
+		>/dev/null
+	deep2=$(cd deep && ulimit -s 8192 && timeout 120 "$decode" diff \
+		--top=1 pap.prof b/pap.prof 2>diff.err; echo "status $?")
+	# the deep contexts that disappear: their last 8 calls shown
+	shown=$(echo "$deep2" | grep '^  disappears .* \.\.\. (depth 59[0-9]*) > ' |
+		head -1 | grep -o 'down (down:[0-9]*)' | wc -l)
+	if [ "${deep2##*status }" = 0 ] && [ "$shown" -eq 8 ]; then
+		ok "deep: diff of two deep profiles: a deep context shows its last 8 calls"
+	else
+		not_ok "deep: diff failed (${deep2##*status }) or showed $shown calls of a chain, not 8"
+		diag deep/diff.err
 	fi
 	sz=$(wc -c <deep/h/calls.html 2>/dev/null || echo 0)
 	if [ "$(cat deep/h.rc)" = 0 ] && [ "$sz" -gt 100000 ] &&

@@ -78,9 +78,9 @@ static void put_name(FILE *out, const struct pap_cs_built *b, uint64_t item,
 struct kg_out {
 	FILE *f;
 	const struct pap_cs_built *b;
-	size_t nodes, left;	/* text: written, and left out by the bound */
+	size_t nodes, left;	/* text: written, and left out */
 	size_t max;
-	size_t roots;		/* JSON: roots written, over the programs */
+	size_t roots;		/* JSON: roots written, all programs */
 };
 
 static void kt_enter(void *ctx, const struct pap_forest *ipf, uint32_t v,

@@ -39,7 +39,7 @@ struct packer {
 	size_t nit, capit;
 	uint32_t *kids;
 	size_t nkids, capkids;
-	uint32_t *slot;		/* items by content: open addressing, +1 */
+	uint32_t *slot;		/* items by content, index + 1 */
 	size_t nslot;
 	int oom;
 };
@@ -152,7 +152,7 @@ static int pass(struct packer *p, uint32_t *a, size_t *m)
 
 /* The distinct pieces: runs of names, by content. */
 struct pieces {
-	uint32_t *sym;		/* the names of all pieces, one after another */
+	uint32_t *sym;		/* all pieces' names, one after another */
 	size_t nsym, capsym;
 	size_t *start;		/* piece i: sym[start[i]..start[i + 1]) */
 	size_t n, cap;
@@ -218,7 +218,7 @@ struct fout {
 	FILE *f;
 	struct packer *p;
 	struct pieces pc;
-	uint32_t *run;		/* the names of the piece being gathered */
+	uint32_t *run;		/* the names of the piece being made */
 	size_t nrun, caprun;
 	size_t budget;
 	int cut, oom;
@@ -263,7 +263,8 @@ static void form(struct fout *w, const uint32_t *a, size_t n)
 			if (w->cut)
 				break;
 			if (w->nrun == w->caprun &&
-			    pap_grow(&w->run, &w->caprun, sizeof(*w->run), 64)) {
+			    pap_grow(&w->run, &w->caprun, sizeof(*w->run),
+				     64)) {
 				w->oom = 1;
 				break;
 			}

@@ -440,9 +440,9 @@ static void test_kgrams(void **state)
 						if (!memcmp(q[r2].item + i2, w,
 							    d * sizeof(*w))) {
 							want += runs[r2].count;
-							if (r2 < r || (r2 == r &&
-							    i2 < i))
-								seen = 1;
+							seen |= r2 < r ||
+								(r2 == r &&
+								 i2 < i);
 						}
 				v = kg_find(&ipf, w, d);
 				assert_true(v != 0);

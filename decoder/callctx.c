@@ -15,24 +15,36 @@
 
 /* JSON contexts at most; more are counted in call_contexts_left_out. */
 #define CONTEXTS_MAX_JSON 100000u
+/* A JSON context's "context" chain is written up to this depth (the
+ * work per context stays bounded; "parent" gives any chain). */
+#define CONTEXT_CHAIN_MAX 64u
+/* The text tree is indented up to this depth; deeper lines say theirs. */
+#define CONTEXT_MAX_INDENT 32u
 
-/* The children of @v (0: the roots) of @t, hottest first, into a new
- * array; *@n of them.  NULL when there are none or memory is short. */
-static const struct pap_forest *sort_tree;
+/* A child to sort: its count and label with it, so that the comparison
+ * needs no pointer to the forest. */
+struct kid {
+	uint64_t count, label;
+	uint32_t v;
+};
 
+/* Hottest first, then by label. */
 static int by_calls(const void *a, const void *b)
 {
-	const struct pap_fnode *x = &sort_tree->nodes[*(const uint32_t *)a];
-	const struct pap_fnode *y = &sort_tree->nodes[*(const uint32_t *)b];
+	const struct kid *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return (x->label > y->label) - (x->label < y->label);
 }
 
+/* The children of @v (0: the roots) of @t, hottest first, into a new
+ * array; *@n of them.  NULL when there are none or memory is short. */
 static uint32_t *children(const struct pap_forest *t, uint32_t v, size_t *n)
 {
+	struct kid *k;
 	uint32_t *c, w;
+	size_t i;
 
 	*n = 0;
 	if (v) {
@@ -50,9 +62,89 @@ static uint32_t *children(const struct pap_forest *t, uint32_t v, size_t *n)
 			return NULL;
 		*n = t->nroots;
 	}
-	sort_tree = t;
-	qsort(c, *n, sizeof(*c), by_calls);
+	k = malloc(*n * sizeof(*k));
+	if (!k) {
+		free(c);
+		*n = 0;
+		return NULL;
+	}
+	for (i = 0; i < *n; i++) {
+		k[i].count = t->nodes[c[i]].count;
+		k[i].label = t->nodes[c[i]].label;
+		k[i].v = c[i];
+	}
+	qsort(k, *n, sizeof(*k), by_calls);
+	for (i = 0; i < *n; i++)
+		c[i] = k[i].v;
+	free(k);
 	return c;
+}
+
+/*
+ * A depth-first walk of a forest without recursion: one level per open
+ * node, its children sorted once.  walk_next() gives the next node
+ * (children hottest first, @top of them at most per node, 0: all) and
+ * its depth from 0, or 0 at the end, and says, when a level is done,
+ * how many children --top left out (the roots are never cut).
+ */
+struct level {
+	uint32_t *c;
+	size_t n, i;
+	size_t id;		/* JSON: the entry's id, SIZE_MAX: none */
+};
+
+struct walker {
+	const struct pap_forest *t;
+	struct level *l;
+	size_t depth, cap;	/* levels open */
+	size_t top;
+	int oom;
+};
+
+static int walk_open(struct walker *w, uint32_t v, size_t id)
+{
+	struct level *l;
+
+	if (w->depth == w->cap &&
+	    pap_grow(&w->l, &w->cap, sizeof(*w->l), 64)) {
+		w->oom = 1;
+		return -1;
+	}
+	l = &w->l[w->depth++];
+	l->c = children(w->t, v, &l->n);
+	l->i = 0;
+	l->id = id;
+	return 0;
+}
+
+/* The next node, its level's depth in *@depth; 0 when done.  Closed
+ * levels are reported to @done (the number of children --top left out)
+ * if not NULL. */
+static uint32_t walk_next(struct walker *w, size_t *depth,
+			  void (*done)(void *ctx, size_t depth, size_t left),
+			  void *ctx)
+{
+	while (w->depth) {
+		struct level *l = &w->l[w->depth - 1];
+
+		if (l->c && l->i < l->n &&
+		    (!w->top || w->depth == 1 || l->i < w->top)) {
+			*depth = w->depth - 1;
+			return l->c[l->i++];
+		}
+		if (done && l->c && w->top && w->depth > 1 && l->n > w->top)
+			done(ctx, w->depth - 1, l->n - w->top);
+		free(l->c);
+		w->depth--;
+	}
+	return 0;
+}
+
+static void walk_free(struct walker *w)
+{
+	while (w->depth)
+		free(w->l[--w->depth].c);
+	free(w->l);
 }
 
 /* One program's contexts. */
@@ -107,93 +199,95 @@ static const char *name_of(const struct pap_cs_built *b, uint64_t label)
 	return fn < b->prog.nfn ? b->meta[fn]->name : "?";
 }
 
-/* JSON: @v's context and its descendants, depth first; @parent the id
- * of its parent's entry (SIZE_MAX: none). */
-static void json_node(FILE *out, const struct ctree *ct, uint32_t v,
-		      uint32_t *path, size_t depth, size_t parent,
-		      size_t *shown, size_t *left, int *first)
+/* One JSON entry: context @v at @depth (0: a root) whose parent's entry
+ * is @parent (SIZE_MAX: a root); @w's open levels above it are its
+ * chain. */
+static void json_entry(FILE *out, const struct ctree *ct,
+		       const struct walker *w, uint32_t v, size_t depth,
+		       size_t id, size_t parent, int first)
 {
 	const struct pap_forest *t = &ct->t;
 	const struct pap_fnode *x = &t->nodes[v];
-	uint32_t *c, up = x->parent;
-	size_t i, n, id = SIZE_MAX;
+	uint32_t up = x->parent;
+	size_t i;
 	char name[4096];
 
-	path[depth] = v;
-	if (*shown >= CONTEXTS_MAX_JSON || (depth && parent == SIZE_MAX)) {
-		(*left)++;
-	} else {
-		id = *shown;
-		fprintf(out, "%s\n  {\"id\": %zu, \"parent\": ",
-			*first ? "" : ",", id);
-		if (depth)
-			fprintf(out, "%zu", parent);
-		else
-			fputs("null", out);
+	fprintf(out, "%s\n  {\"id\": %zu, \"parent\": ", first ? "" : ",", id);
+	if (depth)
+		fprintf(out, "%zu", parent);
+	else
+		fputs("null", out);
+	fputs(", \"name\": ", out);
+	json_prefixed_string(out, pap_cctx_outside(x->label) && depth ? ">" :
+			     "", name_of(ct->b, x->label));
+	fprintf(out, ", \"depth\": %zu", depth + 1);
+	if (depth < CONTEXT_CHAIN_MAX) {
+		/* the chain: the node being visited at each open level */
 		fputs(", \"context\": [", out);
 		for (i = 0; i <= depth; i++) {
-			uint64_t l = t->nodes[path[i]].label;
+			uint64_t l = i < depth ?
+				t->nodes[w->l[i].c[w->l[i].i - 1]].label :
+				x->label;
 
 			if (i)
 				fputs(", ", out);
 			json_prefixed_string(out, pap_cctx_outside(l) && i ?
 					     ">" : "", name_of(ct->b, l));
 		}
-		fputs("], \"site\": ", out);
-		if (up) {
-			snprintf(name, sizeof(name), "%s:%u",
-				 name_of(ct->b, t->nodes[up].label),
-				 call_site_line(ct->b, pap_cctx_fn(
-					t->nodes[up].label),
-					pap_cctx_site(x->label)));
-			json_string(out, name);
-			fprintf(out, ", \"call_site\": %u",
-				pap_cctx_site(x->label));
-		} else {
-			fputs("null, \"call_site\": null", out);
-		}
-		fprintf(out, ", \"outside\": %s, \"calls\": %" PRIu64 "}",
-			pap_cctx_outside(x->label) ? "true" : "false",
-			x->count);
-		*first = 0;
-		(*shown)++;
+		fputc(']', out);
 	}
-	c = children(t, v, &n);
-	for (i = 0; c && i < n; i++)
-		json_node(out, ct, c[i], path, depth + 1, id, shown, left,
-			  first);
-	free(c);
-}
-
-/* The deepest context of @t, for the path buffer (roots have depth 1). */
-static uint32_t max_depth(const struct pap_forest *t)
-{
-	uint32_t v, d = 0;
-
-	for (v = 1; v < t->n; v++)
-		if (t->nodes[v].depth > d)
-			d = t->nodes[v].depth;
-	return d;
+	fputs(", \"site\": ", out);
+	if (up) {
+		snprintf(name, sizeof(name), "%s:%u",
+			 name_of(ct->b, t->nodes[up].label),
+			 call_site_line(ct->b, pap_cctx_fn(t->nodes[up].label),
+					pap_cctx_site(x->label)));
+		json_string(out, name);
+		fprintf(out, ", \"call_site\": %u", pap_cctx_site(x->label));
+	} else {
+		fputs("null, \"call_site\": null", out);
+	}
+	fprintf(out, ", \"outside\": %s, \"calls\": %" PRIu64 "}",
+		pap_cctx_outside(x->label) ? "true" : "false", x->count);
 }
 
 void call_contexts_json(FILE *out, const struct call_run *runs, size_t n,
 			struct decoder *d, const char *file)
 {
-	size_t ntrees = 0, shown = 0, left = 0, i, j, nr;
+	size_t ntrees = 0, shown = 0, left = 0, i, depth;
 	struct ctree *trees = build(runs, n, &ntrees, d, file);
 	int first = 1;
 
 	fputs(",\n\"call_contexts\": [", out);
 	for (i = 0; trees && i < ntrees; i++) {
-		uint32_t *path = malloc((max_depth(&trees[i].t) + 1) *
-					sizeof(*path));
-		uint32_t *roots = children(&trees[i].t, 0, &nr);
+		struct walker w = { &trees[i].t, NULL, 0, 0, 0, 0 };
+		uint32_t v;
 
-		for (j = 0; path && roots && j < nr; j++)
-			json_node(out, &trees[i], roots[j], path, 0, SIZE_MAX,
-				  &shown, &left, &first);
-		free(roots);
-		free(path);
+		if (walk_open(&w, 0, SIZE_MAX))
+			break;
+		while ((v = walk_next(&w, &depth, NULL, NULL))) {
+			size_t parent = w.l[depth].id, id = SIZE_MAX;
+
+			/* the levels above @v stay; its own is opened */
+			w.depth = depth + 1;
+			if (shown >= CONTEXTS_MAX_JSON ||
+			    (depth && parent == SIZE_MAX)) {
+				left++;
+			} else {
+				id = shown++;
+				json_entry(out, &trees[i], &w, v, depth, id,
+					   parent, first);
+				first = 0;
+			}
+			if (walk_open(&w, v, id))
+				break;
+		}
+		if (w.oom) {
+			fprintf(stderr, "%s: %s: out of memory for the "
+				"calling contexts\n", pap_prog, file);
+			d->errors++;
+		}
+		walk_free(&w);
 	}
 	fprintf(out, "\n], \"call_contexts_left_out\": %zu", left);
 	trees_free(trees, ntrees);
@@ -212,17 +306,18 @@ static int line_shared(const struct pap_cs_built *b, uint32_t fn, uint32_t k)
 	return 0;
 }
 
-/* Text: @v and its descendants, @top children at most per context. */
-static void text_node(FILE *out, const struct ctree *ct, uint32_t v,
-		      int indent, size_t top)
+/* Text: one context's line at @depth (0: a root). */
+static void text_line(FILE *out, const struct ctree *ct, uint32_t v,
+		      size_t depth)
 {
 	const struct pap_forest *t = &ct->t;
 	const struct pap_fnode *x = &t->nodes[v];
-	uint32_t *c;
-	size_t i, n;
+	size_t ind = depth < CONTEXT_MAX_INDENT ? depth : CONTEXT_MAX_INDENT;
 
-	fprintf(out, "%12" PRIu64 "  %*s%s%s", x->count, indent, "",
-		pap_cctx_outside(x->label) && x->parent ? ">" : "",
+	fprintf(out, "%12" PRIu64 "  %*s", x->count, 2 * (int)ind, "");
+	if (depth > CONTEXT_MAX_INDENT)
+		fprintf(out, "[depth %zu] ", depth + 1);
+	fprintf(out, "%s%s", pap_cctx_outside(x->label) && x->parent ? ">" : "",
 		name_of(ct->b, x->label));
 	if (x->parent) {
 		uint32_t pf = pap_cctx_fn(t->nodes[x->parent].label);
@@ -236,20 +331,23 @@ static void text_node(FILE *out, const struct ctree *ct, uint32_t v,
 		fputc(')', out);
 	}
 	fputc('\n', out);
-	c = children(t, v, &n);
-	for (i = 0; c && i < n && (!top || i < top); i++)
-		text_node(out, ct, c[i], indent + 2, top);
-	if (c && top && n > top)
-		fprintf(out, "%12s  %*s(%zu more contexts: --top)\n", "",
-			indent + 2, "", n - top);
-	free(c);
+}
+
+/* Text: "(N more contexts: --top)" under a context whose children
+ * --top cut. */
+static void text_cut(void *ctx, size_t depth, size_t left)
+{
+	size_t ind = depth < CONTEXT_MAX_INDENT ? depth : CONTEXT_MAX_INDENT;
+
+	fprintf(ctx, "%12s  %*s(%zu more contexts: --top)\n", "",
+			2 * (int)ind, "", left);
 }
 
 void call_contexts_text(FILE *out, const struct call_run *runs, size_t n,
 			const struct ropts *o, struct decoder *d,
 			const char *file)
 {
-	size_t ntrees = 0, i, j, nr, total = 0;
+	size_t ntrees = 0, i, total = 0, depth;
 	struct ctree *trees = build(runs, n, &ntrees, d, file);
 
 	for (i = 0; trees && i < ntrees; i++)
@@ -258,11 +356,22 @@ void call_contexts_text(FILE *out, const struct call_run *runs, size_t n,
 		"context; the function; its caller and the call's line)\n",
 		total);
 	for (i = 0; trees && i < ntrees; i++) {
-		uint32_t *roots = children(&trees[i].t, 0, &nr);
+		struct walker w = { &trees[i].t, NULL, 0, 0, o->top, 0 };
+		uint32_t v;
 
-		for (j = 0; roots && j < nr; j++)
-			text_node(out, &trees[i], roots[j], 0, o->top);
-		free(roots);
+		if (walk_open(&w, 0, SIZE_MAX))
+			break;
+		while ((v = walk_next(&w, &depth, text_cut, out))) {
+			text_line(out, &trees[i], v, depth);
+			if (walk_open(&w, v, 0))
+				break;
+		}
+		if (w.oom) {
+			fprintf(stderr, "%s: %s: out of memory for the "
+				"calling contexts\n", pap_prog, file);
+			d->errors++;
+		}
+		walk_free(&w);
 	}
 	trees_free(trees, ntrees);
 }

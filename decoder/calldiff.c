@@ -92,56 +92,73 @@ static void seq_key(struct ckeys *ks, const struct call_run *run)
 	call_seq_free(&q);
 }
 
-/* Every context of @t (program @b) as a key. */
+/* One context's part of its key: ">" for an entry from outside, the
+ * name, " (caller:line)" for a call, into @buf; the name returned. */
+static const char *ctx_part(const struct pap_cs_built *b,
+			    const struct pap_forest *t, uint32_t v,
+			    const char **pre, char *buf, size_t size)
+{
+	const struct pap_fnode *x = &t->nodes[v];
+
+	buf[0] = 0;
+	*pre = x->parent && pap_cctx_outside(x->label) ? ">" : "";
+	if (x->parent) {
+		uint32_t pf = pap_cctx_fn(t->nodes[x->parent].label);
+
+		snprintf(buf, size, " (%s:%u)", fname(b, pf),
+			 call_site_line(b, pf, pap_cctx_site(x->label)));
+	}
+	return fname(b, pap_cctx_fn(x->label));
+}
+
+/* Contexts shown this many calls deep at most; deeper ones show their
+ * last CTX_SHOWN calls after "... (depth N) > ". */
+#define CTX_SHOWN 8
+
+/*
+ * Every context of @t (program @b) as a key: its hash over the chain
+ * from the root, made from its parent's (a parent is made before its
+ * children, so its index is lower), and its text, at most CTX_SHOWN
+ * calls of it.  O(contexts) however deep the chain.
+ */
 static void ctx_keys(struct ckeys *ks, const struct pap_cs_built *b,
 		     const struct pap_forest *t)
 {
-	uint32_t v, w, depth, *path = NULL;
-	size_t cap = 0;
+	uint64_t *hs = malloc((t->n + 1) * sizeof(*hs));
+	uint32_t v, w, depth, path[CTX_SHOWN];
+	const char *pre, *name;
+	char buf[64];
 
+	if (!hs) {
+		ks->oom = 1;
+		return;
+	}
 	for (v = 1; v < t->n && !ks->oom; v++) {
-		uint64_t h = 0xcbf29ce484222325ull;
-		char *text = NULL, buf[64];
+		uint32_t up = t->nodes[v].parent;
+		uint64_t h = up ? hs[up] : 0xcbf29ce484222325ull;
+		char *text = NULL;
 		size_t size = 0;
 		FILE *m;
 
-		for (depth = 0, w = v; w; w = t->nodes[w].parent, depth++) {
-			if (depth == cap && pap_grow(&path, &cap,
-						     sizeof(*path), 64)) {
-				ks->oom = 1;
-				break;
-			}
-			path[depth] = w;
-		}
-		if (ks->oom)
-			break;
+		name = ctx_part(b, t, v, &pre, buf, sizeof(buf));
+		hs[v] = h = fnv_str(fnv_str(fnv_str(h, pre), name), buf);
+		for (depth = 0, w = v; w && depth < CTX_SHOWN;
+		     w = t->nodes[w].parent)
+			path[depth++] = w;
 		m = open_memstream(&text, &size);
-		while (depth-- > 0) {
-			const struct pap_fnode *x = &t->nodes[path[depth]];
-			const char *name = fname(b, pap_cctx_fn(x->label));
-
-			buf[0] = 0;
-			if (x->parent) {
-				uint32_t pf = pap_cctx_fn(
-					t->nodes[x->parent].label);
-
-				snprintf(buf, sizeof(buf), " (%s:%u)",
-					 fname(b, pf), call_site_line(b, pf,
-						pap_cctx_site(x->label)));
-			}
-			h = fnv_str(fnv_str(fnv_str(h, x->parent &&
-				pap_cctx_outside(x->label) ? ">" : ""), name),
-				buf);
-			if (m)
-				fprintf(m, "%s%s%s%s", x->parent ? " > " : "",
-					x->parent && pap_cctx_outside(x->label) ?
-					">" : "", name, buf);
+		if (m && w)
+			fprintf(m, "... (depth %u)", t->nodes[v].depth);
+		while (m && depth-- > 0) {
+			name = ctx_part(b, t, path[depth], &pre, buf,
+					sizeof(buf));
+			fprintf(m, "%s%s%s%s", t->nodes[path[depth]].parent ?
+				" > " : "", pre, name, buf);
 		}
 		if (m)
 			fclose(m);
 		add_key(ks, h, 0, m ? text : NULL, t->nodes[v].count);
 	}
-	free(path);
+	free(hs);
 }
 
 static int key_cmp(const void *x, const void *y)

@@ -23,8 +23,13 @@
 #include "pathspec.h"
 #include "util.h"
 
-/* The events a record may decode into, per event shown at most. */
+/* The events a record may decode into: this many per event shown at
+ * most (--max-sequence), and never fewer than CALLS_DECODE_MIN, so that
+ * a sequence over --max-sequence is decoded whole for its packed form. */
 #define DECODE_FACTOR 4
+#define CALLS_DECODE_MIN 10000000u
+/* Marks and names of a packed form at least (--max-sequence if more). */
+#define CALLS_PACK_BUDGET 10000u
 
 /* One program: the units a PROGSUM names. */
 struct cprog {
@@ -319,6 +324,8 @@ static size_t calls_load(struct calls *c, struct dprofile *dp,
 	memset(c, 0, sizeof(*c));
 	c->decode_max = max > UINT64_MAX / DECODE_FACTOR ? UINT64_MAX :
 			max * DECODE_FACTOR;
+	if (c->decode_max < CALLS_DECODE_MIN)
+		c->decode_max = CALLS_DECODE_MIN;
 	if (!prof)
 		return 0;
 	for (i = 0; i < prof->nrecs; i++) {
@@ -434,6 +441,7 @@ static size_t shown_events(const struct dcall *dc, const struct ropts *o,
 
 void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 {
+	uint64_t max = o->max_sequence ? o->max_sequence : CALLS_MAX_SEQUENCE;
 	struct calls c;
 	struct call_run *runs;
 	size_t i, shown = 0, left = 0, nruns;
@@ -446,9 +454,8 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 	fputs(",\n\"call_paths\": [", out);
 	for (i = 0; i < c.n; i++) {
 		struct dcall *dc = &c.c[i];
-		struct call_seq q;
-		size_t nev;
-		int cut;
+		struct call_seq q = { 0 };
+		int cut = 0;
 
 		if (!dc->ev && !dc->over)
 			continue;	/* named on stderr */
@@ -456,8 +463,8 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 			left++;
 			continue;
 		}
-		nev = shown_events(dc, o, &cut);
-		if (call_sequence(&dc->prog->b, dc->ev, nev, &q)) {
+		if (!dc->over &&
+		    call_sequence(&dc->prog->b, dc->ev, dc->nev, &q)) {
 			fprintf(stderr, "%s: %s: calls record %zu: its events "
 				"make no sequence\n", pap_prog, dp->file,
 				dc->recno);
@@ -467,14 +474,26 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		fprintf(out, "%s\n  {\"count\": %" PRIu64 ", \"complete\": %s, "
 			"\"events\": ", first ? "" : ",",
 			dc->r->count, dc->r->complete ? "true" : "false");
-		if (dc->over)
-			fputs("null", out);
-		else
-			fprintf(out, "%zu", dc->nev);
-		if (cut)
-			fputs(", \"truncated\": true", out);
-		fputs(", \"sequence\": ", out);
-		call_seq_json(out, &dc->prog->b, &q, q.n);
+		if (dc->over) {
+			fputs("null, \"truncated\": true, \"sequence\": []",
+			      out);
+		} else if (dc->nev <= max) {
+			fprintf(out, "%zu, \"sequence\": ", dc->nev);
+			call_seq_json(out, &dc->prog->b, &q, q.n);
+		} else {
+			fprintf(out, "%zu, \"packed\": ", dc->nev);
+			if (call_pack_json(out, &dc->prog->b, &q,
+					   max > CALLS_PACK_BUDGET ? max :
+					   CALLS_PACK_BUDGET, &cut)) {
+				fputs("null", out);
+				fprintf(stderr, "%s: %s: calls record %zu: out "
+					"of memory for its packed form\n",
+					pap_prog, dp->file, dc->recno);
+				dp->d->errors++;
+			}
+			if (cut)
+				fputs(", \"packed_cut\": true", out);
+		}
 		fputs("}", out);
 		call_seq_free(&q);
 		first = 0;
@@ -483,6 +502,8 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 	fprintf(out, "\n], \"call_paths_left_out\": %zu", left);
 	runs = runs_of(&c, &nruns);
 	call_contexts_json(out, runs, nruns, dp->d, dp->file);
+	if (o->k)
+		call_kgrams_json(out, runs, nruns, o, dp->d, dp->file);
 	free(runs);
 	calls_free(&c);
 }
@@ -538,6 +559,8 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 		fprintf(out, "(%zu more sequences: --top)\n", c.n - shown);
 	runs = runs_of(&c, &nruns);
 	call_contexts_text(out, runs, nruns, o, dp->d, dp->file);
+	if (o->k)
+		call_kgrams_text(out, runs, nruns, o, dp->d, dp->file, 0);
 	free(runs);
 	calls_free(&c);
 }

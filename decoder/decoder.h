@@ -704,6 +704,35 @@ struct call_run {
 	uint64_t count;
 };
 
+/*
+ * Call k-grams (callkgram.c, doc/reports.md): into the empty forest @ipf,
+ * the windows of 1 to @k consecutive names (call_sequence() items, the
+ * labels) of each run of program @b among @runs, each counted as many
+ * times as it occurred times its run's count; no window spans two runs.
+ * 0, PAP_EINVAL when a run is no sequence, or PAP_ENOMEM.
+ */
+int call_kgrams(const struct call_run *runs, size_t n,
+		const struct pap_cs_built *b, uint32_t k,
+		struct pap_forest *ipf);
+/* The text section (at most @max_nodes nodes, 0: all) and the JSON
+ * members "call_k" and "call_kgrams" of @runs' k-grams, o->k and
+ * o->min_share as the k-IPF has them. */
+void call_kgrams_text(FILE *out, const struct call_run *runs, size_t n,
+		      const struct ropts *o, struct decoder *d,
+		      const char *file, size_t max_nodes);
+void call_kgrams_json(FILE *out, const struct call_run *runs, size_t n,
+		      const struct ropts *o, struct decoder *d,
+		      const char *file);
+/*
+ * The packed form of sequence @q as a JSON object (callpack.c,
+ * doc/formats.md): "pieces", the distinct runs of names, and "form",
+ * their numbers with repeats as " ( ... )^N", nested; expanded, it gives
+ * @q exactly unless *@cut says the form went over @budget marks and
+ * names and stops there.  0, or -1 (nothing written) when memory is
+ * short.
+ */
+int call_pack_json(FILE *out, const struct pap_cs_built *b,
+		   const struct call_seq *q, size_t budget, int *cut);
 /* The decoded sequences of a profile, each with its count (calls.c):
  * those that could not be decoded are named on stderr and counted in
  * the decoder's errors, those over --max-sequence's bound left out. */

@@ -3,7 +3,8 @@
  * report-html.c - a self-contained HTML report: index.html lists the
  * functions by activity, and one page per function shows its CFG (inline
  * SVG drawn by graphviz's dot when it is installed), its hottest paths,
- * its k-iteration path forest and its annotated source.  No script, no
+ * its k-iteration path forest and its annotated source; calls.html the
+ * call sequences when the profile has them.  No script, no
  * server, no file outside the directory.
  */
 #include <errno.h>
@@ -39,6 +40,7 @@
 #define HTML_KIPF_UNTIL (1280L << 10)
 #define HTML_SOURCE_UNTIL (1536L << 10)
 #define HTML_INDEX_UNTIL (1536L << 10)
+#define HTML_CALLS_UNTIL (1536L << 10)
 #define HTML_LINE_MAX 4096	/* bytes of a source line shown */
 #define HTML_TITLE_MAX 200	/* bytes of a source line in a title */
 
@@ -701,11 +703,88 @@ static void html_selective(FILE *f, const struct sel_report *sel)
 	fputs("</table></section>\n", f);
 }
 
+/*
+ * The calls page, calls.html, when the profile holds call sequences:
+ * the text report's call sections (callrender.c's trees with their
+ * groups and "x N", the calling-context tree, the k-grams with --k),
+ * each section a box of preformatted text, escaped, and the page cut at
+ * a line once it passes HTML_CALLS_UNTIL bytes.  *@made says whether
+ * the page was written; 0, or -1 with a message.
+ */
+static int write_calls(const char *dir, struct dprofile *dp,
+		       const struct ropts *o, int *made)
+{
+	char *text = NULL, *at, *end, *nl;
+	size_t len = 0;
+	struct page pg;
+	FILE *m = open_memstream(&text, &len), *f;
+	int open = 0;
+
+	*made = 0;
+	if (!m)
+		return -1;
+	print_calls_text(m, dp, o);
+	fclose(m);
+	if (!len) {
+		free(text);
+		return 0;
+	}
+	f = page_open(&pg, dir, "calls.html");
+	if (!f) {
+		free(text);
+		return -1;
+	}
+	page_head(f, "pap call sequences", "<a href=\"index.html\">functions"
+		  "</a>: the call sequences of the threads, their calling "
+		  "contexts and k-grams");
+	end = text + len;
+	for (at = text; at < end; at = nl + 1) {
+		nl = memchr(at, '\n', (size_t)(end - at));
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		if (page_bytes(f) >= HTML_CALLS_UNTIL) {
+			size_t lines = 0;
+			char *q;
+
+			for (q = nl + 1; q < end; q++)
+				lines += *q == '\n';
+			fprintf(f, "%s<p class=\"muted\">%zu more lines left "
+				"out: a page holds 2 MB; pap-decode's text "
+				"report has them all</p>", open ?
+				"</pre></section>" : "", lines + 1);
+			open = 0;
+			break;
+		}
+		if (!*at) {		/* a blank line ends a section */
+			if (open)
+				fputs("</pre></section>\n", f);
+			open = 0;
+			continue;
+		}
+		if (!open) {
+			fputs("<section><h2>", f);
+			html_text_max(f, at, HTML_LINE_MAX);
+			fputs("</h2><pre class=\"path\">", f);
+			open = 1;
+			continue;
+		}
+		html_text_max(f, at, HTML_LINE_MAX);
+		fputc('\n', f);
+	}
+	if (open)
+		fputs("</pre></section>\n", f);
+	free(text);
+	page_tail(f);
+	*made = 1;
+	return page_close(&pg, f);
+}
+
 /* Writes index page @by: the functions in that order, then the paths of
  * interest of @sel. */
 static int write_index(const char *dir, struct dprofile *dp,
 		       const struct index_row *rows, const size_t *ord,
-		       int by, const struct sel_report *sel)
+		       int by, const struct sel_report *sel, int calls)
 {
 	static const char *const head[NORDERS] = {
 		"activations", "distinct paths", "function",
@@ -724,6 +803,10 @@ static int write_index(const char *dir, struct dprofile *dp,
 		 (unsigned long long)dp->total,
 		 pap_plural(dp->total, "path", "paths"));
 	page_head(f, "pap path profile", sub);
+	if (calls)
+		fputs("<section><h2>Call sequences</h2><p><a href=\"calls.html"
+		      "\">The threads' call sequences, calling contexts and "
+		      "k-grams</a></p></section>\n", f);
 	fprintf(f, "<section><h2>Functions by %s</h2><p class=\"muted\">"
 		"Sort by", by == BY_ACTIVATIONS ? "activity" : head[by]);
 	for (c = 0; c < NORDERS; c++)
@@ -771,7 +854,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	struct html_dot hd;
 	size_t *ord = NULL, i;
 	struct stat st;
-	int rc = 0, sel_failed, by;
+	int rc = 0, sel_failed, by, calls = 0;
 
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "%s: error: %s: %s\n", pap_prog, dir,
@@ -835,6 +918,8 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		if (html_function(dir, rows[i].f, i, o, &hd, &flows[i]))
 			rc = -1;
 	dot_end(&hd);
+	if (write_calls(dir, dp, o, &calls))
+		rc = -1;
 	for (by = 0; by < NORDERS && rc == 0; by++) {
 		if (by == BY_COVERAGE) {
 			free(ord);
@@ -851,7 +936,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 					     ORDER_ACTIVATIONS : by == BY_PATHS ?
 					     ORDER_PATHS : ORDER_NAME);
 		}
-		if (!ord || write_index(dir, dp, rows, ord, by, &sel))
+		if (!ord || write_index(dir, dp, rows, ord, by, &sel, calls))
 			rc = -1;
 	}
 	free(ord);

@@ -94,9 +94,15 @@ cat >ctxs.py <<'EOF'
 # contexts of one chain of names through different sites are one line),
 # "NAME... CALLS", one a line
 import json, sys
-n = {}
+# a context's chain from its parent's ("context" is written only near
+# the roots), checked against "context" where it is written
+n, chain = {}, {}
 for c in json.load(open(sys.argv[1])).get("call_contexts", []):
-    k = " ".join(c["context"])
+    ch = [c["name"]] if c["parent"] is None else \
+        chain[c["parent"]] + [c["name"]]
+    assert c.get("context", ch) == ch, (c["context"], ch)
+    chain[c["id"]] = ch
+    k = " ".join(ch)
     n[k] = n.get(k, 0) + c["calls"]
 for k in n:
     print("%s %d" % (k, n[k]))
@@ -240,8 +246,8 @@ if [ -f "$d/pap.prof" ]; then
 		not_ok "text report: no call sequences or no main:$line -> f0"
 		diag text.out
 	fi
-	# --top bounds the sequences shown, --max-sequence their events: half
-	# the events give the first half's sequence, an eighth none
+	# --top bounds the sequences shown, --max-sequence their events: over
+	# it, the sequence is packed, and the form expanded is the sequence
 	"$decode" --format=json --top=1 "$d/pap.prof" >full.json 2>full.err
 	ev=$(python3 -c 'import json,sys
 print(json.load(open(sys.argv[1]))["call_paths"][0]["events"])' full.json)
@@ -254,15 +260,24 @@ import json, sys
 full, half, eighth = (json.load(open(f))["call_paths"] for f in sys.argv[1:4])
 ev = int(sys.argv[4])
 assert len(full) == len(half) == len(eighth) == 1
-f, h, e = full[0], half[0], eighth[0]
-assert "truncated" not in f and f["events"] == ev
-assert h["truncated"] is True and h["events"] == ev
-assert 0 < len(h["sequence"]) < len(f["sequence"])
-assert f["sequence"][:len(h["sequence"])] == h["sequence"]
-assert e["truncated"] is True and e["events"] is None and not e["sequence"]
+f = full[0]
+assert "truncated" not in f and "packed" not in f and f["events"] == ev
+for p in half[0], eighth[0]:
+    assert "sequence" not in p and "packed_cut" not in p
+    assert p["events"] == ev
+    out, stack = [], [[]]
+    for t in p["packed"]["form"].split():
+        if t == "(":
+            stack.append([])
+        elif t.startswith(")^"):
+            body = stack.pop()
+            stack[-1].extend(body * int(t[2:]))
+        else:
+            stack[-1].extend(p["packed"]["pieces"][int(t)])
+    assert stack[0] == f["sequence"]
 EOF
 	then
-		ok "json: --top=1; --max-sequence: a head of the sequence, or none past 4 times"
+		ok "json: --top=1; over --max-sequence, a packed form that expands to the sequence"
 	else
 		not_ok "json: --top or --max-sequence not honoured"
 		diag half.json 3

@@ -65,6 +65,35 @@ rc=$?
 check "html: written into the directory given" \
 	'[ $rc -eq 0 ] && [ -s h/index.html ] && grep -q walk h/index.html'
 
+# a profile with call sequences: the html report has its calls page
+cat >q.c <<'SRC'
+#include <stdio.h>
+
+static int __attribute__((noinline)) leaf(int x) { return x * 3 + 1; }
+
+int main(void)
+{
+	int s = 0;
+
+	for (int i = 0; i < 5; i++)
+		s += leaf(i);
+	printf("sum %d\n", s);
+	return 0;
+}
+SRC
+if PAP_PLUGIN_ARGS=-fplugin-arg-pap-calls "$papgcc" -O1 q.c -o q \
+	2>err.txt; then
+	"$collector" -o q.prof --report=html --report-out=hq -- ./q \
+		>/dev/null 2>err.txt
+	rc=$?
+	check "html: a calls page for the call sequences, linked" \
+		'[ $rc -eq 0 ] && grep -q "href=\"calls.html\"" hq/index.html &&
+		 grep -q "^    main:[0-9]* -&gt; leaf  x 5$" hq/calls.html &&
+		 grep -q "^ *5    leaf  (main:[0-9]*)$" hq/calls.html'
+else
+	not_ok "html: q.c does not build with the calls mode"
+fi
+
 acts() { "$decode" --format=json c.prof 2>/dev/null |
 	sed -n 's/.*"name": "walk".*"activations": \([0-9]*\).*/\1/p'; }
 before=$(acts)

@@ -3,7 +3,10 @@
  * test_callrender.c - the decoder's rendering of call sequences
  * (decoder/callrender.c): runs of hand-written programs are encoded by
  * pap_cseq_exec, decoded by pap_cseq_decode, and rendered; the sequences
- * and trees expected are written here from the programs' source.
+ * and trees expected are written here from the programs' source.  The
+ * call k-grams (callkgram.c) are checked against windows counted here
+ * by brute force, and the packed form (callpack.c) against forms
+ * written from the sequences.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +15,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "decoder.h"
 
 const char *pap_prog = "test_callrender";
+
+/* callkgram.c's printers walk with report-text.c's kipf_walk, which
+ * this test does not link: they are not called here. */
+void kipf_walk(const struct pap_forest *ipf, uint32_t v, uint64_t parent,
+	       uint64_t root, double min_share, const struct kipf_visit *kv)
+{
+	(void)ipf;
+	(void)v;
+	(void)parent;
+	(void)root;
+	(void)min_share;
+	(void)kv;
+	fail_msg("kipf_walk is not part of this test");
+}
 
 /* one block, one return: every site is in b1, in order */
 static const char graph1[] = "blocks b1\nentry b1\nreturn b1\n";
@@ -343,6 +361,278 @@ static void test_tree_groups(void **state)
 	teardown(&t);
 }
 
+/* The node of @ipf reached from the roots by the labels @w[0..@n), or
+ * 0. */
+static uint32_t kg_find(const struct pap_forest *ipf, const uint32_t *w,
+			size_t n)
+{
+	uint32_t v = 0, c;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!i) {
+			for (c = 1; c < ipf->n; c++)
+				if (!ipf->nodes[c].parent &&
+				    ipf->nodes[c].label == w[0])
+					break;
+			c = c < ipf->n ? c : 0;
+		} else {
+			for (c = ipf->nodes[v].child; c &&
+			     ipf->nodes[c].label != w[i];
+			     c = ipf->nodes[c].sibling)
+				;
+		}
+		if (!c)
+			return 0;
+		v = c;
+	}
+	return v;
+}
+
+/* The k-grams of main's run (count 3) and of twice's (count 2), k = 3:
+ * every window of 1 to 3 names of each sequence, counted by brute force
+ * here, is a node with that count, and there is no other node (no
+ * window across the two runs). */
+static void test_kgrams(void **state)
+{
+	struct pap_cev twice_run[] = {
+		OUT(TWICE),
+		CALL(TWICE, 1), ENTER(KEY), EXIT(KEY), RET(TWICE, 1, 0),
+		CALL(TWICE, 2), RET(TWICE, 2, 1),
+		CALL(TWICE, 1), ENTER(KEY), EXIT(KEY), RET(TWICE, 1, 0),
+		CALL(TWICE, 2), RET(TWICE, 2, 1),
+		EXIT(TWICE),
+	};
+	struct pap_cev ev[sizeof(main_run) / sizeof(main_run[0])];
+	size_t n0 = sizeof(ev) / sizeof(ev[0]);
+	size_t n1 = sizeof(twice_run) / sizeof(twice_run[0]);
+	struct call_run runs[2];
+	struct pap_forest ipf;
+	struct call_seq q[2];
+	uint32_t key_cmp[2], mt[2];
+	size_t r, i, j, d, distinct = 0;
+	struct fixture t;
+	uint64_t want;
+
+	(void)state;
+	setup(&t);
+	memcpy(ev, main_run, sizeof(ev));
+	map_events(&t, ev, n0);
+	map_events(&t, twice_run, n1);
+	runs[0] = (struct call_run){ &t.b, ev, n0, 3 };
+	runs[1] = (struct call_run){ &t.b, twice_run, n1, 2 };
+	pap_forest_init(&ipf);
+	assert_int_equal(call_kgrams(runs, 2, &t.b, 3, &ipf), 0);
+	for (r = 0; r < 2; r++)
+		assert_int_equal(call_sequence(&t.b, runs[r].ev, runs[r].nev,
+					       &q[r]), 0);
+	/* each window, at its first occurrence over both runs */
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < q[r].n; i++)
+			for (d = 1; d <= 3 && i + d <= q[r].n; d++) {
+				const uint32_t *w = q[r].item + i;
+				size_t r2, i2, seen = 0;
+				uint32_t v;
+
+				want = 0;
+				for (r2 = 0; r2 < 2; r2++)
+					for (i2 = 0; i2 + d <= q[r2].n; i2++)
+						if (!memcmp(q[r2].item + i2, w,
+							    d * sizeof(*w))) {
+							want += runs[r2].count;
+							seen |= r2 < r ||
+								(r2 == r &&
+								 i2 < i);
+						}
+				v = kg_find(&ipf, w, d);
+				assert_true(v != 0);
+				assert_int_equal(ipf.nodes[v].count, want);
+				distinct += !seen;
+			}
+	assert_int_equal(ipf.n - 1, distinct);
+	/* by hand: key then cmp twice in main's run, 3 times; main is
+	 * entered once and returned to twice a run; no "main twice" */
+	key_cmp[0] = t.ix[KEY];
+	key_cmp[1] = t.ix[CMP];
+	assert_int_equal(ipf.nodes[kg_find(&ipf, key_cmp, 2)].count, 6);
+	assert_int_equal(ipf.nodes[kg_find(&ipf, &t.ix[MAIN], 1)].count, 9);
+	mt[0] = t.ix[MAIN];
+	mt[1] = t.ix[TWICE];
+	assert_int_equal(kg_find(&ipf, mt, 2), 0);
+	for (r = 0; r < 2; r++)
+		call_seq_free(&q[r]);
+	pap_forest_free(&ipf);
+	/* k = 1: the names with their counts, roots only */
+	pap_forest_init(&ipf);
+	assert_int_equal(call_kgrams(runs, 2, &t.b, 1, &ipf), 0);
+	for (j = 1; j < ipf.n; j++)
+		assert_int_equal(ipf.nodes[j].depth, 1);
+	assert_int_equal(ipf.nodes[kg_find(&ipf, &t.ix[TWICE], 1)].count, 6);
+	pap_forest_free(&ipf);
+	teardown(&t);
+}
+
+/* The packed JSON of the items @it[0..@n) (enum values), into @buf. */
+static int pack_of(struct fixture *t, const uint32_t *it, size_t n,
+		   size_t budget, char *buf, size_t size)
+{
+	struct call_seq q = { calloc(n, sizeof(uint32_t)), n, n };
+	FILE *f = fmemopen(buf, size, "w");
+	size_t i;
+	int cut = -1;
+
+	assert_non_null(f);
+	assert_non_null(q.item);
+	for (i = 0; i < n; i++)
+		q.item[i] = t->ix[it[i]];
+	assert_int_equal(call_pack_json(f, &t->b, &q, budget, &cut), 0);
+	fclose(f);
+	free(q.item);
+	return cut;
+}
+
+static void test_pack(void **state)
+{
+	uint32_t it[2001];
+	char buf[4096];
+	struct fixture t;
+	size_t i;
+
+	(void)state;
+	setup(&t);
+	/* main f, 1000 times, then cmp: one repeat of one piece */
+	for (i = 0; i < 2000; i++)
+		it[i] = i % 2 ? F : MAIN;
+	it[2000] = CMP;
+	assert_int_equal(pack_of(&t, it, 2001, 10000, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "{\"pieces\": [[\"main\", \"f\"], "
+			    "[\"cmp\"]], \"form\": \" ( 0 )^1000 1\"}");
+	/* (g h h h key) 5 times: the period covering most wins over h's */
+	for (i = 0; i < 25; i++)
+		it[i] = i % 5 == 0 ? G : i % 5 == 4 ? KEY : H;
+	assert_int_equal(pack_of(&t, it, 25, 10000, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "{\"pieces\": [[\"g\", \"h\", \"h\", \"h\", "
+			    "\"key\"]], \"form\": \" ( 0 )^5\"}");
+	/* nested: (main (f)^3 key key)^40 twice: f^3 inside a period of
+	 * 6 names, found on the first pass already as one piece */
+	for (i = 0; i < 240; i++)
+		it[i] = i % 6 == 0 ? MAIN : i % 6 < 4 ? F : KEY;
+	it[240] = TWICE;
+	assert_int_equal(pack_of(&t, it, 241, 10000, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "{\"pieces\": [[\"main\", \"f\", \"f\", "
+			    "\"f\", \"key\", \"key\"], [\"twice\"]], "
+			    "\"form\": \" ( 0 )^40 1\"}");
+	/* no repeat: one piece; over the budget: cut */
+	for (i = 0; i < 9; i++)
+		it[i] = (uint32_t)i;
+	assert_int_equal(pack_of(&t, it, 9, 9, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "{\"pieces\": [[\"main\", \"f\", \"cmp\", "
+			    "\"key\", \"g\", \"h\", \"catcher\", \"t1\", "
+			    "\"twice\"]], \"form\": \" 0\"}");
+	assert_int_equal(pack_of(&t, it, 9, 8, buf, sizeof(buf)), 1);
+	teardown(&t);
+}
+
+/* f recurses 200,000 deep: the run is encoded and
+ * decoded, and its sequence, tree, contexts (text and JSON) and k-grams
+ * are made with the stack the test has (8 MB or less: no printer may
+ * recurse per level). */
+#define DEEP 200000u
+
+static size_t count_lines(FILE *f, const char *needle)
+{
+	char line[512];
+	size_t n = 0;
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	return n;
+}
+
+static void test_deep(void **state)
+{
+	size_t n = 4 * (size_t)DEEP + 2, i, m = 0, at = 0, nseq;
+	struct pap_cev *ev = calloc(n, sizeof(*ev)), *out = NULL;
+	struct decoder d;
+	struct call_run run;
+	struct call_seq q;
+	struct pap_cs_rec rec;
+	struct pap_forest ipf;
+	struct ropts o;
+	struct fixture t;
+	struct rlimit rl;
+	const char *why = NULL;
+	FILE *f;
+
+	(void)state;
+	/* at most 8 MB of stack from here on, whatever the shell gave */
+	if (!getrlimit(RLIMIT_STACK, &rl) && (rl.rlim_cur == RLIM_INFINITY ||
+					       rl.rlim_cur > (8u << 20))) {
+		rl.rlim_cur = 8u << 20;
+		setrlimit(RLIMIT_STACK, &rl);
+	}
+	assert_non_null(ev);
+	setup(&t);
+	ev[m++] = (struct pap_cev)OUT(F);
+	for (i = 0; i < DEEP; i++) {
+		ev[m++] = (struct pap_cev)CALL(F, 1);
+		ev[m++] = (struct pap_cev)ENTER(F);
+	}
+	for (i = 0; i < DEEP; i++) {
+		ev[m++] = (struct pap_cev)EXIT(F);
+		ev[m++] = (struct pap_cev)RET(F, 1, 0);
+	}
+	ev[m++] = (struct pap_cev)EXIT(F);
+	assert_int_equal(m, n);
+	map_events(&t, ev, n);
+	if (pap_cseq_exec(&t.b.prog, ev, n, UINT64_MAX, &rec, &why, &at))
+		fail_msg("exec: %s at %zu", why, at);
+	if (pap_cseq_decode(&t.b.prog, &rec, UINT64_MAX, n, &out, &m, &why,
+			    &at))
+		fail_msg("decode: %s at %zu", why, at);
+	assert_int_equal(m, n);
+	pap_cs_rec_free(&rec);
+	/* the sequence: f, f entered DEEP times, returned to DEEP times */
+	assert_int_equal(call_sequence(&t.b, out, n, &q), 0);
+	nseq = q.n;
+	call_seq_free(&q);
+	assert_int_equal(nseq, 2 * (size_t)DEEP + 1);
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(call_tree_print(f, &t.b, out, n, 0), 0);
+	assert_int_equal(count_lines(f, "f:10 -> f"), DEEP);
+	fclose(f);
+	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
+	run = (struct call_run){ &t.b, out, n, 1 };
+	f = tmpfile();
+	assert_non_null(f);
+	call_contexts_text(f, &run, 1, &o, &d, "deep");
+	assert_int_equal(count_lines(f, "  (f:10)"), DEEP);
+	assert_int_equal(count_lines(f, "[depth 200001] f  (f:10)"), 1);
+	fclose(f);
+	f = tmpfile();
+	assert_non_null(f);
+	call_contexts_json(f, &run, 1, &d, "deep");
+	/* 100,000 contexts written, the chain only near the root */
+	assert_int_equal(count_lines(f, "{\"id\": "), 100000);
+	assert_int_equal(count_lines(f, "\"context\": ["), 64);
+	assert_int_equal(count_lines(f, "\"call_contexts_left_out\": 100001"),
+			 1);
+	fclose(f);
+	pap_forest_init(&ipf);
+	assert_int_equal(call_kgrams(&run, 1, &t.b, 2, &ipf), 0);
+	assert_int_equal(ipf.n - 1, 2);		/* f; f f */
+	assert_int_equal(ipf.nodes[kg_find(&ipf, &t.ix[F], 1)].count,
+			 2 * (uint64_t)DEEP + 1);
+	pap_forest_free(&ipf);
+	assert_int_equal(d.errors, 0);
+	free(out);
+	free(ev);
+	teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +640,9 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_longjmp),
 		cmocka_unit_test(test_tree_groups),
+		cmocka_unit_test(test_kgrams),
+		cmocka_unit_test(test_pack),
+		cmocka_unit_test(test_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

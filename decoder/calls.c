@@ -467,6 +467,8 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fputs("null", out);
 		else
 			fprintf(out, "%zu", dc->nev);
+		if (dc->ev && dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
+			fputs(", \"start\": \"fork\"", out);
 		if (cut)
 			fputs(", \"truncated\": true", out);
 		fputs(", \"sequence\": ", out);
@@ -520,6 +522,8 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 		}
 		nev = shown_events(dc, o, &cut);
 		fprintf(out, ", %zu events", dc->nev);
+		if (dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
+			fputs(", starts in a forked child", out);
 		if (cut)
 			fprintf(out, ", the first %zu shown", nev);
 		fputc('\n', out);

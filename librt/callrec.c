@@ -97,6 +97,23 @@ void rt_calls_record(void)
 		rt_sink_value(p->calls_key, PAP_REC_CALLS, !open, value);
 }
 
+void rt_calls_record_async(uint64_t value, const struct pap_breakpoint *bps,
+			   size_t nbps, int lost)
+{
+	const struct rt_cprog *p = rt_cprog_now();
+
+	if (lost || !p || nbps > UINT32_MAX) {
+		rt_agg_lost(1);
+		return;
+	}
+	rt_cprog_offer(p);
+	if (nbps)
+		rt_sink_path(p->calls_key, PAP_REC_CALLS, 1, value, bps,
+			     (uint32_t)nbps);
+	else
+		rt_sink_value(p->calls_key, PAP_REC_CALLS, 1, value);
+}
+
 void rt_calls_exit(void)
 {
 	uint64_t n = __atomic_exchange_n(&rt_crunning, 0, __ATOMIC_RELAXED);

@@ -9,7 +9,7 @@
  * during a call to uninstrumented code and is part of the thread's
  * sequence.  The loop calls no uninstrumented code, so the handlers that
  * interrupt it interrupt instrumented code.  Prints only what the
- * signals do not change.
+ * signals do not change (calls-proc.sh counts the handlers' sequences).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -103,6 +103,6 @@ int main(int argc, char **argv)
 	r = run();
 	timers(0);
 	r += inline_handler();
-	printf("%lu %s\n", r, sig_count >= want ? "enough signals" : "few");
+	printf("%lu\n", r);
 	return 0;
 }

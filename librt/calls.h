@@ -47,8 +47,10 @@
  * and loses the interrupted sequence.  A handler that runs during a
  * call to uninstrumented code is inline: an outside frame of the
  * thread's sequence.  Not exact: a handler that is itself the callee
- * the interrupted call expects (its fast entry takes the call's place;
- * the record is refused by the decoder, never misread).
+ * the interrupted call expects, landing between the call's expect and
+ * the callee's entry, passes the fast check and takes the call's place;
+ * the callee's own entry then finds the call consumed and becomes a
+ * separate sequence (the two runs of that function swap places).
  *
  * fork: the child keeps the stack and starts a sequence at fork's
  * return, cr 1 and its packer empty, with the mark FORK_START; its

@@ -21,7 +21,7 @@ void on_signal(int sig);
 void oracle_sig_prepare(void);
 
 volatile int sig_mode;		/* 1: in the loop; 2: raise */
-volatile unsigned long sig_count;
+volatile unsigned long sig_count, sig_nested;
 static unsigned long want;
 unsigned long acc;
 
@@ -42,6 +42,16 @@ __attribute__((noinline)) void handler_body(unsigned depth)
 	acc += mid(depth);
 	if (depth)
 		handler_body(depth - 1);
+}
+
+/* long enough for the other timer to fire inside */
+__attribute__((noinline)) void handler_long(unsigned long n)
+{
+	unsigned long i, t = 0;
+
+	for (i = 0; i < n; i++)
+		t += mid(i) & 1 ? leaf(i) : 0;
+	acc += t;
 }
 
 __attribute__((noinline)) unsigned long work(unsigned long n)
@@ -104,5 +114,6 @@ int main(int argc, char **argv)
 	timers(0);
 	r += inline_handler();
 	printf("%lu\n", r);
+	fprintf(stderr, "nested %lu\n", sig_nested);
 	return 0;
 }

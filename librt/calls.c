@@ -266,28 +266,11 @@ static struct pap_cframe *casync_enter(struct pap_cframe *t, const char *key)
 	return cpush(t + 1, key, PAP_CF_OUTSIDE | RT_CF_ASYNC);
 }
 
-/*
- * The handler's outermost exit: its sequence, complete, goes to the
- * recorder (callrec.c), and what it interrupted is restored as it was,
- * so that an interrupted fold finishes on the value it had read.
- */
-static void casync_exit(struct pap_cframe *me)
+/* Back to what the innermost handler's sequence interrupted. */
+static void casync_restore(void)
 {
-	const struct pap_breakpoint *bps = NULL;
 	struct rt_csaved *sv = &rt_csaved[rt_csig - 1];
-	size_t nbps = 0;
-	uint64_t value;
-	int lost;
 
-	cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
-	value = __pap_cr;
-	if (cpack()) {
-		bps = pap_bpack_online_finish(rt_cpack, &nbps);
-		rt_cdone = 1;
-	}
-	lost = rt_clost || !rt_cpack;
-	if (rt_casync_end)
-		rt_casync_end(value, bps, nbps, lost);
 	rt_csigpack[rt_csig - 1] = rt_cpack;
 	__pap_cr = sv->cr;
 	rt_cpack = sv->pack;
@@ -296,6 +279,56 @@ static void casync_exit(struct pap_cframe *me)
 	__pap_cs = sv->top;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt_csig--;
+}
+
+/*
+ * The handler's outermost exit (@k 0), or its tail call at site @k: its
+ * sequence, complete, goes to the recorder (callrec.c), and what it
+ * interrupted is restored as it was, so that an interrupted fold
+ * finishes on the value it had read.  After a tail call the handler may
+ * go on in uninstrumented code, where no probe would see its end: its
+ * tail callee, if instrumented, starts a sequence of its own.  With no
+ * handler's sequence running (exit or a fork in a handler took it), the
+ * frame below the handler's is the top again and the sequence is lost.
+ */
+static void casync_exit(struct pap_cframe *me, uint32_t k)
+{
+	const struct pap_breakpoint *bps = NULL;
+	size_t nbps = 0;
+	uint64_t value;
+	int lost;
+
+	if (!rt_csig) {
+		rt_clost = 1;
+		__pap_cs = me - 2;
+		return;
+	}
+	if (k)
+		cmark(PAP_CS_OUT_TAIL | k, 1, me->key, PAP_NONE, 0);
+	else
+		cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
+	value = __pap_cr;
+	if (cpack()) {
+		bps = pap_bpack_online_finish(rt_cpack, &nbps);
+		rt_cdone = 1;
+	}
+	lost = rt_clost || !rt_cpack;
+	if (rt_casync_end)
+		rt_casync_end(value, bps, nbps, lost);
+	casync_restore();
+}
+
+/*
+ * The innermost handler's sequence is abandoned (a longjmp out of the
+ * handler, exit inside it): counted lost, and so is the sequence it
+ * interrupted, whose interrupted fold never completes.
+ */
+static void casync_abandon(void)
+{
+	if (rt_casync_end)
+		rt_casync_end(1, NULL, 0, 1);
+	casync_restore();
+	rt_clost = 1;
 }
 
 struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
@@ -332,7 +365,7 @@ struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 void __pap_cexit(struct pap_cframe *me)
 {
 	if (me->flags & RT_CF_ASYNC) {
-		casync_exit(me);
+		casync_exit(me, 0);
 		return;
 	}
 	if (me->flags & PAP_CF_OUTSIDE)
@@ -360,6 +393,10 @@ void __pap_ccallee(uintptr_t p)
 
 void __pap_ctail(struct pap_cframe *me, uint32_t k)
 {
+	if (me->flags & RT_CF_ASYNC) {
+		casync_exit(me, k);
+		return;
+	}
 	if (me->flags & PAP_CF_DEEP) {
 		__pap_cs = me - 1;
 		return;
@@ -371,6 +408,10 @@ void __pap_ctail(struct pap_cframe *me, uint32_t k)
 void __pap_cresume(struct pap_cframe *me, uint32_t s)
 {
 	struct pap_cframe *f;
+
+	/* a longjmp out of signal handlers: their sequences are lost */
+	while (rt_csig && me <= rt_csaved[rt_csig - 1].top)
+		casync_abandon();
 
 	if (me->flags & PAP_CF_DEEP) {
 		rt_clost = 1;
@@ -397,6 +438,9 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	struct pap_cframe *f;
 	int lost;
 
+	/* inside signal handlers (exit in one): theirs are lost */
+	while (rt_csig)
+		casync_abandon();
 	if (rt_cbase && __pap_cs > rt_cbase)
 		cframes(rt_cbase + 1);
 	*value = __pap_cr;

@@ -44,7 +44,11 @@
  * hands the complete record, OUT_ENTER first, to the recorder
  * (rt_calls_set_async_end) and restores what it interrupted, so that an
  * interrupted fold ends on the value it read.  Deeper nesting is inline
- * and loses the interrupted sequence.  A handler that runs during a
+ * and loses the interrupted sequence.  A handler's outermost function
+ * that leaves by a tail call ends the handler's sequence there (OUT_TAIL
+ * last); an instrumented tail callee starts one of its own.  A longjmp
+ * out of a handler (a resume below its frames), or exit inside one,
+ * loses the handler's sequence and the one it interrupted.  A handler that runs during a
  * call to uninstrumented code is inline: an outside frame of the
  * thread's sequence.  Not exact: a handler that is itself the callee
  * the interrupted call expects, landing between the call's expect and

@@ -169,6 +169,24 @@ static int walk_event(struct rwalk *w, struct rstack *s,
 			return -1;
 		s->n--;
 		return w->on_event ? w->on_event(w->ctx, v, s, RW_EXIT) : 0;
+	case PAP_CEV_FORK:
+		/* a forked child's record: the frames open at the fork,
+		 * entered and calling; the sequence starts with the
+		 * innermost, where fork returns */
+		f = rpush(s, v->fn);
+		if (!f)
+			return -1;
+		f->outside = (uint8_t)v->cls;
+		if (v->arg) {
+			w->emit(w->ctx, 0, v->fn);
+			w->first = 0;
+		}
+		if (!w->on_event)
+			return 0;
+		if (w->on_event(w->ctx, v, s, v->cls ? RW_ENTER_OUT :
+				RW_ENTER_CALL))
+			return -1;
+		return w->on_event(w->ctx, v, s, RW_CALL);
 	case PAP_CEV_LONGJMP:
 		/* v->arg frames of the run (tail callers waiting are not
 		 * theirs) lie above the one resumed */

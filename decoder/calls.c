@@ -474,14 +474,19 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		fprintf(out, "%s\n  {\"count\": %" PRIu64 ", \"complete\": %s, "
 			"\"events\": ", first ? "" : ",",
 			dc->r->count, dc->r->complete ? "true" : "false");
+		if (dc->over)
+			fputs("null, \"truncated\": true", out);
+		else
+			fprintf(out, "%zu", dc->nev);
+		if (dc->ev && dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
+			fputs(", \"start\": \"fork\"", out);
 		if (dc->over) {
-			fputs("null, \"truncated\": true, \"sequence\": []",
-			      out);
+			fputs(", \"sequence\": []", out);
 		} else if (dc->nev <= max) {
-			fprintf(out, "%zu, \"sequence\": ", dc->nev);
+			fputs(", \"sequence\": ", out);
 			call_seq_json(out, &dc->prog->b, &q, q.n);
 		} else {
-			fprintf(out, "%zu, \"packed\": ", dc->nev);
+			fputs(", \"packed\": ", out);
 			if (call_pack_json(out, &dc->prog->b, &q,
 					   max > CALLS_PACK_BUDGET ? max :
 					   CALLS_PACK_BUDGET, &cut)) {
@@ -545,6 +550,8 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 		}
 		nev = shown_events(dc, o, &cut);
 		fprintf(out, ", %zu events", dc->nev);
+		if (dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
+			fputs(", starts in a forked child", out);
 		if (cut)
 			fprintf(out, ", the first %zu shown", nev);
 		fputc('\n', out);

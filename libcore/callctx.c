@@ -67,8 +67,15 @@ static int step(struct pap_forest *cct, struct cstack *s,
 {
 	struct cframe *top;
 	uint32_t real;
+	int err;
 
 	switch (v->kind) {
+	case PAP_CEV_FORK:
+		/* a frame open at a fork, entered before the record */
+		err = enter(cct, s, v->fn, v->cls, 0);
+		if (!err)
+			s->f[s->n - 1].site = v->site;
+		return err;
 	case PAP_CEV_OUT_ENTER:
 		return enter(cct, s, v->fn, 1, count);
 	case PAP_CEV_ENTER:

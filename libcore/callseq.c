@@ -320,6 +320,27 @@ static int ev_longjmp(struct enc *e, const struct pap_cev *v)
 	return err;
 }
 
+/* A fork's return in the child, @f calling fork: what came before is
+ * the parent's; the child's record starts with FORK_START. */
+static int ev_fork(struct enc *e, const struct eframe *f)
+{
+	size_t i;
+
+	if (!f || !f->site || f->callee != PAP_NONE || f->tailpend ||
+	    f->tails) {
+		e->why = "a fork outside a call to uninstrumented code";
+		return PAP_EINVAL;
+	}
+	for (i = 0; i < e->depth; i++)
+		if (e->fr[i].tails || e->fr[i].tailpend) {
+			e->why = "a fork inside a chain of tail calls";
+			return PAP_EINVAL;
+		}
+	e->nbps = 0;
+	e->cr = 1;
+	return mark(e, PAP_CS_FORK_START, PAP_NONE, PAP_NONE, 0);
+}
+
 static int step(struct enc *e, const struct pap_cev *v)
 {
 	const struct pap_cs_prog *prog = e->prog;
@@ -347,6 +368,8 @@ static int step(struct enc *e, const struct pap_cev *v)
 		return push(e, v->fn, 1) ? 0 : PAP_ENOMEM;
 	case PAP_CEV_LONGJMP:
 		return ev_longjmp(e, v);
+	case PAP_CEV_FORK:
+		return ev_fork(e, f);
 	default:
 		break;
 	}
@@ -770,6 +793,47 @@ static int dentry(struct dec *d, struct pos *p)
 }
 
 /*
+ * The record's start is a fork's return in the child (FORK_START): the
+ * call in progress at @p is the fork, and the stack holds the frames
+ * open then.  They are emitted as FORK events, innermost first (the
+ * events are reversed at the end), and decoding is done.  A tail chain
+ * whose entries came before the fork cannot be named: corrupt (the
+ * runtime counts such a child's sequence lost and writes none).
+ */
+static int fork_start(struct dec *d, struct pos *p)
+{
+	size_t i = d->depth;
+	uint32_t fn = p->fn, site = p->x;
+	int err;
+
+	take(d);
+	if (d->r != 1)
+		return corrupt(d, "a fork start with a register");
+	if (!d->depth || !d->st[0].out || d->st[0].state != D_BASE)
+		return corrupt(d, "frames at a fork that no outside entry "
+				  "began");
+	err = emit(d, PAP_CEV_FORK, fn, site, 0, 1);
+	while (!err && i > 0) {
+		const struct dent *t = &d->st[--i];
+
+		/* the frame above t was entered from outside: t is the
+		 * state it left, a frame only when pending in a call */
+		if (t->out) {
+			d->ev[d->nev - 1].cls = 1;
+			if (t->state == D_BASE)
+				continue;
+		} else if (t->tails) {
+			return corrupt(d, "a fork inside a chain of tail "
+					  "calls");
+		}
+		err = emit(d, PAP_CEV_FORK, t->fn, t->site, 0, 0);
+	}
+	d->depth = 0;
+	p->state = D_DONE;
+	return err;
+}
+
+/*
  * One backward step from @p, emitting the event it passes.  States: BASE
  * (no frame: outside frames of the thread, or the record's start), X(f)
  * (f's exit: pop X's digit, go to the source), SRC(f, s) (the source
@@ -804,6 +868,8 @@ static int dstep(struct dec *d, struct pos *p)
 		if (at_mark(d, PAP_CS_OUT_RETURN) ||
 		    at_mark(d, PAP_CS_OUT_TAIL))
 			goto outside;
+		if (at_mark(d, PAP_CS_FORK_START) && d->bi == 1)
+			return fork_start(d, p);
 		p->state = D_C;
 		return 0;
 	case D_X:
@@ -1003,6 +1069,11 @@ static int parse(struct dec *d)
 				break;
 			case PAP_CS_RESUME:
 				ok = low != 0;
+				npay = 0;
+				break;
+			case PAP_CS_FORK_START:
+				/* only the record's first breakpoint */
+				ok = !low && i == 0;
 				npay = 0;
 				break;
 			default:

@@ -37,6 +37,11 @@
  *                                      the tail call at site k; its
  *                                      callee, if instrumented, is
  *                                      entered from outside
+ *   FORK_START         -               the record's first breakpoint
+ *                                      only: it is a forked child's,
+ *                                      begun at the return of the call
+ *                                      to fork, inside the frames open
+ *                                      then
  *
  * A return's marks come in the order TAIL_*, CALLEE, then the cluster
  * fold.  A return of class 2 (the callee ended in a chain of tail calls,
@@ -48,10 +53,14 @@
  * with frames open (exit deep in a stack, thread exit) ends with FRAMES;
  * one that ends at the thread's base does not.
  *
- * Not handled yet: fork children (FORK_START), signal handlers that
- * interrupt instrumented code (their separate sequences), and packed
- * breakpoints (bpack pieces and repeats): the decoder reads the plain
- * breakpoints.
+ * A forked child's record starts with FORK_START and the child's events
+ * from fork's return on; decoding ends with the stack holding the frames
+ * open at the fork, emitted as FORK events first.  A signal handler that
+ * interrupted instrumented code has a record of its own, like a thread
+ * whose only top-level frame is the handler.
+ *
+ * Not handled yet: packed breakpoints (bpack pieces and repeats): the
+ * decoder reads the plain breakpoints.
  */
 #ifndef PAP_CORE_CALLSEQ_H
 #define PAP_CORE_CALLSEQ_H
@@ -79,7 +88,7 @@ extern "C" {
 #define PAP_CS_TAIL_OUT		0xF6000000u
 #define PAP_CS_FRAMES		0xF7000000u
 #define PAP_CS_ARG		0xF8000000u
-#define PAP_CS_FORK_START	0xF9000000u	/* reserved, not made yet */
+#define PAP_CS_FORK_START	0xF9000000u
 #define PAP_CS_RESUME		0xFA000000u
 #define PAP_CS_OUT_TAIL		0xFB000000u
 
@@ -120,6 +129,13 @@ enum pap_cev_kind {
 	PAP_CEV_TAIL,		/* fn reaches C_site, a tail call */
 	PAP_CEV_LONGJMP,	/* fn's activation resumes at source site
 				 * (pap_cg_src), arg frames above abandoned */
+	PAP_CEV_FORK,		/* the record starts in a forked child: fn's
+				 * frame was open, calling at site (cls 1:
+				 * entered from outside); one event a frame,
+				 * bottom first, before any other, the
+				 * innermost (arg 1) at fork's call.  In
+				 * pap_cseq_exec's input: one event, the
+				 * child's record starts here */
 };
 
 struct pap_cev {

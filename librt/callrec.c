@@ -15,6 +15,8 @@
  * next record offers its program's records again after pap_reset (the
  * aggregates lost them), not after pap_dump (the file holds them).
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include <pap/records.h>
@@ -103,6 +105,32 @@ void rt_calls_record(void)
 			     (uint32_t)nbps);
 	else
 		rt_sink_value(p->calls_key, PAP_REC_CALLS, !open, value);
+}
+
+/*
+ * A signal handler's own sequence, recorded in the handler.  Every
+ * signal is blocked meanwhile: a handler nested in this one would find
+ * the aggregate busy, and a record deferred there holds few breakpoints.
+ */
+void rt_calls_record_async(uint64_t value, const struct pap_breakpoint *bps,
+			   size_t nbps, int lost)
+{
+	const struct rt_cprog *p = rt_cprog_now();
+	sigset_t all, old;
+
+	if (lost || !p || nbps > UINT32_MAX) {
+		rt_agg_lost(1);
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rt_cprog_offer(p);
+	if (nbps)
+		rt_sink_path(p->calls_key, PAP_REC_CALLS, 1, value, bps,
+			     (uint32_t)nbps);
+	else
+		rt_sink_value(p->calls_key, PAP_REC_CALLS, 1, value);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void rt_calls_exit(void)

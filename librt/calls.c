@@ -45,6 +45,33 @@ static RT_TLS int rt_cbegun;
 static const char *(*rt_ckey_of)(uintptr_t addr);
 static uint64_t (*rt_cid_of)(const char *key);
 static void (*rt_cbegin)(void);
+static void (*rt_casync_end)(uint64_t value, const struct pap_breakpoint *bps,
+			     size_t nbps, int lost);
+
+/*
+ * Signal handlers that interrupt instrumented code (calls.h): each runs
+ * a sequence of its own.  What it interrupted is saved here, one slot a
+ * level of nesting; the slots and their packers are the thread's, made
+ * once and kept, so that a handler allocates nothing but, the first
+ * time at a level, a packer from rt_map_mem (mmap).  A handler nested
+ * deeper than RT_CSIG_MAX is taken inline and the sequence it
+ * interrupted is lost.
+ */
+#define RT_CSIG_MAX 4
+/* a frame's flag: entered by a handler that interrupted instrumented
+ * code; its exit ends the handler's sequence */
+#define RT_CF_ASYNC 0x100u
+
+struct rt_csaved {
+	uint64_t cr;
+	struct pap_bpack_online *pack;
+	struct pap_cframe *top;		/* the interrupted thread's top */
+	int done, lost;
+};
+
+static RT_TLS struct rt_csaved rt_csaved[RT_CSIG_MAX];
+static RT_TLS struct pap_bpack_online *rt_csigpack[RT_CSIG_MAX];
+static RT_TLS volatile unsigned rt_csig;	/* handlers' sequences running */
 
 void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr))
 {
@@ -59,6 +86,13 @@ void rt_calls_set_id_of(uint64_t (*id_of)(const char *key))
 void rt_calls_set_begin(void (*begin)(void))
 {
 	rt_cbegin = begin;
+}
+
+void rt_calls_set_async_end(void (*end)(uint64_t value,
+					const struct pap_breakpoint *bps,
+					size_t nbps, int lost))
+{
+	rt_casync_end = end;
 }
 
 int rt_calls_begun(void)
@@ -176,6 +210,127 @@ static struct pap_cframe *cpush(struct pap_cframe *t, const char *key,
 	return me;
 }
 
+/*
+ * Was instrumented code running when this entry came from outside, so
+ * that only an asynchronous signal can have made it?  The top frame says
+ * so (design: the ordering rule) when it is in no call (IDLE), its
+ * callee came back (ENTERED, ENTERED_TAILED), or the call in progress
+ * is to an instrumented function not yet entered: its entry probe may
+ * be half done.  Every other state is a call to uninstrumented code
+ * running, whose callbacks and handlers are inline.
+ */
+static int casync_p(const struct pap_cframe *t)
+{
+	uintptr_t e = t->expect;
+
+	if (e == PAP_CF_IDLE || e == PAP_CF_ENTERED ||
+	    e == PAP_CF_ENTERED_TAILED)
+		return 1;
+	if (e == PAP_CF_BASE || e == PAP_CF_TAIL)
+		return 0;
+	return rt_ckey_of && rt_ckey_of(e);
+}
+
+/*
+ * A handler's entry while instrumented code runs: the interrupted
+ * sequence (cr, packer, lost) is saved and the handler's begins, with
+ * OUT_ENTER, in a packer of its own; its frames start at @t + 2, above
+ * a frame an interrupted entry may be filling.  Past RT_CSIG_MAX levels
+ * (or the stack's bound) the entry is inline and the interrupted
+ * sequence lost.
+ */
+static struct pap_cframe *casync_enter(struct pap_cframe *t, const char *key)
+{
+	unsigned lv = rt_csig;
+	struct rt_csaved *sv;
+
+	if (lv >= RT_CSIG_MAX || t + 2 >= __pap_cs_limit) {
+		rt_clost = 1;
+		cmark(PAP_CS_OUT_ENTER, 1, key, PAP_NONE, 0);
+		return cpush(t, key, PAP_CF_OUTSIDE);
+	}
+	sv = &rt_csaved[lv];
+	sv->cr = __pap_cr;
+	sv->pack = rt_cpack;
+	sv->top = t;
+	sv->done = rt_cdone;
+	sv->lost = rt_clost;
+	rt_csig = lv + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_cpack = rt_csigpack[lv];
+	rt_cdone = 1;		/* the packer starts empty */
+	rt_clost = 0;
+	__pap_cr = 1;
+	cmark(PAP_CS_OUT_ENTER, 1, key, PAP_NONE, 0);
+	rt_csigpack[lv] = rt_cpack;	/* made by the mark, if not yet */
+	return cpush(t + 1, key, PAP_CF_OUTSIDE | RT_CF_ASYNC);
+}
+
+/* Back to what the innermost handler's sequence interrupted. */
+static void casync_restore(void)
+{
+	struct rt_csaved *sv = &rt_csaved[rt_csig - 1];
+
+	rt_csigpack[rt_csig - 1] = rt_cpack;
+	__pap_cr = sv->cr;
+	rt_cpack = sv->pack;
+	rt_cdone = sv->done;
+	rt_clost = sv->lost;
+	__pap_cs = sv->top;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_csig--;
+}
+
+/*
+ * The handler's outermost exit (@k 0), or its tail call at site @k: its
+ * sequence, complete, goes to the recorder (callrec.c), and what it
+ * interrupted is restored as it was, so that an interrupted fold
+ * finishes on the value it had read.  After a tail call the handler may
+ * go on in uninstrumented code, where no probe would see its end: its
+ * tail callee, if instrumented, starts a sequence of its own.  With no
+ * handler's sequence running (exit or a fork in a handler took it), the
+ * frame below the handler's is the top again and the sequence is lost.
+ */
+static void casync_exit(struct pap_cframe *me, uint32_t k)
+{
+	const struct pap_breakpoint *bps = NULL;
+	size_t nbps = 0;
+	uint64_t value;
+	int lost;
+
+	if (!rt_csig) {
+		rt_clost = 1;
+		__pap_cs = me - 2;
+		return;
+	}
+	if (k)
+		cmark(PAP_CS_OUT_TAIL | k, 1, me->key, PAP_NONE, 0);
+	else
+		cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
+	value = __pap_cr;
+	if (cpack()) {
+		bps = pap_bpack_online_finish(rt_cpack, &nbps);
+		rt_cdone = 1;
+	}
+	lost = rt_clost || !rt_cpack;
+	if (rt_casync_end)
+		rt_casync_end(value, bps, nbps, lost);
+	casync_restore();
+}
+
+/*
+ * The innermost handler's sequence is abandoned (a longjmp out of the
+ * handler, exit inside it): counted lost, and so is the sequence it
+ * interrupted, whose interrupted fold never completes.
+ */
+static void casync_abandon(void)
+{
+	if (rt_casync_end)
+		rt_casync_end(1, NULL, 0, 1);
+	casync_restore();
+	rt_clost = 1;
+}
+
 struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 				uintptr_t self)
 {
@@ -201,12 +356,18 @@ struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 		t->expect = PAP_CF_ENTERED_TAILED;
 		return cpush(t, key, 0);
 	}
+	if (casync_p(t))
+		return casync_enter(t, key);
 	cmark(PAP_CS_OUT_ENTER, 1, key, PAP_NONE, 0);
 	return cpush(t, key, PAP_CF_OUTSIDE);
 }
 
 void __pap_cexit(struct pap_cframe *me)
 {
+	if (me->flags & RT_CF_ASYNC) {
+		casync_exit(me, 0);
+		return;
+	}
 	if (me->flags & PAP_CF_OUTSIDE)
 		cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
 	__pap_cs = me - 1;
@@ -232,6 +393,10 @@ void __pap_ccallee(uintptr_t p)
 
 void __pap_ctail(struct pap_cframe *me, uint32_t k)
 {
+	if (me->flags & RT_CF_ASYNC) {
+		casync_exit(me, k);
+		return;
+	}
 	if (me->flags & PAP_CF_DEEP) {
 		__pap_cs = me - 1;
 		return;
@@ -243,6 +408,10 @@ void __pap_ctail(struct pap_cframe *me, uint32_t k)
 void __pap_cresume(struct pap_cframe *me, uint32_t s)
 {
 	struct pap_cframe *f;
+
+	/* a longjmp out of signal handlers: their sequences are lost */
+	while (rt_csig && me <= rt_csaved[rt_csig - 1].top)
+		casync_abandon();
 
 	if (me->flags & PAP_CF_DEEP) {
 		rt_clost = 1;
@@ -269,6 +438,9 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	struct pap_cframe *f;
 	int lost;
 
+	/* inside signal handlers (exit in one): theirs are lost */
+	while (rt_csig)
+		casync_abandon();
 	if (rt_cbase && __pap_cs > rt_cbase)
 		cframes(rt_cbase + 1);
 	*value = __pap_cr;
@@ -293,6 +465,18 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 
 void rt_calls_after_fork_child(void)
 {
+	struct pap_cframe *f;
+	unsigned i;
+	int lost = 0;
+
+	/* forked by a signal handler's code: the sequences running are
+	 * the parent's, and the child's are lost (counted at their end) */
+	if (rt_csig) {
+		for (i = 0; i < rt_csig; i++)
+			rt_csaved[i].lost = 1;
+		rt_clost = 1;
+		return;
+	}
 	/* the parent's breakpoints are its own: the next push starts the
 	 * child's from empty */
 	if (rt_cpack)
@@ -301,16 +485,36 @@ void rt_calls_after_fork_child(void)
 	rt_clost = 0;
 	/* at the base, the child's sequence begins at its next entry */
 	rt_cbegun = rt_calls_open();
+	if (!rt_cbegun)
+		return;
+	/* the child returns through the frames open at the fork: its
+	 * record starts there (FORK_START); the callers of a tail chain
+	 * entered before the fork, or frames past the bound, cannot be
+	 * named, and the sequence is lost */
+	for (f = rt_cbase + 1; f <= __pap_cs; f++)
+		if ((f->flags & PAP_CF_DEEP) || f->tails)
+			lost = 1;
+	cmark(PAP_CS_FORK_START, 0, NULL, PAP_NONE, 0);
+	rt_clost = lost;
 }
 
 void rt_calls_thread_end(void)
 {
+	unsigned i;
+
 	if (rt_cbase && rt_cbase != rt_cnomap)
 		rt_map_release(rt_cbase, RT_CALLS_MAP);
 	if (rt_cpack) {
 		pap_bpack_online_free(rt_cpack);
 		rt_map_release(rt_cpack, sizeof(*rt_cpack));
 	}
+	for (i = 0; i < RT_CSIG_MAX; i++)
+		if (rt_csigpack[i]) {
+			pap_bpack_online_free(rt_csigpack[i]);
+			rt_map_release(rt_csigpack[i], sizeof(*rt_cpack));
+			rt_csigpack[i] = NULL;
+		}
+	rt_csig = 0;
 	rt_cbase = NULL;
 	rt_cpack = NULL;
 	rt_cdone = 0;

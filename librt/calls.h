@@ -34,13 +34,33 @@
  * thread's CALLS record (pap/records.h) when its sequence ends: at the
  * thread's end, and for the thread that calls exit, at exit.
  *
- * Not handled yet: signal handlers that interrupt instrumented code
- * (they are taken as entries from outside, which is exact only when no
- * fold was interrupted), and fork children's FORK_START: a child starts
- * a fresh sequence at fork's return (cr 1, no breakpoints) but keeps
- * its stack, so its record begins inside the frames open at the fork
- * with no mark saying so, and pap-decode refuses it until FORK_START is
- * made.
+ * Signal handlers.  An entry from outside while instrumented code runs
+ * (the top frame in no call, its callee back, or calling an
+ * instrumented function not yet entered: only a signal can do that) is
+ * a handler with a sequence of its own: the interrupted cr, packer and
+ * top are saved (up to RT_CSIG_MAX levels of nesting, in the thread's
+ * slots), the handler's frames start two above the top (the one above
+ * may be half filled by an interrupted entry), and its outermost exit
+ * hands the complete record, OUT_ENTER first, to the recorder
+ * (rt_calls_set_async_end) and restores what it interrupted, so that an
+ * interrupted fold ends on the value it read.  Deeper nesting is inline
+ * and loses the interrupted sequence.  A handler's outermost function
+ * that leaves by a tail call ends the handler's sequence there (OUT_TAIL
+ * last); an instrumented tail callee starts one of its own.  A longjmp
+ * out of a handler (a resume below its frames), or exit inside one,
+ * loses the handler's sequence and the one it interrupted.  A handler that runs during a
+ * call to uninstrumented code is inline: an outside frame of the
+ * thread's sequence.  Not exact: a handler that is itself the callee
+ * the interrupted call expects, landing between the call's expect and
+ * the callee's entry, passes the fast check and takes the call's place;
+ * the callee's own entry then finds the call consumed and becomes a
+ * separate sequence (the two runs of that function swap places).
+ *
+ * fork: the child keeps the stack and starts a sequence at fork's
+ * return, cr 1 and its packer empty, with the mark FORK_START; its
+ * record begins inside the frames open at the fork (callseq.h).  A
+ * child forked while a tail chain entered before the fork is open, or
+ * by a handler's code, loses its sequence.
  */
 #ifndef PAP_RT_CALLS_H
 #define PAP_RT_CALLS_H
@@ -87,6 +107,12 @@ void rt_calls_set_key_of(const char *(*key_of)(uintptr_t addr));
  * runtime registers its thread-end hook there: callrec.c); NULL in the
  * tests. */
 void rt_calls_set_begin(void (*begin)(void));
+/* Called, in the handler, when a signal handler's own sequence ends
+ * (its outermost exit): the record as rt_calls_take() gives it, the
+ * breakpoints valid until the call returns; NULL in the tests. */
+void rt_calls_set_async_end(void (*end)(uint64_t value,
+					const struct pap_breakpoint *bps,
+					size_t nbps, int lost));
 /* Names a key's id for the marks (pap_fnid() of it, by a faster way);
  * unset: pap_fnid(). */
 void rt_calls_set_id_of(uint64_t (*id_of)(const char *key));

@@ -269,6 +269,7 @@ void __pap_cunit(const struct pap_cunit *unit)
 		rt_calls_set_key_of(rt_cunit_key_of);
 		rt_calls_set_id_of(rt_cunit_id_of);
 		rt_calls_set_begin(rt_calls_began);
+		rt_calls_set_async_end(rt_calls_record_async);
 		rt_start();
 	}
 	r = rt_creg_add(rt_creg, unit);

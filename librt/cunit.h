@@ -53,6 +53,10 @@ uint64_t rt_cprog_sum(uint64_t *ids, uint32_t n);
 void rt_calls_record(void);
 /* callrec.c: a sequence begins in this thread (rt_calls_set_begin). */
 void rt_calls_began(void);
+/* callrec.c: a signal handler's own sequence ended, in the handler
+ * (rt_calls_set_async_end). */
+void rt_calls_record_async(uint64_t value, const struct pap_breakpoint *bps,
+			   size_t nbps, int lost);
 /* callrec.c: at exit, after the exiting thread's record: each thread
  * whose sequence is still running is one record lost. */
 void rt_calls_exit(void);

@@ -12,6 +12,10 @@
  *   pap-rogue flood N           N distinct well-formed paths
  *   pap-rogue old SEED N        as a 2.1 producer, N times one path of 40
  *                               breakpoints in a period of 2, unpacked
+ *   pap-rogue calls23           as a 2.3 producer, one CALLS, PROG and
+ *                               UNIT record each (kinds of 2.4), then a
+ *                               PATH record
+ *   pap-rogue calls24           the same as a 2.4 producer
  *
  * PAP_COLLECTOR names the socket, as for any producer.
  */
@@ -111,8 +115,9 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 2)
 		rng += strtoull(argv[2], NULL, 10) * 0x9e3779b97f4a7c15ull;
-	s = attach(&r, &len, &st, strcmp(argv[1], "old") ? PAP_SHM_VERSION_MINOR
-						       : 1);
+	s = attach(&r, &len, &st, !strcmp(argv[1], "old") ? 1 :
+				  !strcmp(argv[1], "calls23") ? 3 :
+				  PAP_SHM_VERSION_MINOR);
 	if (s < 0) {
 		fprintf(stderr, "pap-rogue: refused\n");
 		return 1;
@@ -176,6 +181,25 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < n; i++)
 			put(r, PAP_SHM_PATH, body, 82);
+	} else if (!strncmp(argv[1], "calls2", 6)) {
+		uint64_t body[2];
+
+		put_fn(r, 1, PAP_REC_CALLS_PREFIX "0123456789abcdef");
+		put_fn(r, 2, PAP_REC_PROG_PREFIX "0123456789abcdef");
+		put_fn(r, 3, PAP_REC_UNIT_PREFIX "0123456789abcdef:/x.papm");
+		put_fn(r, 4, "plain:0123456789abcdef");
+		body[0] = 1 | 1ull << 32;
+		body[1] = 5;
+		put(r, PAP_SHM_CALLS, body, 2);
+		body[0] = 2 | 1ull << 32;
+		body[1] = 1;
+		put(r, PAP_SHM_PROG, body, 2);
+		body[0] = 3;
+		body[1] = 0;
+		put(r, PAP_SHM_UNIT, body, 2);
+		body[0] = 4 | 1ull << 32;
+		body[1] = 7;
+		put(r, PAP_SHM_PATH, body, 2);
 	} else if (!strcmp(argv[1], "flood")) {
 		uint64_t body[2];
 

@@ -406,11 +406,160 @@ static void test_callrt_bound(void **state)
 	rt_calls_thread_end();
 }
 
+/* test_callrt_signals: handlers' own sequences (calls.h, "Signal
+ * handlers"), recorded through the async end hook. */
+static struct { uint64_t value; size_t nbps; int lost; } arec[16];
+static unsigned narec;
+
+static void async_end(uint64_t value, const struct pap_breakpoint *bps,
+		      size_t nbps, int lost)
+{
+	(void)bps;
+	if (narec < 16) {
+		arec[narec].value = value;
+		arec[narec].nbps = nbps;
+		arec[narec].lost = lost;
+	}
+	narec++;
+}
+
+static const char *sig_key_of(uintptr_t a)
+{
+	return a == FN_ADDR(1) ? "g:1" : NULL;
+}
+
+/* A handler: its own frames and folds, enough to overflow. */
+static void handler(void)
+{
+	struct pap_cframe *top = __pap_cs, *h = pap_c_enter("h:1", FN_ADDR(5));
+	int i;
+
+	assert_ptr_equal(h, top + 2);
+	for (i = 0; i < 20; i++)
+		pap_c_node(7, (uint32_t)i % 7, 1);
+	pap_c_exit(h);
+	assert_ptr_equal(__pap_cs, top);
+}
+
+/* A thread's run: f entered from outside calls g and uninstrumented
+ * code; with @sig, handlers interrupt it where instrumented code runs. */
+static void sig_run(int sig, uint64_t *value, size_t *nbps,
+		    struct pap_breakpoint *copy)
+{
+	const struct pap_breakpoint *bps;
+	struct pap_cframe *f, *g;
+	uint64_t r;
+	int i;
+
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	for (i = 0; i < 40; i++) {
+		if (sig && i % 5 == 0)
+			handler();			/* f running */
+		r = __pap_cr;
+		if (sig && i % 7 == 0)
+			handler();			/* inside the fold */
+		__pap_cr = pap_cfold(r, 5, (uint64_t)i % 5, 3);
+	}
+	pap_c_call(f, 1, FN_ADDR(1));
+	if (sig)
+		handler();	/* g called, not yet entered */
+	g = pap_c_enter("g:1", FN_ADDR(1));
+	pap_c_node(3, 2, 1);
+	pap_c_exit(g);
+	if (sig)
+		handler();	/* g back, its return not yet seen */
+	assert_int_equal(pap_c_return(f), 0);
+	pap_c_node(4, 1, 2);
+	pap_c_exit(f);
+	assert_int_equal(rt_calls_take(value, &bps, nbps), 0);
+	assert_true(*nbps <= 64);
+	memcpy(copy, bps, *nbps * sizeof(*bps));
+}
+
+static void test_callrt_signals(void **state)
+{
+	struct pap_breakpoint b0[64], b1[64];
+	const struct pap_breakpoint *bps;
+	struct pap_cframe *f, *h;
+	uint64_t v0, v1, value;
+	size_t n0, n1, n;
+	unsigned i;
+
+	(void)state;
+	rt_calls_limit = 1u << 12;
+	rt_calls_set_key_of(sig_key_of);
+	rt_calls_set_async_end(async_end);
+	/* the thread's record is the same with the handlers as without */
+	narec = 0;
+	sig_run(0, &v0, &n0, b0);
+	assert_int_equal(narec, 0);
+	sig_run(1, &v1, &n1, b1);
+	assert_int_equal(narec, 8 + 6 + 2);
+	assert_true(v0 == v1 && n0 == n1 && n0 > 2);
+	for (i = 0; i < n0; i++)
+		assert_true(b0[i].site == b1[i].site && b0[i].r == b1[i].r);
+	for (i = 0; i < narec; i++) {
+		assert_false(arec[i].lost);
+		assert_true(arec[i].nbps > 4);	/* entry, overflow, return */
+		assert_int_equal(arec[i].value, 1);
+	}
+	/* during a call to uninstrumented code: inline */
+	narec = 0;
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	pap_c_call(f, 1, OUT_ADDR);
+	h = pap_c_enter("h:1", FN_ADDR(5));
+	assert_ptr_equal(h, f + 1);
+	pap_c_exit(h);
+	assert_int_equal(pap_c_return(f), 1);
+	pap_c_exit(f);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 0);
+	assert_int_equal(narec, 0);
+	/* a handler's tail call ends its sequence; an instrumented tail
+	 * callee starts its own */
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	h = pap_c_enter("h:1", FN_ADDR(5));
+	pap_c_tail(h, 2, "h:1", FN_ADDR(6));
+	assert_ptr_equal(__pap_cs, f);
+	assert_int_equal(narec, 1);
+	h = pap_c_enter("t:1", FN_ADDR(6));
+	assert_ptr_equal(h, f + 2);
+	pap_c_exit(h);
+	assert_int_equal(narec, 2);
+	assert_false(arec[0].lost || arec[1].lost);
+	pap_c_exit(f);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 0);
+	/* a longjmp out of a handler, and exit inside one: the handler's
+	 * sequence and the one it interrupted are lost, the next exact */
+	narec = 0;
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	pap_c_call(f, 1, OUT_ADDR);
+	assert_int_equal(pap_c_return(f), 1);
+	h = pap_c_enter("h:1", FN_ADDR(5));
+	__pap_cresume(f, pap_cg_src(1, 1));
+	assert_ptr_equal(__pap_cs, f);
+	assert_true(narec == 1 && arec[0].lost);
+	pap_c_exit(f);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 1);
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	h = pap_c_enter("h:1", FN_ADDR(5));
+	(void)h;
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 1);
+	assert_true(narec == 2 && arec[1].lost);
+	f = pap_c_enter("f:1", FN_ADDR(0));
+	pap_c_exit(f);
+	assert_int_equal(rt_calls_take(&value, &bps, &n), 0);
+	rt_calls_set_async_end(NULL);
+	rt_calls_set_key_of(NULL);
+	rt_calls_limit = UINT64_MAX;
+	rt_calls_thread_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callrt_random_programs),
 		cmocka_unit_test(test_callrt_bound),
+		cmocka_unit_test(test_callrt_signals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

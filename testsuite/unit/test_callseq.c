@@ -33,9 +33,9 @@
 static const char *kind_name(uint8_t k)
 {
 	static const char *const names[] = { "?", "enter", "out-enter",
-		"call", "return", "exit", "tail", "longjmp" };
+		"call", "return", "exit", "tail", "longjmp", "fork" };
 
-	return k < 8 ? names[k] : "?";
+	return k < 9 ? names[k] : "?";
 }
 
 static int ev_equal(const struct pap_cev *a, const struct pap_cev *b)
@@ -151,6 +151,147 @@ static void test_callseq_random_programs(void **state)
 	assert_true(kinds[9] && kinds[10] && kinds[PAP_CEV_TAIL] &&
 		    kinds[PAP_CEV_LONGJMP] && kinds[PAP_CEV_OUT_ENTER] &&
 		    kinds[11]);
+}
+
+/*
+ * test_callseq_fork: a forked child's record.  A walk is cut at a return
+ * of class 1 (the call to uninstrumented code was the fork); the child's
+ * record, FORK_START and the events from there, must decode to the
+ * frames open at the fork (FORK events, bottom first, the innermost at
+ * the fork's site) and then exactly those events.  The frames are
+ * replayed here from the walk's events, independently of the decoder.
+ * Walks with tail calls or longjmps before the cut are left out.
+ */
+static void test_callseq_fork(void **state)
+{
+	unsigned long long seed = tl_env_ull("PAP_TEST_SEED", 20261127);
+	unsigned long long nprog = tl_env_ull("PAP_CALLSEQ_PROGRAMS", 3000);
+	unsigned long long i;
+	size_t forks = 0, deepest = 0;
+
+	(void)state;
+	for (i = 0; i < nprog; i++) {
+		struct tl_rng g = { seed * 0x2545f4914f6cdd1dull + i };
+		struct pap_cev *fev = NULL, *want = NULL, *out;
+		struct pap_cs_rec rec;
+		struct tprog p;
+		struct sim s;
+		struct { uint32_t fn, site; uint8_t out; } st[MAXDEPTH + 4];
+		size_t d = 0, k, cut, nout, at, nw;
+		const char *why;
+		char ctx[96];
+		int err;
+
+		make_prog(&g, &p);
+		memset(&s, 0, sizeof(s));
+		s.g = &g;
+		s.p = &p;
+		s.soft = 20 + tl_below(&g, 600);
+		s.hard = s.soft * 4 + 100;
+		s.p_cb = (uint32_t)tl_below(&g, 60);
+		s.p_lj = 0;
+		simulate(&s);
+		/* the cut: a random return of class 1 with none of the
+		 * left-out kinds before it */
+		cut = s.n;
+		for (k = 0; k < s.n; k++) {
+			const struct pap_cev *v = &s.ev[k];
+
+			if (v->kind == PAP_CEV_TAIL ||
+			    v->kind == PAP_CEV_LONGJMP)
+				break;
+			if (v->kind == PAP_CEV_RETURN && v->cls == 1 &&
+			    (cut == s.n || tl_below(&g, 3) == 0))
+				cut = k;
+		}
+		if (cut == s.n)
+			goto next;
+		for (k = 0; k < cut; k++) {
+			const struct pap_cev *v = &s.ev[k];
+
+			if (v->kind == PAP_CEV_ENTER ||
+			    v->kind == PAP_CEV_OUT_ENTER) {
+				st[d].fn = v->fn;
+				st[d].site = 0;
+				st[d++].out = v->kind == PAP_CEV_OUT_ENTER;
+			} else if (v->kind == PAP_CEV_CALL) {
+				st[d - 1].site = v->site;
+			} else if (v->kind == PAP_CEV_RETURN) {
+				st[d - 1].site = 0;
+			} else if (v->kind == PAP_CEV_EXIT) {
+				d--;
+			}
+		}
+		assert_true(d > 0 && st[d - 1].site == s.ev[cut].site);
+		fev = malloc((s.n - cut + 1) * sizeof(*fev));
+		want = malloc((s.n - cut + d) * sizeof(*want));
+		assert_non_null(fev);
+		assert_non_null(want);
+		memset(fev, 0, sizeof(*fev));
+		fev[0].kind = PAP_CEV_FORK;
+		memcpy(fev + 1, s.ev + cut, (s.n - cut) * sizeof(*fev));
+		memset(want, 0, d * sizeof(*want));
+		for (k = 0; k < d; k++) {
+			want[k].kind = PAP_CEV_FORK;
+			want[k].fn = st[k].fn;
+			want[k].site = st[k].site;
+			want[k].cls = st[k].out;
+			want[k].arg = k == d - 1;
+		}
+		memcpy(want + d, s.ev + cut, (s.n - cut) * sizeof(*want));
+		nw = s.n - cut + d;
+		/* the parent's events, then the fork: only the child's is
+		 * recorded */
+		{
+			struct pap_cev *all = malloc((s.n + 1) *
+						     sizeof(*all));
+
+			assert_non_null(all);
+			memcpy(all, s.ev, cut * sizeof(*all));
+			memcpy(all + cut, fev, (s.n - cut + 1) *
+			       sizeof(*all));
+			err = pap_cseq_exec(&p.prog, all, s.n + 1, 1ull << 16,
+					    &rec, &why, &at);
+			free(all);
+		}
+		snprintf(ctx, sizeof(ctx), "seed=%llu program=%llu cut=%zu",
+			 seed, i, cut);
+		if (err)
+			fail_msg("%s: encoding fails at %zu: %s", ctx, at,
+				 why);
+		assert_true(rec.nbps > 0 &&
+			    rec.bps[0].site == PAP_CS_FORK_START);
+		err = pap_cseq_decode(&p.prog, &rec, 1ull << 16, 4 * nw + 16,
+				      &out, &nout, &why, &at);
+		if (err)
+			fail_msg("%s: decoding fails at %zu: %s", ctx, at, why);
+		for (k = 0; k < nw && k < nout; k++)
+			if (!ev_equal(&want[k], &out[k]))
+				break;
+		if (k < nw || nout != nw)
+			fail_msg("%s: event %zu of %zu (decoded %zu): %s fn %u "
+				 "site %u cls %u, decoded %s fn %u site %u "
+				 "cls %u", ctx, k, nw, nout,
+				 kind_name(want[k].kind), want[k].fn,
+				 want[k].site, want[k].cls,
+				 k < nout ? kind_name(out[k].kind) : "none",
+				 k < nout ? out[k].fn : 0,
+				 k < nout ? out[k].site : 0,
+				 k < nout ? out[k].cls : 0);
+		forks++;
+		if (d > deepest)
+			deepest = d;
+		free(out);
+		pap_cs_rec_free(&rec);
+next:
+		free(fev);
+		free(want);
+		free(s.ev);
+		prog_free(&p);
+	}
+	print_message("callseq: %zu forked children decoded, %zu frames "
+		      "open at the deepest fork\n", forks, deepest);
+	assert_true(forks > nprog / 10 && deepest > 2);
 }
 
 /*
@@ -501,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_callseq_bad_runs),
 		cmocka_unit_test(test_callseq_random_programs),
 		cmocka_unit_test(test_callseq_damaged),
+		cmocka_unit_test(test_callseq_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

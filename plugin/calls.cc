@@ -35,9 +35,22 @@
  * the first that are at most last, a sum of compares, or, for a large
  * fan-in, a static table over the range of their codes.
  *
- * Calls in tail position are ordinary sites: the return probe after the
- * call keeps GCC from making it a tail call, and no site has kind tail
- * or flag t.  Functions with exception edges get no call probes.
+ *   tail k   [radix > 1] cr = cfold(...);  (a call in tail position)
+ *            if (me->flags) __pap_ctail(me, k);
+ *            else { t = me - 1; __pap_cs = t; t->tkey = KEY;
+ *                   t->tsite = k; t->texpect = p; t->expect = TAIL; }
+ *            the call, then its own return without X's probe
+ *   R_k, t   (a site whose callee may end in tail calls) after reading
+ *            c: if (c is TAIL or ENTERED_TAILED) __pap_creturn(me, c);
+ *            last = R_k^2 then
+ *
+ * A call is a tail site when tailcall.cc:pap_tail_return() finds it in
+ * tail position (what the intra modes keep as a tail call), in a
+ * function without setjmp receivers or nonlocal labels; nothing follows
+ * it, so GCC may still make it a jump and a tail-recursive loop runs in
+ * the plain build's stack.  Direct and indirect alike: the marks name
+ * every function of a chain.  Functions with exception edges get no
+ * call probes.
  */
 #include "gcc-common.h"
 #include "plugin.h"

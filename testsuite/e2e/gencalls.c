@@ -7,11 +7,11 @@
  * function-pointer tables, calls in tail position (direct and through
  * a table; a qsort callback makes none, as the calling contexts cannot
  * tell its tail callee from a callback), qsort callbacks that call back
- * into the program, 1 to 3 threads, an atexit handler, in some programs longjmps
- * out of nested calls back to a catching function (which tells the
- * oracle with oracle_resumed()), and on some inputs exit() from a deep
- * frame or from inside a qsort callback.  Its control flow
- * depends on its input (argv[1]); it prints checksums of what it computed.
+ * into the program, 1 to 3 threads, an atexit handler, in some programs
+ * longjmps out of nested calls back to a catching function (which tells
+ * the oracle with oracle_resumed()), and on some inputs exit() from a
+ * deep frame or from inside a qsort callback.  Its control flow depends
+ * on its input (argv[1]); it prints checksums of what it computed.
  * Every function is noipa, so that -O2 keeps each call a call to the
  * function written (the oracle, GCC's -finstrument-functions, sees the
  * source's functions).  The same SEED always writes the same files.
@@ -99,7 +99,8 @@ static void stmts(FILE *o, int f, int u, int d, int budget)
 				 * a tail call */
 			if (u < ntab) {
 				c = rnd(9);
-				fprintf(o, "if (depth > 0 && (x & 7u) == 5u)\n");
+				fprintf(o, "if (depth > 0 && (x & 7u) == "
+					"5u)\n");
 				indent(o, d + 1);
 				fprintf(o, "return tab%d[x %% TAB%dN](x + %u, "
 					"depth - 1);\n", u, u, c);

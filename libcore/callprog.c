@@ -144,7 +144,8 @@ static int resolve_fn(struct pap_cs_built *b, const struct named *idx,
 			if (to == PAP_NONE &&
 			    !(c->sites[k].flags & PAP_SITE_MAYBE_OUT) &&
 			    c->sites[k].kind != PAP_SITE_INDIRECT &&
-			    c->sites[k].kind != PAP_SITE_NORETURN)
+			    c->sites[k].kind != PAP_SITE_NORETURN &&
+			    c->sites[k].kind != PAP_SITE_TAIL)
 				return cp_error(PAP_ECORRUPT, err, errlen,
 						m->meta, "function %s, call "
 						"site %u: callee %s is not in "

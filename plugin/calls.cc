@@ -35,9 +35,22 @@
  * the first that are at most last, a sum of compares, or, for a large
  * fan-in, a static table over the range of their codes.
  *
- * Calls in tail position are ordinary sites: the return probe after the
- * call keeps GCC from making it a tail call, and no site has kind tail
- * or flag t.  Functions with exception edges get no call probes.
+ *   tail k   [radix > 1] cr = cfold(...);  (a call in tail position)
+ *            if (me->flags) __pap_ctail(me, k);
+ *            else { t = me - 1; __pap_cs = t; t->tkey = KEY;
+ *                   t->tsite = k; t->texpect = p; t->expect = TAIL; }
+ *            the call, then its own return without X's probe
+ *   R_k, t   (a site whose callee may end in tail calls) after reading
+ *            c: if (c is TAIL or ENTERED_TAILED) __pap_creturn(me, c);
+ *            last = R_k^2 then
+ *
+ * A call is a tail site when tailcall.cc:pap_tail_return() finds it in
+ * tail position (what the intra modes keep as a tail call), in a
+ * function without setjmp receivers or nonlocal labels; nothing follows
+ * it, so GCC may still make it a jump and a tail-recursive loop runs in
+ * the plain build's stack.  Direct and indirect alike: the marks name
+ * every function of a chain.  Functions with exception edges get no
+ * call probes.
  */
 #include "gcc-common.h"
 #include "plugin.h"
@@ -58,6 +71,9 @@
 #define PAP_CF_OFF_KEY		8
 #define PAP_CF_OFF_SITE		16
 #define PAP_CF_OFF_FLAGS	20
+#define PAP_CF_OFF_TEXPECT	24
+#define PAP_CF_OFF_TKEY		32
+#define PAP_CF_OFF_TSITE	48
 #define PAP_CF_SIZE		64
 
 /* Fan-ins up to this many predecessors take their digit from compares;
@@ -73,6 +89,7 @@ struct pap_calls {
 	function *fun;
 	const char *asmname;
 	uint32_t nsites;
+	uint32_t ntail;		/* sites of kind tail */
 	struct pap_site *sites;
 	struct pap_csite *cs;
 	struct pap_callgraph g;
@@ -378,6 +395,51 @@ static void pap_calls_after(gcall *s, gimple_stmt_iterator *gsi)
 }
 
 /*
+ * Tail site @k's probe, after C_k's fold, before its call at *@gsi;
+ * @seq computes @p, the address called.  The frame is popped and the
+ * caller's frame carries the call (librt/calls.h, pap_c_tail), or, for
+ * a frame with flags (entered from outside, past the bound),
+ * __pap_ctail() does.  Nothing follows the call: it keeps its tail
+ * position, and its return runs no exit probe (pap_calls_emit).
+ */
+static void pap_calls_tail(struct pap_calls *c, uint32_t k, tree p,
+			   gimple_seq seq, gimple_stmt_iterator *gsi)
+{
+	gimple_seq slow = NULL, fast = NULL;
+	tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
+	tree t = pap_tmp(ptr_type_node, "pap_ct");
+	tree key;
+	gcond *cond;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
+		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
+	cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0), NULL_TREE,
+				 NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+	gimple_seq_add_stmt(&slow, gimple_build_call(
+		pap_rt_decl(PAP_RT_CTAIL), 2, c->me, pap_u32_cst(k)));
+	/* pop, then the caller's frame: expect last, so that the callee's
+	 * fast check fails only once the rest is there */
+	key = pap_calls_key(c, &fast);
+	gimple_seq_add_stmt(&fast, gimple_build_assign(t, POINTER_PLUS_EXPR,
+		c->me, size_int(-(HOST_WIDE_INT)PAP_CF_SIZE)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(pap_rt_var(PAP_RV_CS),
+						       t));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_TKEY, pap_rt_cstring()), key));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_TSITE, pap_rt_u32()),
+		pap_u32_cst(k)));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_TEXPECT, pap_rt_uptr()), p));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+		pap_uptr_cst(PAP_CF_TAIL)));
+	pap_calls_branch(cond, slow, fast, profile_probability::unlikely());
+}
+
+/*
  * Site @k's C_k probe before its call, and, for a returns-twice call,
  * before its block: the code before setjmp would run again at each
  * longjmp.  Returns the temporary that holds the address called.
@@ -428,6 +490,10 @@ static tree pap_calls_site_before(struct pap_calls *c, uint32_t k)
 	pap_calls_fold(c, pap_cg_node_c(k), k, &gsi);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(p, NOP_EXPR,
 		unshare_expr(gimple_call_fn(s))));
+	if (site->kind == PAP_SITE_TAIL) {
+		pap_calls_tail(c, k, p, seq, &gsi);
+		return p;
+	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
 		pap_frame_ref(c->me, PAP_CF_OFF_SITE, pap_rt_u32()),
 		pap_u32_cst(k)));
@@ -453,6 +519,7 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	gimple_stmt_iterator gsi;
 	gimple_seq seq = NULL, then_seq = NULL;
 	uint32_t src0 = pap_cg_src(k, 0);
+	tree istail = NULL_TREE;
 	gcond *cond;
 	basic_block join;
 
@@ -465,6 +532,31 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ne, NOP_EXPR, ent));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
 		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr), ne));
+	if (site->flags & PAP_SITE_MAYBE_TAIL) {
+		/* TAIL or ENTERED_TAILED: a chain of tail calls ended here,
+		 * class 2, its mark made before any fold */
+		tree tl = pap_tmp(uptr, "pap_cn");
+
+		istail = pap_tmp(boolean_type_node, "pap_ce");
+		gimple_seq_add_stmt(&seq, gimple_build_assign(tl, MINUS_EXPR,
+			ex, pap_uptr_cst(PAP_CF_TAIL)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(istail, LE_EXPR,
+			tl, pap_uptr_cst(PAP_CF_ENTERED_TAILED - PAP_CF_TAIL)));
+		cond = gimple_build_cond(NE_EXPR, istail, boolean_false_node,
+					 NULL_TREE, NULL_TREE);
+		gimple_seq_add_stmt(&seq, cond);
+		if (gsi_end_p(gsi))
+			gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+		else
+			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		seq = NULL;
+		gimple_seq_add_stmt(&then_seq, gimple_build_call(
+			pap_rt_decl(PAP_RT_CRETURN), 2, c->me, ex));
+		join = pap_calls_branch(cond, then_seq, NULL,
+					profile_probability::unlikely());
+		then_seq = NULL;
+		gsi = gsi_start_bb(join);
+	}
 	if (site->kind == PAP_SITE_RETURNS_TWICE) {
 		/* its first return: the frame is on top, its call in
 		 * progress is still this one to this address */
@@ -583,15 +675,30 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		}
 		gsi = gsi_start_bb(join);
 	}
-	if (site->flags & PAP_SITE_MAYBE_OUT) {
-		/* R_k^1 is R_k^0 + 1 (callgraph.h) */
+	if (site->flags & (PAP_SITE_MAYBE_OUT | PAP_SITE_MAYBE_TAIL)) {
+		/* R_k^c is R_k^0 + c (callgraph.h): c = (not entered) +
+		 * (a tail chain), or 2 * (a tail chain) without class 1 */
 		tree cls = pap_tmp(u32, "pap_cc");
+		tree w = pap_tmp(u32, "pap_cc");
 		tree nent = pap_tmp(boolean_type_node, "pap_ce");
 
-		gimple_seq_add_stmt(&seq, gimple_build_assign(nent, NE_EXPR,
-			ex, pap_uptr_cst(PAP_CF_ENTERED)));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(cls, NOP_EXPR,
-			nent));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(cls,
+			pap_u32_cst(0)));
+		if (site->flags & PAP_SITE_MAYBE_OUT) {
+			gimple_seq_add_stmt(&seq, gimple_build_assign(nent,
+				NE_EXPR, ex, pap_uptr_cst(PAP_CF_ENTERED)));
+			gimple_seq_add_stmt(&seq, gimple_build_assign(cls,
+				NOP_EXPR, nent));
+		}
+		if (istail) {
+			gimple_seq_add_stmt(&seq, gimple_build_assign(w,
+				NOP_EXPR, istail));
+			if (!(site->flags & PAP_SITE_MAYBE_OUT))
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					w, MULT_EXPR, w, pap_u32_cst(2)));
+			gimple_seq_add_stmt(&seq, gimple_build_assign(cls,
+				PLUS_EXPR, cls, w));
+		}
 		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
 			PLUS_EXPR, cls, pap_u32_cst(src0)));
 	} else {
@@ -739,9 +846,11 @@ static bool pap_calls_is_site(gcall *s)
 }
 
 
-/* One site of node @node: its kind and flags. */
+/* One site of node @node: its kind and flags (PAP_SITE_MAYBE_TAIL
+ * later, pap_calls_tail_flags()); @tails: may its calls in tail position
+ * be tail sites? */
 static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
-			  uint32_t *cap)
+			  uint32_t *cap, bool tails)
 {
 	struct pap_site *site;
 	struct pap_csite *cs;
@@ -758,7 +867,12 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	cs->callee = gimple_call_fndecl(s);
 	site->block = node;
 	site->flags = 0;
-	if (ecf & ECF_NORETURN) {
+	if (tails && pap_tail_return(c->fun, s)) {
+		/* direct or indirect alike: the marks name every function
+		 * of the chain, so no cluster digit is needed */
+		site->kind = PAP_SITE_TAIL;
+		c->ntail++;
+	} else if (ecf & ECF_NORETURN) {
 		site->kind = PAP_SITE_NORETURN;
 	} else if (ecf & ECF_RETURNS_TWICE) {
 		site->kind = PAP_SITE_RETURNS_TWICE;
@@ -770,6 +884,52 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	} else {
 		site->kind = PAP_SITE_INDIRECT;
 		site->flags = PAP_SITE_MAYBE_OUT;
+	}
+}
+
+/* The unit's functions whose call probes are made and that have no tail
+ * site: a direct call of one never ends in a chain of tail calls. */
+static hash_set<tree> *pap_calls_notail;
+
+/*
+ * PAP_SITE_MAYBE_TAIL on the sites whose call may come back through a
+ * chain of tail calls (class 2): those that may enter an instrumented
+ * function that has a tail site.  Not: a direct call of a function of
+ * the unit known to have none (itself, or one whose probes are made
+ * already), nor of a library function (a GCC builtin, or declared in a
+ * system header), which pap does not instrument.  The others may (an
+ * extern function, one compiled later, an indirect call): they are
+ * flagged, which costs a source, never a wrong record.
+ */
+static void pap_calls_tail_flags(struct pap_calls *c)
+{
+	uint32_t k;
+
+	for (k = 1; k <= c->nsites; k++) {
+		struct pap_site *site = &c->sites[k - 1];
+		tree callee = c->cs[k - 1].callee;
+
+		if (site->kind == PAP_SITE_INDIRECT) {
+			site->flags |= PAP_SITE_MAYBE_TAIL;
+			continue;
+		}
+		if (site->kind != PAP_SITE_DIRECT)
+			continue;
+		if (callee == c->fun->decl) {
+			if (c->ntail)
+				site->flags |= PAP_SITE_MAYBE_TAIL;
+			continue;
+		}
+		if (pap_calls_callee_in(callee)) {
+			if (!pap_calls_notail || !pap_calls_notail->contains(
+				    callee))
+				site->flags |= PAP_SITE_MAYBE_TAIL;
+			continue;
+		}
+		if (fndecl_built_in_p(callee) ||
+		    DECL_IN_SYSTEM_HEADER(callee))
+			continue;
+		site->flags |= PAP_SITE_MAYBE_TAIL;
 	}
 }
 
@@ -823,6 +983,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	basic_block *head_of;
 	basic_block bb;
 	uint32_t cap = 0;
+	bool tails = true;
 	int num, r;
 
 	if (!pap_pisp_keep(fun, asmname))
@@ -843,6 +1004,11 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	c = XCNEW(struct pap_calls);
 	c->fun = fun;
 	c->asmname = asmname;
+	/* a function whose jumps come back (setjmp receivers, nonlocal
+	 * labels) keeps its calls: as pap_tail_place() does */
+	for (num = 0; num < (int)g->cfg->nblocks; num++)
+		if (g->cfg->role[num] & PAP_ROLE_RESUME)
+			tails = false;
 	/* nodes in their numbers' order, each chain from its head */
 	head_of = XCNEWVEC(basic_block, m->nnodes + 1);
 	FOR_EACH_BB_FN(bb, fun)
@@ -861,7 +1027,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 
 				if (s && pap_calls_is_site(s))
 					pap_calls_add(c, s, (uint32_t)num - 1,
-						      &cap);
+						      &cap, tails);
 			}
 			if (bb == m->tail[head_of[num]->index])
 				break;
@@ -879,6 +1045,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 			if (c->sites[k - 1].kind == PAP_SITE_INDIRECT)
 				pap_calls_cluster(c, k);
 	}
+	pap_calls_tail_flags(c);
 	r = pap_callsites_build(g->cfg, c->sites, c->nsites, &c->g);
 	if (r) {
 		warning(0, "pap: %s: no call probes: the call-site graph: %s",
@@ -887,6 +1054,11 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 		return NULL;
 	}
 	pap_calls_format(c);
+	if (!c->ntail) {
+		if (!pap_calls_notail)
+			pap_calls_notail = new hash_set<tree>;
+		pap_calls_notail->add(fun->decl);
+	}
 	if (pap_opts.verbose) {
 		uint32_t k, v;
 		struct pap_text t = { NULL, 0, 0 };
@@ -916,11 +1088,35 @@ uint64_t pap_calls_checksum(const struct pap_calls *c, uint64_t base)
 	return pap_meta_calls_checksum(base, c->text.s, c->text.len);
 }
 
+/*
+ * The return through which tail site @k's call returns, made the call's
+ * own: a return block that other edges enter too gets a copy for the
+ * call's edge (pap_tail_finish()), so that the exit probe, which the
+ * other paths need, is not on the tail call's path (its frame is gone).
+ */
+static gimple *pap_calls_tail_ret(struct pap_calls *c, uint32_t k)
+{
+	gcall *s = c->cs[k - 1].stmt;
+	greturn *ret = pap_tail_return(c->fun, s);
+	basic_block x;
+	auto_vec<edge> moved;
+
+	gcc_assert(ret);
+	x = gimple_bb(ret);
+	if (x == gimple_bb(s) || single_pred_p(x))
+		return ret;
+	moved.safe_push(single_succ_edge(gimple_bb(s)));
+	pap_tail_finish(c->fun, &moved);
+	ret = pap_tail_return(c->fun, s);
+	gcc_assert(ret && single_pred_p(gimple_bb(ret)));
+	return ret;
+}
+
 void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 {
 	function *fun = c->fun;
 	tree *called;
-	auto_vec<gimple *> rets;
+	auto_vec<gimple *> rets, tailrets;
 	edge e;
 	edge_iterator ei;
 	uint32_t k;
@@ -930,10 +1126,14 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	c->key_slot = key_slot;
 	c->me = pap_tmp(ptr_type_node, "pap_me");
 	c->last = pap_tmp(pap_rt_u32(), "pap_last");
+	for (k = 1; k <= c->nsites; k++)
+		if (c->sites[k - 1].kind == PAP_SITE_TAIL)
+			tailrets.safe_push(pap_calls_tail_ret(c, k));
 	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
 		gimple *ret = last_stmt(e->src);
 
-		if (ret && gimple_code(ret) == GIMPLE_RETURN)
+		if (ret && gimple_code(ret) == GIMPLE_RETURN &&
+		    !tailrets.contains(ret))
 			rets.safe_push(ret);
 	}
 	pap_calls_entry(c);
@@ -941,7 +1141,8 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	for (k = 1; k <= c->nsites; k++)
 		called[k] = pap_calls_site_before(c, k);
 	for (k = 1; k <= c->nsites; k++)
-		if (c->sites[k - 1].kind != PAP_SITE_NORETURN)
+		if (c->sites[k - 1].kind != PAP_SITE_NORETURN &&
+		    c->sites[k - 1].kind != PAP_SITE_TAIL)
 			pap_calls_site_after(c, k, called[k]);
 	for (i = 0; i < rets.length(); i++)
 		pap_calls_exit(c, rets[i]);

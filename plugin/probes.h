@@ -118,5 +118,15 @@ void pap_tail_place(function *fun, const struct pap_plan *plan,
 		    const struct pap_emit *emit, unsigned char *placed,
 		    vec<edge> *moved);
 void pap_tail_finish(function *fun, vec<edge> *moved);
+/*
+ * The return through which @call returns when it is in tail position as
+ * pap_tail_place() takes it (a call whose value is returned as it is, or
+ * a void call before a bare return, that returns once, cannot throw and
+ * does not fork): the next statement that runs something in its block,
+ * or the first of its block's only successor, reached on an ordinary
+ * edge.  NULL when it is none.  Whether the function has shadows is the
+ * caller's business.
+ */
+greturn *pap_tail_return(function *fun, gcall *call);
 
 #endif /* PAP_PLUGIN_PROBES_H */

@@ -16,6 +16,7 @@ static const char *const pap_rt_names[PAP_RT_NFNS] = {
 	"__pap_trace_begin", "__pap_trace_unwind", "__pap_trace_block",
 	"__pap_trace_end", "__pap_abi", "__pap_center", "__pap_cexit",
 	"__pap_ccallee", "__pap_cresume", "__pap_cbreak", "__pap_cunit",
+	"__pap_creturn", "__pap_ctail",
 };
 
 static tree pap_rt_vars[PAP_RV_NVARS];
@@ -123,6 +124,11 @@ static tree pap_rt_type(enum pap_rt_fn f)
 						 NULL_TREE);
 	case PAP_RT_CUNIT:
 		return build_function_type_list(vd, ptr, NULL_TREE);
+	case PAP_RT_CRETURN:
+		return build_function_type_list(u32, ptr, pap_rt_uptr(),
+						 NULL_TREE);
+	case PAP_RT_CTAIL:
+		return build_function_type_list(vd, ptr, u32, NULL_TREE);
 	case PAP_RT_NFNS:
 		break;
 	}

@@ -32,6 +32,8 @@ enum pap_rt_fn {
 	PAP_RT_CRESUME,		/* __pap_cresume */
 	PAP_RT_CBREAK,		/* __pap_cbreak */
 	PAP_RT_CUNIT,		/* __pap_cunit */
+	PAP_RT_CRETURN,		/* __pap_creturn (a tail chain ended) */
+	PAP_RT_CTAIL,		/* __pap_ctail (a flagged frame's tail call) */
 	PAP_RT_NFNS
 };
 

@@ -76,6 +76,39 @@ static gimple *pap_last_stmt(basic_block bb)
 	return gsi_end_p(gsi) ? NULL : gsi_stmt(gsi);
 }
 
+/* Steps @gsi forward over what pap_skip_hints() steps back over. */
+static void pap_skip_hints_fwd(gimple_stmt_iterator *gsi)
+{
+	while (!gsi_end_p(*gsi) &&
+	       (is_gimple_debug(gsi_stmt(*gsi)) ||
+		gimple_code(gsi_stmt(*gsi)) == GIMPLE_PREDICT ||
+		gimple_clobber_p(gsi_stmt(*gsi))))
+		gsi_next(gsi);
+}
+
+greturn *pap_tail_return(function *fun, gcall *call)
+{
+	basic_block bb = gimple_bb(call);
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	greturn *ret = NULL;
+
+	gsi_next(&gsi);
+	pap_skip_hints_fwd(&gsi);
+	if (!gsi_end_p(gsi)) {
+		ret = dyn_cast<greturn *>(gsi_stmt(gsi));
+	} else if (single_succ_p(bb) &&
+		   !(single_succ_edge(bb)->flags & (EDGE_ABNORMAL | EDGE_EH)) &&
+		   single_succ(bb) != EXIT_BLOCK_PTR_FOR_FN(fun)) {
+		gsi = gsi_after_labels(single_succ(bb));
+		pap_skip_hints_fwd(&gsi);
+		if (!gsi_end_p(gsi))
+			ret = dyn_cast<greturn *>(gsi_stmt(gsi));
+	}
+	if (!ret || !pap_tail_call_p(fun, call, gimple_return_retval(ret)))
+		return NULL;
+	return ret;
+}
+
 /* The call ending @e's source, when @e is an ordinary edge that is its
  * source's only one and the call a tail call returning @retval. */
 static gcall *pap_tail_pred(function *fun, edge e, tree retval)

@@ -6,8 +6,9 @@
 # pap-cseq (testsuite/tools) decodes it in the program its metadata
 # describes (libcore/callprog.h, callseq.h) and prints the sequence of
 # function names.  The sequences are compared with ones written from the
-# sources (tiny.c, loop.c, fanin.c, cgoto.c), and, when the -finstrument-functions oracle
-# (testsuite/e2e/cygoracle.c, calls-check.c) is in the tree, with the
+# sources (tiny.c, loop.c, fanin.c, cgoto.c, tail.c), and, when the
+# -finstrument-functions oracle (testsuite/e2e/cygoracle.c,
+# calls-check.c) is in the tree, with the
 # oracle's on more programs.  -O0 and -O2, calls alone and with each
 # intra mode, indirect callees named by the runtime (clusters=sc) or by
 # compares (ic, ac).  TAP output.
@@ -67,15 +68,20 @@ awk 'BEGIN { printf "main"; for (i = 0; i < 3000; i++)
 awk 'BEGIN { printf "main"; for (i = 0; i < 500; i++)
 	printf " f%d main g main", i % 10; print "" }' >fanin.want
 echo "main f main g main f main g main f main" >cgoto.want
+# tail.c: each chain of tail calls returns through its functions
+tailwant() {
+	awk -v n="$1" 'BEGIN { printf "main"
+		for (i = 0; i <= n; i++) printf " down"
+		for (i = 0; i < n; i++) printf " down"
+		printf " main"
+		for (i = 0; i < 3; i++) printf " is_even is_odd"
+		printf " is_even is_odd is_even is_odd is_even main"
+		print " len main say main >cmp order cmp f g h g f main" }'
+}
+tailwant 3 >tail.want
 for opt in -O0 -O2; do
 	for mode in $configs; do
-		for p in tiny loop fanin cgoto; do
-			# known: GCC's SSA verifier (-fchecking) crashes after
-			# papfold on cgoto.c's call probes under mode pap at -O2
-			if [ $p = cgoto ] && [ $mode = pap ] && [ $opt = -O2 ]; then
-				skip "$p $opt $mode: -fchecking fails after papfold (known)"
-				continue
-			fi
+		for p in tiny loop fanin cgoto tail; do
 			if record "$p" "$opt" "$mode" "" "$src/$p.c"; then
 				expect "$p" "$p $opt $mode"
 			else
@@ -102,6 +108,41 @@ for opt in -O0 -O2; do
 		fi
 	done
 done
+
+# A tail-recursive loop 10^7 deep runs in the 8 MiB stack the plain
+# -O2 build runs it in (without tail calls kept it overflows), prints
+# what the plain build prints, and decodes to the source's sequence.
+gcc -O2 -o tail-plain "$src/tail.c" || exit 1
+deep=10000000
+(ulimit -s 8192; ./tail-plain $deep >tail-plain.out 2>&1; echo "status $?" >>tail-plain.out)
+tailwant $deep >deep.want
+for mode in none pap-epp; do
+	name=deep-$mode
+	if ! record "$name" -O2 "$mode" "" "$src/tail.c"; then
+		not_ok "tail.c -O2 $mode: build, run or decode"
+		diag "$name.err" 5
+		continue
+	fi
+	rm -f "$name.rec"
+	(ulimit -s 8192; PAP_TAKE=$PWD/$name.rec ./"$name" $deep >"$name.out" 2>>"$name.err"
+	 echo "status $?" >>"$name.out")
+	if cmp -s tail-plain.out "$name.out"; then
+		ok "tail.c -O2 $mode: $deep deep in 8 MiB of stack, as the plain build"
+	else
+		not_ok "tail.c -O2 $mode: $deep deep: not as the plain build"
+		diff tail-plain.out "$name.out" | head -4 | sed 's/^/#   /'
+		continue
+	fi
+	"$cseq" "$name.rec" "$PWD/tail.papm" >"$name.seq" 2>>"$name.err"
+	if cmp -s deep.want "$name.seq"; then
+		ok "tail.c -O2 $mode: $deep deep decodes as the source says"
+	else
+		not_ok "tail.c -O2 $mode: $deep deep: the sequence differs from the source's"
+		diag "$name.err" 5
+	fi
+	rm -f "$name.seq"
+done
+rm -f deep.want
 
 # against the oracle, when it is in the tree
 if [ -f "$top_srcdir/testsuite/e2e/cygoracle.c" ] &&

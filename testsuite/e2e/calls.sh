@@ -76,8 +76,12 @@ for opt in -O0 -O2; do
 	done
 done
 
-# 2. pap's sequences against the oracle on random programs.
-pap_flags="-fplugin-arg-pap-calls -finstrument-functions"
+# 2. pap's sequences against the oracle on random programs.  pap's build
+# and the oracle's are two: the oracle's hooks run after each call, so
+# that no call of its build is in tail position, while pap's keeps its
+# tail calls, and pap-decode expands each chain into the returns the
+# source makes.
+pap_flags="-fplugin-arg-pap-calls"
 cat >seqs.py <<'EOF'
 # the sequences of pap-decode's JSON report, each COUNT times, one a line
 import json, sys
@@ -156,15 +160,23 @@ for seed in $(seq 1 "$nseeds"); do
 		# shellcheck disable=SC2086
 		if ! (export PAP_PLUGIN_ARGS="$pap_flags"
 		      "$papgcc" $opt -w -fchecking -pthread -o "$d/prog" \
-			      $srcs cygoracle.o) >"$d/cc.log" 2>&1; then
+			      $srcs) >"$d/cc.log" 2>&1 ||
+		   ! $cc $opt -w -finstrument-functions -pthread \
+			-o "$d/oracle" $srcs cygoracle.o >>"$d/cc.log" 2>&1
+		then
 			not_ok "$what: does not build"
 			diag "$d/cc.log"
 			continue
 		fi
-		(cd "$d" && oracle_seq . ./prog "$seed")
-		if ! cmp -s "$g/plain.out" "$d/out"; then
+		(cd "$d" && oracle_seq . ./oracle "$seed")
+		(cd "$d" && ./prog "$seed" >pap.out 2>pap.err
+		 echo "status $?" >>pap.out)
+		if ! cmp -s "$g/plain.out" "$d/out" ||
+		   ! cmp -s "$g/plain.out" "$d/pap.out"; then
 			not_ok "$what: output differs from the plain build's"
 			diff "$g/plain.out" "$d/out" | head -5 | sed 's/^/# /'
+			diff "$g/plain.out" "$d/pap.out" | head -5 |
+				sed 's/^/# /'
 			continue
 		fi
 		if ! "$decode" --format=json --top=0 "$d/pap.prof" \
@@ -230,6 +242,20 @@ if [ "$nseeds" -ge 10 ]; then
 		ok "the programs took longjmps, exited deep and ran threads"
 	else
 		not_ok "the generator lost a hard case (longjmps $resumes, exits $exits, threads $threads)"
+	fi
+fi
+
+# tail calls: sites in the metadata, calls taken (the text report's
+# "(tail)" lines)
+tails=$(cat gen*/run-O2/*.papm 2>/dev/null | grep -c '^site .* tail ')
+taken=$(for p in gen*/run-O2/pap.prof; do
+	"$decode" --top=0 "$p" 2>/dev/null; done | grep -c '(tail)')
+note "$tails tail sites in the programs' metadata, $taken tail calls in their reports"
+if [ "$nseeds" -ge 10 ]; then
+	if [ "$tails" -gt 0 ] && [ "$taken" -gt 0 ]; then
+		ok "the programs have tail sites and took tail calls"
+	else
+		not_ok "the generator lost tail calls (sites $tails, taken $taken)"
 	fi
 fi
 
@@ -309,5 +335,42 @@ EOF
 else
 	not_ok "program 1 -O0 made no profile: the reports were not checked"
 fi
+# 4. Tail calls (calls/tail.c): a tail-recursive loop, mutual tail
+# recursion, tail calls into libc, from a qsort comparator and along a
+# chain f -> g -> h, against the oracle's separate build, calls alone and
+# with pap-epp.
+for opt in -O0 -O2; do
+	for mode in none pap-epp; do
+		d=tail$opt-$mode
+		what="tail.c $opt $mode"
+		mkdir -p "$d"
+		if ! (export PAP_PLUGIN_ARGS="$pap_flags -fplugin-arg-pap-mode=$mode"
+		      "$papgcc" $opt -fchecking -o "$d/prog" \
+			      "$e2e/calls/tail.c") >"$d/cc.log" 2>&1 ||
+		   ! $cc $opt -finstrument-functions -o "$d/oracle" \
+			"$e2e/calls/tail.c" cygoracle.o >>"$d/cc.log" 2>&1; then
+			not_ok "$what: does not build"
+			diag "$d/cc.log"
+			continue
+		fi
+		(cd "$d" && oracle_seq . ./oracle 7 &&
+		 ./prog 7 >pap.out 2>pap.err; echo "status $?" >>pap.out)
+		if ! cmp -s "$d/out" "$d/pap.out"; then
+			not_ok "$what: output differs from the oracle build's"
+			continue
+		fi
+		if ! "$decode" --format=json --top=0 "$d/pap.prof" \
+		     >"$d/pap.json" 2>"$d/decode.err"; then
+			not_ok "$what: pap-decode failed"
+			diag "$d/decode.err"
+		elif pap_seqs "$d/pap.json" | cmp -s - "$d/oracle.seq"; then
+			ok "$what: $(wc -w <"$d/oracle.seq") names, equal to the oracle's"
+		else
+			not_ok "$what: sequences differ from the oracle's"
+			pap_seqs "$d/pap.json" | diff - "$d/oracle.seq" |
+				cut -c1-300 | head -6 | sed 's/^/# /'
+		fi
+	done
+done
 echo "1..$n"
 tap_done

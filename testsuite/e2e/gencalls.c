@@ -4,12 +4,14 @@
  * translation units, for the call sequence tests (testsuite/e2e/calls.sh):
  * a call graph with loops (any function may call any other it can see,
  * each call one level less deep), recursion and mutual recursion,
- * function-pointer tables, qsort callbacks that call back into the
- * program, 1 to 3 threads, an atexit handler, in some programs longjmps
- * out of nested calls back to a catching function (which tells the
- * oracle with oracle_resumed()), and on some inputs exit() from a deep
- * frame or from inside a qsort callback.  Its control flow
- * depends on its input (argv[1]); it prints checksums of what it computed.
+ * function-pointer tables, calls in tail position (direct and through
+ * a table; a qsort callback makes none, as the calling contexts cannot
+ * tell its tail callee from a callback), qsort callbacks that call back
+ * into the program, 1 to 3 threads, an atexit handler, in some programs
+ * longjmps out of nested calls back to a catching function (which tells
+ * the oracle with oracle_resumed()), and on some inputs exit() from a
+ * deep frame or from inside a qsort callback.  Its control flow depends
+ * on its input (argv[1]); it prints checksums of what it computed.
  * Every function is noipa, so that -O2 keeps each call a call to the
  * function written (the oracle, GCC's -finstrument-functions, sees the
  * source's functions).  The same SEED always writes the same files.
@@ -58,7 +60,8 @@ static int visible(int u)
 /* Statements at nesting @d of function @f in unit @u. */
 static void stmts(FILE *o, int f, int u, int d, int budget)
 {
-	int n = 1 + (int)rnd(3), i;
+	int n = 1 + (int)rnd(3), i, g;
+	unsigned c;
 
 	for (i = 0; i < n && budget > 0; i++, budget--) {
 		unsigned k = rnd(d >= 3 ? 5 : 11);
@@ -69,21 +72,43 @@ static void stmts(FILE *o, int f, int u, int d, int budget)
 			fprintf(o, "x = x * 1103515245u + 12345u; "
 				"s += x >> %u;\n", rnd(20));
 			break;
-		case 1:
-		case 2:		/* a direct call: loops in the call graph */
+		case 1:		/* a direct call: loops in the call graph */
 			fprintf(o, "if (depth > 0) s += f%d(x %% 97u + %u, "
 				"depth - 1);\n", visible(u), rnd(50));
+			break;
+		case 2:		/* the same, on some inputs a tail call */
+			g = visible(u);
+			c = rnd(50);
+			fprintf(o, "if (depth > 0) {\n");
+			indent(o, d + 1);
+			fprintf(o, "if ((x & 7u) == 3u)\n");
+			indent(o, d + 2);
+			fprintf(o, "return f%d(x %% 97u + %u, depth - 1);\n",
+				g, c);
+			indent(o, d + 1);
+			fprintf(o, "s += f%d(x %% 97u + %u, depth - 1);\n", g,
+				c);
+			indent(o, d);
+			fprintf(o, "}\n");
 			break;
 		case 3:		/* self recursion */
 			fprintf(o, "if (depth > 0 && (x & 3u) != 0) s += "
 				"f%d(x / 3u, depth - 1);\n", f);
 			break;
-		case 4:		/* through this unit's table */
-			if (u < ntab)
+		case 4:		/* through this unit's table; on some inputs
+				 * a tail call */
+			if (u < ntab) {
+				c = rnd(9);
+				fprintf(o, "if (depth > 0 && (x & 7u) == "
+					"5u)\n");
+				indent(o, d + 1);
+				fprintf(o, "return tab%d[x %% TAB%dN](x + %u, "
+					"depth - 1);\n", u, u, c);
+				indent(o, d);
 				fprintf(o, "if (depth > 0) s += tab%d[x %% "
 					"TAB%dN](x + %u, depth - 1);\n", u, u,
-					rnd(9));
-			else
+					c);
+			} else
 				fprintf(o, "s ^= x >> 3;\n");
 			break;
 		case 5:		/* qsort with callbacks */
@@ -218,7 +243,7 @@ static void unit(const char *dir, int u)
 			"\t\tside += f%d(x, 0);\n"
 			"\treturn (x > y) - (x < y);\n}\n\n"
 			"NI static int cmp_rev(const void *a, const void *b)\n"
-			"{\n\treturn cmp_plain(b, a);\n}\n\n"
+			"{\n\treturn -cmp_plain(a, b);\n}\n\n"
 			"NI unsigned sort_some(unsigned x, unsigned which)\n"
 			"{\n\tstatic int (*const cmps[])(const void *, "
 			"const void *) = { cmp_plain, cmp_calls, cmp_rev };\n"

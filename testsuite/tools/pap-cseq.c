@@ -13,6 +13,10 @@
  *   a return to outside            nothing
  *   a longjmp back into a frame    that frame's NAME
  *
+ * A chain of tail calls (f tail-calls g, g h) prints as the source has
+ * it: each function entered by name, and at the chain's end each returns
+ * to the one before it (h returns to g, g to f, f to its caller).
+ *
  * Usage: pap-cseq RECORD META.papm...  (each metadata file by the path
  * its keys name).  RECORD: "value HEX", "lost N", "n N", then N lines
  * "SITE R" (hex), the packed breakpoints.  Exit status 1 with a message
@@ -53,6 +57,15 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/* Is @g the direct callee of @f's site @k? */
+static int tail_callee(const struct pap_cs_built *b, uint32_t f, uint32_t k,
+		       uint32_t g)
+{
+	const struct pap_cs_fn *fn = &b->prog.fn[f];
+
+	return k >= 1 && k <= fn->g->nsites && fn->callee[k - 1] == g;
+}
+
 int main(int argc, char **argv)
 {
 	struct pap_meta *metas;
@@ -64,8 +77,8 @@ int main(int argc, char **argv)
 	size_t nunits = (size_t)(argc - 2), i, n, nev, at, npacked;
 	uint64_t len;
 	const char *why;
-	uint32_t *stack, depth = 0;
-	unsigned char *outside;
+	uint32_t *stack, *waiting, depth = 0;
+	unsigned char *outside, *tailed;
 	unsigned lost;
 	char err[512];
 	FILE *rf;
@@ -136,28 +149,70 @@ int main(int argc, char **argv)
 	}
 	stack = calloc(nev + 1, sizeof(*stack));
 	outside = calloc(nev + 1, 1);
+	tailed = calloc(nev + 1, 1);
+	waiting = calloc(nev + 1, sizeof(*waiting));
 	for (n = 0; n < nev; n++) {
 		const struct pap_cev *e = &ev[n];
 		const char *name = b.meta[e->fn]->name;
+		int tail_in;
 
 		switch (e->kind) {
 		case PAP_CEV_ENTER:
 		case PAP_CEV_OUT_ENTER:
+			/* entered by the tail call of the frame on top (an
+			 * outside frame's tail callee decodes as an entry
+			 * from outside: its site's direct callee) */
+			tail_in = depth && waiting[depth - 1] &&
+				  (e->kind == PAP_CEV_ENTER ||
+				   (outside[depth - 1] &&
+				    tail_callee(&b, stack[depth - 1],
+						waiting[depth - 1], e->fn)));
 			printf("%s%s%s", first ? "" : " ",
-			       e->kind == PAP_CEV_OUT_ENTER && !first ? ">" :
-			       "", name);
+			       e->kind == PAP_CEV_OUT_ENTER && !first &&
+			       !tail_in ? ">" : "", name);
 			first = 0;
-			outside[depth] = e->kind == PAP_CEV_OUT_ENTER;
+			if (tail_in)
+				waiting[depth - 1] = 0;
+			outside[depth] = e->kind == PAP_CEV_OUT_ENTER &&
+					 !tail_in;
+			tailed[depth] = (unsigned char)tail_in;
+			waiting[depth] = 0;
 			stack[depth++] = e->fn;
 			break;
-		case PAP_CEV_EXIT:
+		case PAP_CEV_TAIL:
 			if (depth)
-				depth--;
-			if (!outside[depth] && depth)
-				printf(" %s", b.meta[stack[depth - 1]]->name);
+				waiting[depth - 1] = e->site;
+			break;
+		case PAP_CEV_RETURN:
+			/* a chain that ended in uninstrumented code: its
+			 * last tail caller returns */
+			if (!depth || !waiting[depth - 1] ||
+			    stack[depth - 1] == e->fn)
+				break;
+			/* fall through */
+		case PAP_CEV_EXIT:
+			/* a chain of tail calls returns through each of its
+			 * functions, as the source has it */
+			do {
+				if (depth)
+					depth--;
+				if (!outside[depth] && depth)
+					printf(" %s",
+					       b.meta[stack[depth - 1]]->name);
+			} while (depth && tailed[depth]);
 			break;
 		case PAP_CEV_LONGJMP:
-			depth = depth > e->arg ? depth - e->arg : 0;
+			/* e->arg frames of the run lie above the one
+			 * resumed, each with the tail callers it left
+			 * waiting */
+			for (i = 0; depth && i < e->arg; i++) {
+				while (depth && tailed[depth - 1])
+					depth--;
+				if (depth)
+					depth--;
+			}
+			if (depth)
+				waiting[depth - 1] = 0;
 			printf(" %s", name);
 			break;
 		default:
@@ -167,6 +222,8 @@ int main(int argc, char **argv)
 	printf("\n");
 	free(stack);
 	free(outside);
+	free(tailed);
+	free(waiting);
 	free(ev);
 	free(rec.bps);
 	free(packed);

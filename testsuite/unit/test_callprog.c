@@ -179,6 +179,33 @@ static void test_refused(void **state)
 	pap_meta_free(&t.b);
 }
 
+/* test_tail_out: a tail site's callee that no unit defines is an
+ * uninstrumented tail callee (a TAIL_OUT mark ends its chain), allowed
+ * without the 'o' flag, which a tail site cannot have. */
+static void test_tail_out(void **state)
+{
+	static const char *const unit_t[][2] = {
+		{ "len", "calls sc\nsite 1 b1 tail - 2 strlen\n" },
+	};
+	struct pap_meta m;
+	struct pap_cs_built b;
+	struct pap_cs_unit u = { 0 };
+	char err[256];
+
+	(void)state;
+	pap_meta_init(&m);
+	unit(&m, "t.papm", 1, unit_t);
+	u.metakey = "obj/t.papm";
+	u.fns = m.fns;
+	u.nfns = m.nfns;
+	assert_int_equal(pap_cs_prog_build(&u, 1, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.prog.nfn, 1);
+	assert_int_equal(b.fn[0].g->sites[0].kind, PAP_SITE_TAIL);
+	assert_int_equal(b.fn[0].callee[0], PAP_NONE);
+	pap_cs_built_free(&b);
+	pap_meta_free(&m);
+}
+
 /* test_round_trip: main enters from outside, calls f (which calls its
  * h), calls puts (not entered), calls through the pointer cmp, calls
  * its own h, returns; encoded on the built program and decoded back. */
@@ -252,6 +279,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_tail_out),
 		cmocka_unit_test(test_round_trip),
 	};
 

@@ -25,7 +25,7 @@ static int cmp(const void *a, const void *b)
 
 static int apply(int (*f)(int), int x)
 {
-	return f(x);			/* SITE apply indirect o - */
+	return f(x);			/* SITE apply tail - - */
 }
 
 int main(void)
@@ -33,7 +33,7 @@ int main(void)
 	int v[16], i, s = 0;
 
 	for (i = 0; i < 16; i++)
-		v[i] = ops[i % 3](i * 5 % 11);
+		v[i] = ops[i % 3](i * 5 % 11);	/* SITE main indirect ot - */
 	qsort(v, 16, sizeof(v[0]), cmp);
 	for (i = 0; i < 16; i++)
 		s = plain_add(s, apply(ops[v[i] & 1 ? 0 : 1], v[i]));

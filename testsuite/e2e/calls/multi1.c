@@ -12,7 +12,7 @@ static int local_step(int n)
 
 int pong(int n)
 {
-	return n <= 0 ? 0 : 1 + ping(local_step(n));	/* SITE pong direct o ping */
+	return n <= 0 ? 0 : 1 + ping(local_step(n));	/* SITE pong direct ot ping */
 }
 
 int main(void)

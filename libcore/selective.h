@@ -28,7 +28,11 @@
  *                 (the acyclic piece's local code) is checked against the
  *                 pieces of the paths of interest ending there;
  *   PAP_SEL_PSP2  subgraph, T3;
- *   PAP_SEL_PSP3  subgraph (pap-epp), T2 + T3.
+ *   PAP_SEL_PSP3  subgraph (pap-epp), T2 + T3;
+ *   PAP_SEL_FOLLOW subgraph (pap-epp digits, no register): the paths of
+ *                 interest are followed as an automaton (selauto.c), T3;
+ *                 the record is the number of the path that matched.
+ *                 Where the automaton is too large, psp3's probes.
  * Checks and termination only ever stop paths not of interest: a prefix
  * of a path of interest has exactly the values its path has there.
  */
@@ -57,11 +61,12 @@ enum pap_sel_strategy {
 	PAP_SEL_PSP1,
 	PAP_SEL_PSP2,
 	PAP_SEL_PSP3,
+	PAP_SEL_FOLLOW,
 };
-#define PAP_SEL_NSTRATEGIES 5
+#define PAP_SEL_NSTRATEGIES 6
 
 const char *pap_sel_strategy_name(enum pap_sel_strategy s);
-/* Parses "spp", "psp0".."psp3"; 0 or PAP_EINVAL. */
+/* Parses "spp", "psp0".."psp3", "follow"; 0 or PAP_EINVAL. */
 int pap_sel_strategy_parse(const char *s, enum pap_sel_strategy *out);
 
 /* What the runtime checks on an edge (per CFG edge). */
@@ -86,6 +91,65 @@ struct pap_sel_opts {
 };
 
 #define PAP_SEL_OTHER UINT32_MAX	/* decoded: not a path of interest */
+
+/*
+ * The automaton of strategy follow (selauto.c).  A path of interest is
+ * the sequence of its symbols: at each step edge (a CFG edge whose
+ * plan operations fold or record), the edge and the digit
+ * pap_sel_digit() gives there.  The digits of pap-epp are the local
+ * codes of the acyclic pieces, and the record of pap-epp is a function
+ * of that sequence, so equal sequences are equal paths.  Each path's
+ * sequence is compressed into blocks repeated a fixed number of times
+ * (one level, no nesting); the state of path k is its position pos (in
+ * 0..len, PAP_SEL_DEAD once it cannot match) and a repeat counter cnt.
+ * At a step edge e with digit d, a live path at position p moves on
+ * when edge[p] == e and digit[p] == d: to first[p] while ++cnt <
+ * reps[p] at the last position of a block (reps[p] > 0 there), else
+ * (cnt = 0 after a block) to p + 1; otherwise it dies.  A path whose
+ * position reaches its length after the step of a recording edge
+ * matched: it is recorded as its number, and an activation that
+ * recorded with no path matched as npaths ("other").  An activation
+ * with every path dead at a step edge that does not record ends early.
+ */
+#define PAP_SEL_DEAD UINT32_MAX
+#define PAP_SEL_AUTO_MAX 64	/* positions over all paths, at most */
+#define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
+
+struct pap_sel_auto {
+	uint32_t npaths;
+	uint32_t npos;
+	uint32_t *off;		/* path k: positions off[k]..off[k+1] */
+	uint32_t *edge;		/* per position: CFG edge */
+	uint64_t *digit;	/* per position: the digit there */
+	uint32_t *first;	/* per position: its block's first (relative) */
+	uint32_t *reps;		/* at a block's last position: its repeat
+				 * count; 0 elsewhere */
+	uint8_t *step;		/* per CFG edge: 1 step, 2 step + record */
+};
+
+/*
+ * The automaton of @sp's paths of interest, planned already (pap-epp or
+ * pap over the subgraph); 0 with *@out NULL when it would have more
+ * than PAP_SEL_AUTO_MAX positions, or a repeat count beyond 32 bits.
+ * PAP_ENOMEM.
+ */
+struct pap_sel_plan;
+int pap_sel_auto_build(const struct pap_sel_plan *sp,
+		       struct pap_sel_auto **out);
+void pap_sel_auto_free(struct pap_sel_auto *au);
+/* Starts every path: pos 0, cnt 0 (arrays of au->npaths). */
+void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
+			uint32_t *cnt);
+/*
+ * One step at CFG edge @e with digit @d, as the instrumented code does
+ * it; returns the number of paths still alive.
+ */
+uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
+			   uint32_t *cnt, uint32_t e, uint64_t d);
+/* What a recording edge records after its step: the number of the path
+ * that matched, or au->npaths. */
+uint32_t pap_sel_auto_result(const struct pap_sel_auto *au,
+			     const uint32_t *pos);
 
 struct pap_sel_plan {
 	enum pap_sel_strategy strategy;
@@ -124,6 +188,8 @@ struct pap_sel_plan {
 	uint32_t nterm_edges;	/* boundary edges that terminate */
 	uint32_t ncheck_sites;	/* edges with a T1 or T2 check */
 	uint32_t ncheck_values;	/* table entries over all checks */
+	/* follow: the automaton, or NULL (then psp3's probes) */
+	struct pap_sel_auto *aut;
 	char note[256];
 };
 

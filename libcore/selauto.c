@@ -162,10 +162,17 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 	if (!au->off || !au->edge || !au->digit || !au->first ||
 	    !au->reps || !au->step)
 		goto fail;
-	for (e = 0; e < cfg->nedges; e++)
-		if (sp->to_plan[e] != PAP_NONE)
-			au->step[e] = auto_step_kind(sp->plan,
-						     sp->to_plan[e]);
+	for (e = 0; e < cfg->nedges; e++) {
+		if (sp->to_plan[e] == PAP_NONE)
+			continue;
+		au->step[e] = auto_step_kind(sp->plan, sp->to_plan[e]);
+		/* a step on a cut or a resume would be code where no
+		 * statement can go: none then */
+		if (au->step[e] && cfg->edges[e].kind == PAP_EDGE_FAKE) {
+			pap_sel_auto_free(au);
+			return PAP_OK;
+		}
+	}
 	for (k = 0; k < sp->npaths; k++) {
 		struct sym *s;
 		size_t n;

@@ -112,6 +112,8 @@ struct pap_sel_opts {
  * with every path dead at a step edge that does not record ends early.
  */
 #define PAP_SEL_DEAD UINT32_MAX
+/* Both bounds decide whether follow records path numbers or psp3's
+ * registers, and the compression: raise PAP_SEL_FORMAT on a change. */
 #define PAP_SEL_AUTO_MAX 64	/* positions over all paths, at most */
 #define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
 
@@ -130,7 +132,9 @@ struct pap_sel_auto {
 /*
  * The automaton of @sp's paths of interest, planned already (pap-epp or
  * pap over the subgraph); 0 with *@out NULL when it would have more
- * than PAP_SEL_AUTO_MAX positions, or a repeat count beyond 32 bits.
+ * than PAP_SEL_AUTO_MAX positions, a repeat count beyond 32 bits, or a
+ * step on a FAKE edge (a cut or a resume, where the plugin has no place
+ * for the step's branches).
  * PAP_ENOMEM.
  */
 struct pap_sel_plan;

@@ -75,57 +75,225 @@ static int auto_symbols(const struct pap_sel_plan *sp,
 	return PAP_OK;
 }
 
-static int sym_eq(const struct sym *a, const struct sym *b, size_t len)
+/* A token of a compressed sequence: a symbol, or a block of tokens
+ * repeated reps times. */
+struct tok {
+	uint8_t block;
+	uint8_t height;		/* nesting of blocks, 0 for a symbol */
+	uint32_t edge;
+	uint64_t digit;
+	uint32_t child_off, nchild, reps;
+};
+
+#define AUTO_MAX_TOKENS 4096
+
+struct toks {
+	struct tok *t;
+	size_t n, cap;
+	uint32_t *pool;		/* blocks' children */
+	size_t npool, cappool;
+};
+
+struct symidx {
+	uint32_t edge;
+	uint64_t digit;
+	size_t i;
+};
+
+static int symidx_cmp(const void *x, const void *y)
 {
+	const struct symidx *a = x, *b = y;
+
+	if (a->edge != b->edge)
+		return a->edge < b->edge ? -1 : 1;
+	if (a->digit != b->digit)
+		return a->digit < b->digit ? -1 : 1;
+	return 0;
+}
+
+/* The symbols of @s as token ids into @seq (equal symbols, equal ids);
+ * PAP_ELIMIT when too many distinct ones, PAP_ENOMEM. */
+static int auto_intern_symbols(struct toks *tk, const struct sym *s,
+			       size_t n, uint32_t *seq)
+{
+	struct symidx *x = malloc((n + 1) * sizeof(*x));
 	size_t i;
 
+	if (!x)
+		return PAP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		x[i].edge = s[i].edge;
+		x[i].digit = s[i].digit;
+		x[i].i = i;
+	}
+	qsort(x, n, sizeof(*x), symidx_cmp);
+	for (i = 0; i < n; i++) {
+		if (!i || symidx_cmp(&x[i - 1], &x[i])) {
+			if (tk->n == AUTO_MAX_TOKENS) {
+				free(x);
+				return PAP_ELIMIT;
+			}
+			if (tk->n == tk->cap &&
+			    pap_grow(&tk->t, &tk->cap, sizeof(*tk->t), 64)) {
+				free(x);
+				return PAP_ENOMEM;
+			}
+			memset(&tk->t[tk->n], 0, sizeof(*tk->t));
+			tk->t[tk->n].edge = x[i].edge;
+			tk->t[tk->n].digit = x[i].digit;
+			tk->n++;
+		}
+		seq[x[i].i] = (uint32_t)(tk->n - 1);
+	}
+	free(x);
+	return PAP_OK;
+}
+
+/* The id of the block of @len tokens @c repeated @reps times, added
+ * when new; -1 when there would be too many, -2 out of memory. */
+static long auto_block(struct toks *tk, const uint32_t *c, size_t len,
+		       size_t reps)
+{
+	size_t i, h = 0;
+
+	for (i = 0; i < tk->n; i++)
+		if (tk->t[i].block && tk->t[i].reps == reps &&
+		    tk->t[i].nchild == len &&
+		    !memcmp(tk->pool + tk->t[i].child_off, c,
+			    len * sizeof(*c)))
+			return (long)i;
+	if (tk->n == AUTO_MAX_TOKENS)
+		return -1;
+	if (tk->n == tk->cap &&
+	    pap_grow(&tk->t, &tk->cap, sizeof(*tk->t), 64))
+		return -2;
+	while (tk->npool + len > tk->cappool)
+		if (pap_grow(&tk->pool, &tk->cappool, sizeof(*tk->pool), 256))
+			return -2;
 	for (i = 0; i < len; i++)
-		if (a[i].edge != b[i].edge || a[i].digit != b[i].digit)
-			return 0;
-	return 1;
+		if (tk->t[c[i]].height > h)
+			h = tk->t[c[i]].height;
+	memcpy(tk->pool + tk->npool, c, len * sizeof(*c));
+	memset(&tk->t[tk->n], 0, sizeof(*tk->t));
+	tk->t[tk->n].block = 1;
+	tk->t[tk->n].height = (uint8_t)(h + 1);
+	tk->t[tk->n].child_off = (uint32_t)tk->npool;
+	tk->t[tk->n].nchild = (uint32_t)len;
+	tk->t[tk->n].reps = (uint32_t)reps;
+	tk->npool += len;
+	return (long)tk->n++;
 }
 
 /*
- * Compresses @s (@n symbols) greedily into blocks with repeat counts:
- * at each place the block of at most PAP_SEL_AUTO_BLOCK symbols whose
- * repeats there cover most symbols (at least two repeats), else one
- * symbol once.  Appends positions to @au from au->npos on; -1 when the
- * total passes PAP_SEL_AUTO_MAX or a count 32 bits.  Expanding the
- * blocks gives @s back exactly.
+ * One round of compression of @seq (*@n token ids, rewritten in place):
+ * greedily, at each place the block of at most PAP_SEL_AUTO_BLOCK
+ * tokens whose consecutive repeats there cover most tokens (at least
+ * two repeats, nesting at most PAP_SEL_AUTO_DEPTH), else the token
+ * once.  Expanding the blocks gives the input back.  Returns how many
+ * blocks it made, -1 when too large, -2 out of memory.
  */
-static int auto_compress(struct pap_sel_auto *au, const struct sym *s,
-			 size_t n, uint32_t base)
+static long auto_round(struct toks *tk, uint32_t *seq, size_t *n)
 {
-	size_t i = 0;
+	size_t i = 0, o = 0, made = 0;
 
-	while (i < n) {
-		size_t bl = 1, bc = 1, len, c, j;
+	while (i < *n) {
+		size_t bl = 1, bc = 1, len, c, j, h;
+		long id;
 
-		for (len = 1; len <= PAP_SEL_AUTO_BLOCK && 2 * len <= n - i;
-		     len++) {
+		for (len = 1; len <= PAP_SEL_AUTO_BLOCK &&
+		     2 * len <= *n - i; len++) {
 			c = 1;
-			while (i + (c + 1) * len <= n &&
-			       sym_eq(s + i, s + i + c * len, len))
+			while (i + (c + 1) * len <= *n &&
+			       !memcmp(seq + i, seq + i + c * len,
+				       len * sizeof(*seq)))
 				c++;
-			if (c >= 2 && c * len > bc * bl) {
+			for (j = 0, h = 0; j < len; j++)
+				if (tk->t[seq[i + j]].height > h)
+					h = tk->t[seq[i + j]].height;
+			if (c >= 2 && c * len > bc * bl &&
+			    h < PAP_SEL_AUTO_DEPTH) {
 				bl = len;
 				bc = c;
 			}
 		}
-		if (bc >= UINT32_MAX ||
-		    au->npos + bl > PAP_SEL_AUTO_MAX)
-			return -1;
-		for (j = 0; j < bl; j++) {
-			uint32_t p = au->npos++;
-
-			au->edge[p] = s[i + j].edge;
-			au->digit[p] = s[i + j].digit;
-			au->first[p] = p - base - (uint32_t)j;
-			au->reps[p] = j + 1 == bl ? (uint32_t)bc : 0;
+		if (bc == 1) {
+			seq[o++] = seq[i++];
+			continue;
 		}
+		if (bc >= UINT32_MAX)
+			return -1;
+		id = auto_block(tk, seq + i, bl, bc);
+		if (id < 0)
+			return id;
+		seq[o++] = (uint32_t)id;
 		i += bl * bc;
+		made++;
 	}
+	*n = o;
+	return (long)made;
+}
+
+/* Appends token @t's positions and blocks to @au at nesting @level;
+ * -1 past PAP_SEL_AUTO_MAX positions. */
+static int auto_flatten(struct pap_sel_auto *au, const struct toks *tk,
+			uint32_t t, unsigned level, uint32_t base)
+{
+	const struct tok *x = &tk->t[t];
+	uint32_t start = au->npos - base, i, c;
+
+	if (!x->block) {
+		if (au->npos == PAP_SEL_AUTO_MAX)
+			return -1;
+		au->edge[au->npos] = x->edge;
+		au->digit[au->npos] = x->digit;
+		au->close_off[au->npos + 1] = au->close_off[au->npos];
+		au->npos++;
+		return 0;
+	}
+	for (i = 0; i < x->nchild; i++)
+		if (auto_flatten(au, tk, tk->pool[x->child_off + i],
+				 level + 1, base))
+			return -1;
+	/* the block ends at the last position: its close goes last */
+	c = au->close_off[au->npos]++;
+	au->close_first[c] = start;
+	au->close_reps[c] = x->reps;
+	au->close_level[c] = (uint8_t)level;
 	return 0;
+}
+
+/*
+ * Compresses @s (@n symbols) in rounds (auto_round(), each one level of
+ * nesting) and appends the result's positions to @au; PAP_ELIMIT when
+ * too large, PAP_ENOMEM.
+ */
+static int auto_compress(struct pap_sel_auto *au, const struct sym *s,
+			 size_t n)
+{
+	struct toks tk;
+	uint32_t *seq = malloc((n + 1) * sizeof(*seq));
+	uint32_t base = au->npos;
+	size_t i;
+	long made = 1;
+	int rc, round;
+
+	memset(&tk, 0, sizeof(tk));
+	if (!seq)
+		return PAP_ENOMEM;
+	rc = auto_intern_symbols(&tk, s, n, seq);
+	for (round = 0; !rc && made > 0 && round < PAP_SEL_AUTO_DEPTH;
+	     round++) {
+		made = auto_round(&tk, seq, &n);
+		if (made < 0)
+			rc = made == -1 ? PAP_ELIMIT : PAP_ENOMEM;
+	}
+	for (i = 0; !rc && i < n; i++)
+		if (auto_flatten(au, &tk, seq[i], 0, base))
+			rc = PAP_ELIMIT;
+	free(seq);
+	free(tk.t);
+	free(tk.pool);
+	return rc;
 }
 
 void pap_sel_auto_free(struct pap_sel_auto *au)
@@ -135,8 +303,10 @@ void pap_sel_auto_free(struct pap_sel_auto *au)
 	free(au->off);
 	free(au->edge);
 	free(au->digit);
-	free(au->first);
-	free(au->reps);
+	free(au->close_off);
+	free(au->close_first);
+	free(au->close_reps);
+	free(au->close_level);
 	free(au->step);
 	free(au);
 }
@@ -146,6 +316,7 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 {
 	const struct pap_cfg *cfg = sp->cfg;
 	struct pap_sel_auto *au = calloc(1, sizeof(*au));
+	const size_t nclose = (size_t)PAP_SEL_AUTO_MAX * PAP_SEL_AUTO_DEPTH;
 	uint32_t e, k;
 	int rc = PAP_ENOMEM;
 
@@ -156,11 +327,14 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 	au->off = calloc((size_t)sp->npaths + 1, sizeof(uint32_t));
 	au->edge = calloc(PAP_SEL_AUTO_MAX, sizeof(uint32_t));
 	au->digit = calloc(PAP_SEL_AUTO_MAX, sizeof(uint64_t));
-	au->first = calloc(PAP_SEL_AUTO_MAX, sizeof(uint32_t));
-	au->reps = calloc(PAP_SEL_AUTO_MAX, sizeof(uint32_t));
+	au->close_off = calloc(PAP_SEL_AUTO_MAX + 1, sizeof(uint32_t));
+	au->close_first = calloc(nclose, sizeof(uint32_t));
+	au->close_reps = calloc(nclose, sizeof(uint32_t));
+	au->close_level = calloc(nclose, 1);
 	au->step = calloc((size_t)cfg->nedges + 1, 1);
-	if (!au->off || !au->edge || !au->digit || !au->first ||
-	    !au->reps || !au->step)
+	if (!au->off || !au->edge || !au->digit || !au->close_off ||
+	    !au->close_first || !au->close_reps || !au->close_level ||
+	    !au->step)
 		goto fail;
 	for (e = 0; e < cfg->nedges; e++) {
 		if (sp->to_plan[e] == PAP_NONE)
@@ -181,13 +355,15 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 		rc = auto_symbols(sp, au, k, &s, &n);
 		if (rc)
 			goto fail;
-		if (auto_compress(au, s, n, au->npos)) {
+		rc = auto_compress(au, s, n);
+		free(s);
+		if (rc == PAP_ELIMIT) {
 			/* too large: no automaton */
-			free(s);
 			pap_sel_auto_free(au);
 			return PAP_OK;
 		}
-		free(s);
+		if (rc)
+			goto fail;
 	}
 	au->off[sp->npaths] = au->npos;
 	*out = au;
@@ -203,7 +379,9 @@ void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
 	uint32_t k;
 
 	for (k = 0; k < au->npaths; k++)
-		pos[k] = cnt[k] = 0;
+		pos[k] = 0;
+	for (k = 0; k < au->npaths * PAP_SEL_AUTO_DEPTH; k++)
+		cnt[k] = 0;
 }
 
 uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
@@ -212,7 +390,8 @@ uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
 	uint32_t k, alive = 0;
 
 	for (k = 0; k < au->npaths; k++) {
-		uint32_t p = pos[k], g;
+		uint32_t p = pos[k], g, c;
+		uint32_t *ck = cnt + (size_t)k * PAP_SEL_AUTO_DEPTH;
 
 		if (p == PAP_SEL_DEAD || p >= au->off[k + 1] - au->off[k]) {
 			pos[k] = PAP_SEL_DEAD;
@@ -223,14 +402,15 @@ uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
 			pos[k] = PAP_SEL_DEAD;
 			continue;
 		}
-		if (au->reps[g] && ++cnt[k] < au->reps[g]) {
-			pos[k] = au->first[g];
-		} else {
-			if (au->reps[g])
-				cnt[k] = 0;
-			pos[k] = p + 1;
-		}
 		alive++;
+		pos[k] = p + 1;
+		for (c = au->close_off[g]; c < au->close_off[g + 1]; c++) {
+			if (++ck[au->close_level[c]] < au->close_reps[c]) {
+				pos[k] = au->close_first[c];
+				break;
+			}
+			ck[au->close_level[c]] = 0;
+		}
 	}
 	return alive;
 }

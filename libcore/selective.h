@@ -99,23 +99,27 @@ struct pap_sel_opts {
  * pap_sel_digit() gives there.  The digits of pap-epp are the local
  * codes of the acyclic pieces, and the record of pap-epp is a function
  * of that sequence, so equal sequences are equal paths.  Each path's
- * sequence is compressed into blocks repeated a fixed number of times
- * (one level, no nesting); the state of path k is its position pos (in
- * 0..len, PAP_SEL_DEAD once it cannot match) and a repeat counter cnt.
- * At a step edge e with digit d, a live path at position p moves on
- * when edge[p] == e and digit[p] == d: to first[p] while ++cnt <
- * reps[p] at the last position of a block (reps[p] > 0 there), else
- * (cnt = 0 after a block) to p + 1; otherwise it dies.  A path whose
- * position reaches its length after the step of a recording edge
- * matched: it is recorded as its number, and an activation that
- * recorded with no path matched as npaths ("other").  An activation
- * with every path dead at a step edge that does not record ends early.
+ * sequence is compressed into blocks repeated a fixed number of times,
+ * nested up to PAP_SEL_AUTO_DEPTH levels; the state of path k is its
+ * position pos (in 0..len, PAP_SEL_DEAD once it cannot match) and a
+ * repeat counter per level, cnt[k * PAP_SEL_AUTO_DEPTH + level].  At a
+ * step edge e with digit d, a live path at position p moves on when
+ * edge[p] == e and digit[p] == d, else dies.  Moving on: for each block
+ * that ends at p, innermost first, ++cnt of its level; below the
+ * block's count, back to its first position and done; else that cnt
+ * becomes 0 and the next block ending at p is tried; when none is left,
+ * p + 1.  A path whose position reaches its length after the step of a
+ * recording edge matched: it is recorded as its number, and an
+ * activation that recorded with no path matched as npaths ("other").
+ * An activation with every path dead at a step edge that does not
+ * record ends early.
  */
 #define PAP_SEL_DEAD UINT32_MAX
-/* Both bounds decide whether follow records path numbers or psp3's
+/* The bounds decide whether follow records path numbers or psp3's
  * registers, and the compression: raise PAP_SEL_FORMAT on a change. */
 #define PAP_SEL_AUTO_MAX 64	/* positions over all paths, at most */
 #define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
+#define PAP_SEL_AUTO_DEPTH 4	/* nesting levels of repeats */
 
 struct pap_sel_auto {
 	uint32_t npaths;
@@ -123,9 +127,13 @@ struct pap_sel_auto {
 	uint32_t *off;		/* path k: positions off[k]..off[k+1] */
 	uint32_t *edge;		/* per position: CFG edge */
 	uint64_t *digit;	/* per position: the digit there */
-	uint32_t *first;	/* per position: its block's first (relative) */
-	uint32_t *reps;		/* at a block's last position: its repeat
-				 * count; 0 elsewhere */
+	/* per position: the blocks ending there, innermost first, at
+	 * close_*[close_off[p]..close_off[p+1]) (position of the path's
+	 * own numbering, from 0) */
+	uint32_t *close_off;
+	uint32_t *close_first;	/* the block's first position */
+	uint32_t *close_reps;	/* its repeat count, 2 or more */
+	uint8_t *close_level;	/* its nesting level, 0 outermost */
 	uint8_t *step;		/* per CFG edge: 1 step, 2 step + record */
 };
 
@@ -134,14 +142,14 @@ struct pap_sel_auto {
  * pap over the subgraph); 0 with *@out NULL when it would have more
  * than PAP_SEL_AUTO_MAX positions, a repeat count beyond 32 bits, or a
  * step on a FAKE edge (a cut or a resume, where the plugin has no place
- * for the step's branches).
- * PAP_ENOMEM.
+ * for the step's branches).  PAP_ENOMEM.
  */
 struct pap_sel_plan;
 int pap_sel_auto_build(const struct pap_sel_plan *sp,
 		       struct pap_sel_auto **out);
 void pap_sel_auto_free(struct pap_sel_auto *au);
-/* Starts every path: pos 0, cnt 0 (arrays of au->npaths). */
+/* Starts every path: pos 0 (au->npaths), every cnt 0 (au->npaths *
+ * PAP_SEL_AUTO_DEPTH). */
 void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
 			uint32_t *cnt);
 /*

@@ -55,8 +55,8 @@ static int sel_exec_follow(const struct pap_sel_plan *sp,
 				      sel_null_val, NULL };
 	struct pap_exec_sink sink = pap_activation_sink(a);
 	struct pap_exec_state st = { 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5ull };
-	uint32_t *pos = malloc(((size_t)au->npaths + 1) * 2 *
-			       sizeof(uint32_t));
+	uint32_t *pos = malloc(((size_t)au->npaths + 1) *
+			       (PAP_SEL_AUTO_DEPTH + 1) * sizeof(uint32_t));
 	uint32_t *cnt = pos + au->npaths + 1;
 	size_t i;
 	int err = PAP_OK;

@@ -785,33 +785,46 @@ static void pap_sel_set(basic_block bb, tree x, uint64_t v, tree y)
 		build_int_cstu(TREE_TYPE(x), v)), GSI_NEW_STMT);
 }
 
+/* Is position @p (global) of path @k inside a repeated block, i.e.
+ * does a block that ends at or after it start at or before it? */
+static bool pap_sel_in_repeat(const struct pap_sel_auto *au, uint32_t k,
+			      uint32_t p)
+{
+	uint32_t q, c;
+
+	for (q = p; q < au->off[k + 1]; q++)
+		for (c = au->close_off[q]; c < au->close_off[q + 1]; c++)
+			if (au->off[k] + au->close_first[c] <= p)
+				return true;
+	return false;
+}
+
 /*
  * The step of path @k of the automaton at core edge @id (on digit @d),
  * appended to @cur (libcore's pap_sel_auto_step() is its reference):
- * a chain comparing pos[k] with each position of the path at this edge
- * (those in repeated blocks first), then the digit, then the move: to
- * the block's first position while the repeat counter is below the
- * block's count, else past it; any mismatch makes the path dead.
- * Returns the block where every case joins.
+ * a chain comparing pos with each position of the path at this edge
+ * (those in repeated blocks first), then the digit, then the move: for
+ * each block ending there, innermost first, back to its first position
+ * while its level's counter (@cnt[level]) is below its count, else the
+ * counter to 0 and on; past the position when no block took it.  Any
+ * mismatch makes the path dead.  Returns the block where all cases
+ * join.
  */
 static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
 				       uint32_t k, uint32_t id,
-				       basic_block cur, tree pos, tree cnt,
+				       basic_block cur, tree pos, tree *cnt,
 				       tree d)
 {
 	auto_vec<uint32_t> at;
 	basic_block join, dead, b;
-	uint32_t p, i, g;
+	uint32_t p, i, g, c;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++)
-		for (p = au->off[k]; p < au->off[k + 1]; p++) {
-			/* in a repeated block: its last position repeats */
-			for (g = p; !au->reps[g]; g++)
-				;
-			if (au->edge[p] == id && (au->reps[g] > 1) == !pass)
+		for (p = au->off[k]; p < au->off[k + 1]; p++)
+			if (au->edge[p] == id &&
+			    pap_sel_in_repeat(au, k, p) == !pass)
 				at.safe_push(p - au->off[k]);
-		}
 	if (at.is_empty()) {
 		pap_sel_set(cur, pos, PAP_SEL_DEAD, NULL_TREE);
 		return cur;
@@ -830,33 +843,30 @@ static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
 		g = au->off[k] + q;
 		pap_sel_branch(b, pos, q, m, next, i == 0);
 		pap_sel_branch(m, d, au->digit[g], adv, dead, true);
-		if (au->reps[g] > 1) {
+		for (c = au->close_off[g]; c < au->close_off[g + 1]; c++) {
+			tree n = cnt[au->close_level[c]];
 			basic_block again = pap_sel_block(adv);
 			basic_block on = pap_sel_block(adv);
 			gimple_stmt_iterator gsi = gsi_last_bb(adv);
 
-			gsi_insert_after(&gsi, gimple_build_assign(cnt,
-				PLUS_EXPR, cnt, build_int_cstu(TREE_TYPE(cnt),
-							       1)),
+			gsi_insert_after(&gsi, gimple_build_assign(n,
+				PLUS_EXPR, n, build_int_cstu(TREE_TYPE(n), 1)),
 				GSI_NEW_STMT);
-			gsi_insert_after(&gsi, gimple_build_cond(LT_EXPR, cnt,
-				build_int_cstu(TREE_TYPE(cnt), au->reps[g]),
+			gsi_insert_after(&gsi, gimple_build_cond(LT_EXPR, n,
+				build_int_cstu(TREE_TYPE(n),
+					       au->close_reps[c]),
 				NULL_TREE, NULL_TREE), GSI_NEW_STMT);
 			make_edge(adv, again, EDGE_TRUE_VALUE)->probability =
 				profile_probability::likely();
 			make_edge(adv, on, EDGE_FALSE_VALUE)->probability =
 				profile_probability::unlikely();
-			pap_sel_set(again, pos, au->first[g], NULL_TREE);
+			pap_sel_set(again, pos, au->close_first[c], NULL_TREE);
 			make_single_succ_edge(again, join, EDGE_FALLTHRU);
-			pap_sel_set(on, cnt, 0, NULL_TREE);
-			pap_sel_set(on, pos, q + 1, NULL_TREE);
-			make_single_succ_edge(on, join, EDGE_FALLTHRU);
-		} else {
-			if (au->reps[g])
-				pap_sel_set(adv, cnt, 0, NULL_TREE);
-			pap_sel_set(adv, pos, q + 1, NULL_TREE);
-			make_single_succ_edge(adv, join, EDGE_FALLTHRU);
+			pap_sel_set(on, n, 0, NULL_TREE);
+			adv = on;
 		}
+		pap_sel_set(adv, pos, q + 1, NULL_TREE);
+		make_single_succ_edge(adv, join, EDGE_FALLTHRU);
 		b = next;
 	}
 	return join;
@@ -884,16 +894,18 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 {
 	const struct pap_sel_auto *au = sp->aut;
 	tree u32 = unsigned_type_node;
-	tree *pos = XNEWVEC(tree, au->npaths), *cnt = XNEWVEC(tree,
-							      au->npaths);
+	tree *pos = XNEWVEC(tree, au->npaths);
+	tree *cnt = XNEWVEC(tree, (size_t)au->npaths * PAP_SEL_AUTO_DEPTH);
 	gimple_seq init = NULL;
 	uint32_t id, k, p;
 
 	for (k = 0; k < au->npaths; k++) {
 		pos[k] = create_tmp_var(u32, "pap_pos");
-		cnt[k] = create_tmp_var(u32, "pap_cnt");
 		gimple_seq_add_stmt(&init, gimple_build_assign(pos[k],
 			build_int_cstu(u32, 0)));
+	}
+	for (k = 0; k < au->npaths * PAP_SEL_AUTO_DEPTH; k++) {
+		cnt[k] = create_tmp_var(u32, "pap_cnt");
 		gimple_seq_add_stmt(&init, gimple_build_assign(cnt[k],
 			build_int_cstu(u32, 0)));
 	}
@@ -948,8 +960,8 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 		b = first;
 		for (k = 0; k < au->npaths; k++)
-			b = pap_sel_follow_path(au, k, id, b, pos[k], cnt[k],
-						d);
+			b = pap_sel_follow_path(au, k, id, b, pos[k],
+				cnt + (size_t)k * PAP_SEL_AUTO_DEPTH, d);
 		all = pos[0];
 		if (au->npaths > 1) {
 			all = create_tmp_var(u32, "pap_all");

@@ -411,10 +411,8 @@ static void check_cfg(struct tl_rng *gp, const struct pap_cfg *cfg,
 					 cnt_sel[i], cnt_full[i]);
 		if (s == PAP_SEL_FOLLOW && sp->aut) {
 			t->follow_auto++;
-			for (i = 0; i < sp->aut->npos; i++)
-				if (sp->aut->reps[i] > 1)
-					break;
-			t->follow_repeats += i < sp->aut->npos;
+			t->follow_repeats += sp->aut->close_off[
+				sp->aut->npos] > 0;
 		} else if (s == PAP_SEL_FOLLOW) {
 			t->follow_psp3++;
 		}
@@ -771,24 +769,33 @@ static void test_selective_abnormal(void **state)
 
 /*
  * test_selective_follow_repeats: the automaton of paths with long loops
- * is small (blocks repeated), and it counts a repeat exactly: of paths
- * with 50 and 51 iterations of one branch and 20 of two alternating
- * ones, walks one iteration short or long, or alternating one step
- * more, are no path of interest, and each path is itself.
+ * is small (blocks repeated, nested), and it counts a repeat exactly: of
+ * paths with 50 and 51 iterations of one branch, 20 of two alternating
+ * ones and 5 of "20 times one branch, then the other" (a nested
+ * repeat), walks one iteration short or long, alternating one step
+ * more, or with one inner count 19 or 21, are no path of interest, and
+ * each path is itself.
  */
 static void test_selective_follow_repeats(void **state)
 {
 	static const uint32_t edges[][2] = {
 		{ 0, 1 }, { 1, 2 }, { 1, 4 }, { 2, 1 }, { 4, 1 }, { 1, 3 },
 	};
-	/* iterations: n of "2 1", or n of "2 1 4 1" (alt) */
-	static const struct { unsigned n; int alt; } walk[] = {
-		{ 50, 0 }, { 51, 0 }, { 20, 1 },	/* the paths */
-		{ 49, 0 }, { 52, 0 }, { 0, 0 }, { 1, 0 }, { 19, 1 },
-		{ 21, 1 }, { 40, 0 }, { 10, 1 }, { 1, 1 },
+	/* iterations: n of "2 1", of "2 1 4 1" (alt 1), or of
+	 * "(2 1)^20 4 1" (alt 2, longer than a block of one level;
+	 * iteration odd, if not 0, has "2 1" 19 times or, when odd > 100,
+	 * 21 times) */
+	static const struct { unsigned n; int alt; unsigned odd; } walk[] = {
+		{ 50, 0, 0 }, { 51, 0, 0 }, { 20, 1, 0 },
+		{ 5, 2, 0 },				/* the paths */
+		{ 49, 0, 0 }, { 52, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 },
+		{ 19, 1, 0 }, { 21, 1, 0 }, { 40, 0, 0 }, { 10, 1, 0 },
+		{ 1, 1, 0 }, { 4, 2, 0 }, { 6, 2, 0 }, { 5, 2, 3 },
+		{ 5, 2, 103 }, { 5, 2, 1 }, { 5, 2, 105 },
 	};
+	const size_t npoi = 4;
 	const size_t nwalks = sizeof(walk) / sizeof(*walk);
-	struct pap_sel_path paths[3];
+	struct pap_sel_path paths[4];
 	uint32_t *e[sizeof(walk) / sizeof(*walk)];
 	size_t len[sizeof(walk) / sizeof(*walk)];
 	struct pap_sel_plan *sp;
@@ -800,14 +807,20 @@ static void test_selective_follow_repeats(void **state)
 	cfg = make_cfg(5, edges, sizeof(edges) / sizeof(*edges), 3,
 		       PAP_NONE);
 	for (w = 0; w < nwalks; w++) {
-		uint32_t b[256];
+		uint32_t b[512];
 		size_t n = 0;
 
 		b[n++] = 0;
 		b[n++] = 1;
 		for (j = 0; j < walk[w].n; j++) {
-			b[n++] = 2;
-			b[n++] = 1;
+			unsigned r = walk[w].alt < 2 ? 1 : 20, i;
+
+			if (walk[w].odd && walk[w].odd % 100 == j + 1)
+				r = walk[w].odd > 100 ? 21 : 19;
+			for (i = 0; i < r; i++) {
+				b[n++] = 2;
+				b[n++] = 1;
+			}
 			if (walk[w].alt) {
 				b[n++] = 4;
 				b[n++] = 1;
@@ -818,22 +831,28 @@ static void test_selective_follow_repeats(void **state)
 		assert_non_null(e[w]);
 		len[w] = blocks_to_edges(cfg, b, n, e[w]);
 	}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < npoi; k++) {
 		paths[k].edges = e[k];
 		paths[k].len = len[k];
 	}
-	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, 3, NULL,
-				       &sp, err, sizeof(err)), 0);
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, npoi,
+				       NULL, &sp, err, sizeof(err)), 0);
 	assert_non_null(sp->aut);
-	/* each path: the loop's entry, a block repeated, the exit */
-	assert_true(sp->aut->npos <= 20);
+	/* each path: the loop's entry, blocks repeated, the exit */
+	assert_true(sp->aut->npos <= 28);
+	/* the last path's repeat is nested: a block of level 1 */
+	for (j = sp->aut->close_off[sp->aut->off[3]];
+	     j < sp->aut->close_off[sp->aut->off[4]]; j++)
+		if (sp->aut->close_level[j] == 1)
+			break;
+	assert_true(j < sp->aut->close_off[sp->aut->off[4]]);
 	for (w = 0; w < nwalks; w++) {
 		struct pap_sel_verdict v;
 		struct pap_activation act;
 
 		pap_activation_init(&act);
 		assert_int_equal(pap_sel_exec(sp, e[w], len[w], &act, &v), 0);
-		if (w < 3) {
+		if (w < npoi) {
 			if (v.kind != PAP_SEL_INTEREST || v.path != w)
 				fail_msg("walk %zu: verdict %d path %u", w,
 					 v.kind, v.path);

@@ -756,8 +756,8 @@ static void pap_sel_check(const struct pap_sel_plan *sp,
 	}
 }
 
-/* An edge from @from to @to taken when @cond (EDGE_TRUE_VALUE) or not,
- * with the probability @p of the true one. */
+/* Ends @from with "if (@x == @v)": on to @yes when it holds (likely
+ * or not as @likely says), else to @no. */
 static void pap_sel_branch(basic_block from, tree x, uint64_t v,
 			   basic_block yes, basic_block no, bool likely)
 {

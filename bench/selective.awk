@@ -113,22 +113,25 @@ function ratios(x,    i, v, b, n, s, g, head, sep, line, ov) {
 
 END {
 	if (part == "probes") {
-		print "| benchmark | functions run | pap-epp all | pap-epp spec fns | s1 psp0 | s1 psp1 | s1 psp2 | s1 psp3 | s5 psp0 | s5 psp1 | s5 psp2 | s5 psp3 |"
-		print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		print "| benchmark | functions run | pap-epp all | pap-epp spec fns | s1 psp0 | s1 psp1 | s1 psp2 | s1 psp3 | s1 follow | s5 psp0 | s5 psp1 | s5 psp2 | s5 psp3 | s5 follow |"
+		print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		np = split("0 1 2 3 f", ps, " ")
 		for (n = 1; n <= nb; n++) {
 			b = order[n]
 			line = "| " b " | " nf[b] " | " all[b] " | " full[b, 1]
 			for (k = 1; k <= 5; k += 4)
-				for (p = 0; p <= 3; p++)
-					line = line " | " cell(sel[b, k, p], full[b, k])
+				for (i = 1; i <= np; i++)
+					line = line " | " cell(sel[b, k, ps[i]], full[b, k])
 			print line " |"
 		}
 	} else if (part == "totals") {
-		print "| paths per function | psp0 | psp1 | psp2 | psp3 |"
-		print "|---:|---:|---:|---:|---:|"
+		print "| paths per function | psp0 | psp1 | psp2 | psp3 | follow |"
+		print "|---:|---:|---:|---:|---:|---:|"
+		np = split("0 1 2 3 f", ps, " ")
 		for (k = 1; k <= 5; k++) {
 			line = "| " k
-			for (p = 0; p <= 3; p++) {
+			for (i = 1; i <= np; i++) {
+				p = ps[i]
 				line = line " | " cell(ts[k, p], tf[k, p]) " of " tf[k, p]
 				if (bad[k, p])
 					line = line " (" bad[k, p] " failed)"

@@ -9,14 +9,15 @@
 #  1. builds it with pap-gcc -O2 mode=pap-epp, runs it (at the timing
 #     scale) and writes the N hottest paths of each function for N = 1 to
 #     5 (pap-decode --top=N --write-spec);
-#  2. builds it with each spec under each strategy psp0 to psp3 and adds
+#  2. builds it with each spec under each strategy psp0 to psp3 and
+#     follow (pf: the paths followed as an automaton) and adds
 #     up the probe sites the plugin's verbose notes give per function,
 #     against pap-epp's over the same functions (the functions the spec
 #     names) and over all of them.  A build that fails is reported as
 #     such in the table ("ICE" when GCC crashed, "error" else);
 #  3. times plain gcc -O2, gcc -O2 -fprofile-arcs, pap-epp and the
 #     selective builds with the 1 and the 5 hottest paths under psp0 to
-#     psp3, interleaved as overhead.sh does (each repetition runs every
+#     psp3 and follow, interleaved as overhead.sh does (each repetition runs every
 #     build of a program back to back, in a rotating order; CPU time;
 #     every output must equal plain's), and reports medians, overheads,
 #     their geometric means and the ratios to pap-epp's and gcov's;
@@ -105,7 +106,7 @@ run() {
 
 # probes LOG: "FUNCTION PROBES" for each verbose plan note, once a name
 probes() {
-	sed -n "s/.*note: pap: '\([^']*\)': \(pap-epp\|psp[0-3]\).* \([0-9][0-9]*\) probe sites.*/\1 \3/p" "$1" |
+	sed -n "s/.*note: pap: '\([^']*\)': \(pap-epp\|psp[0-3]\|follow\).* \([0-9][0-9]*\) probe sites.*/\1 \3/p" "$1" |
 	sort -u -k1,1
 }
 
@@ -137,9 +138,11 @@ for b in $benches; do
 		# the functions the spec names
 		sed -n 's/^path \([^ ]*\) .*/\1/p' "$d/top$t.spec" | sort -u \
 			> "$d/top$t.fns"
-		for p in 0 1 2 3; do
+		for p in 0 1 2 3 f; do
 			v=s${t}p$p
-			if PAP_PLUGIN_ARGS="-fplugin-arg-pap-spec=$d/top$t.spec -fplugin-arg-pap-psp=$p -fplugin-arg-pap-verbose" \
+			psp=$p
+			[ $p = f ] && psp=follow
+			if PAP_PLUGIN_ARGS="-fplugin-arg-pap-spec=$d/top$t.spec -fplugin-arg-pap-psp=$psp -fplugin-arg-pap-verbose" \
 			   compile "$b" "$d/$v/$b" "$papgcc" -O2; then
 				sel=$(probes "$d/$v/$b.log" | awk '{ s += $2 } END { print s + 0 }')
 			elif grep -q "internal compiler error" "$d/$v/$b.log"; then
@@ -164,7 +167,7 @@ done
 # ---------------------------------------------------------------------
 # 3: timing
 # ---------------------------------------------------------------------
-variants="plain gcov pap-epp s1p0 s1p1 s1p2 s1p3 s5p0 s5p1 s5p2 s5p3"
+variants="plain gcov pap-epp s1p0 s1p1 s1p2 s1p3 s1pf s5p0 s5p1 s5p2 s5p3 s5pf"
 results=$work/results.tsv
 : > "$results"
 # the builds of BENCH that exist (a selective build may have failed)
@@ -260,7 +263,7 @@ if [ "$reps" -gt 0 ]; then
 	echo
 	echo "Run time: medians of $reps interleaved runs at $scale of the work;"
 	echo "overhead against plain's median CPU time; s1/s5: the 1 or 5 hottest"
-	echo "paths per function, p0 to p3: strategy psp0 to psp3:"
+	echo "paths per function, p0 to p3: strategy psp0 to psp3, pf: follow:"
 	echo
 	awk -f "$srcdir/bench/median.awk" -f "$srcdir/bench/selective.awk" -v part=time \
 		-v variants="$variants" "$results"

@@ -13,7 +13,7 @@
 #include "util.h"
 
 static const char *const sel_names[PAP_SEL_NSTRATEGIES] = {
-	"spp", "psp0", "psp1", "psp2", "psp3",
+	"spp", "psp0", "psp1", "psp2", "psp3", "follow",
 };
 
 const char *pap_sel_strategy_name(enum pap_sel_strategy s)
@@ -53,7 +53,8 @@ static int sel_error(char *err, size_t errlen, int code, const char *fmt, ...)
 /* Does the strategy number the interesting subgraph (and so use T3)? */
 static int sel_on_subgraph(enum pap_sel_strategy s)
 {
-	return s == PAP_SEL_SPP || s == PAP_SEL_PSP2 || s == PAP_SEL_PSP3;
+	return s == PAP_SEL_SPP || s == PAP_SEL_PSP2 || s == PAP_SEL_PSP3 ||
+	       s == PAP_SEL_FOLLOW;
 }
 
 /* Can edge @e run as part of an activation?  FAKE edges run only where
@@ -504,6 +505,14 @@ int pap_sel_match(const struct pap_sel_plan *sp,
 	uint64_t *key = malloc(n * sizeof(*key));
 
 	*path = PAP_SEL_OTHER;
+	if (sp->aut) {
+		/* follow: the record is the path's number */
+		free(key);
+		if (act->nrecords == 1 && !act->nids && !act->nbps &&
+		    act->final < sp->npaths)
+			*path = (uint32_t)act->final;
+		return PAP_OK;
+	}
 	if (!key)
 		return PAP_ENOMEM;
 	sel_record_key(act, key);
@@ -547,7 +556,8 @@ static void sel_mark(struct pap_sel_plan *sp)
 	const struct pap_cfg *cfg = sp->cfg;
 	const struct pap_plan *p = sp->plan;
 	int t2 = (sp->strategy == PAP_SEL_PSP1 ||
-		  sp->strategy == PAP_SEL_PSP3) &&
+		  sp->strategy == PAP_SEL_PSP3 ||
+		  sp->strategy == PAP_SEL_FOLLOW) &&
 		 p->mode == PAP_MODE_PAP_EPP;
 	uint32_t e;
 
@@ -582,6 +592,7 @@ void pap_sel_free(struct pap_sel_plan *sp)
 {
 	if (!sp)
 		return;
+	pap_sel_auto_free(sp->aut);
 	pap_plan_free(sp->plan);
 	pap_cfg_free(sp->sub);
 	free(sp->to_plan);
@@ -598,6 +609,25 @@ void pap_sel_free(struct pap_sel_plan *sp)
 	free(sp->rec_val);
 	free(sp->rslot);
 	free(sp);
+}
+
+/*
+ * Strategy follow: the automaton, which makes the T2 checks needless
+ * (a digit that no live path expects ends the activation there); when
+ * it is too large, the plan stays psp3's.
+ */
+static int sel_follow(struct pap_sel_plan *sp)
+{
+	uint32_t e;
+	int rc = pap_sel_auto_build(sp, &sp->aut);
+
+	if (rc || !sp->aut)
+		return rc;
+	for (e = 0; e < sp->cfg->nedges; e++)
+		sp->check[e] = PAP_SEL_CHECK_NONE;
+	sp->ncheck_sites = 0;
+	sp->ncheck_values = 0;
+	return PAP_OK;
 }
 
 int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
@@ -695,6 +725,8 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		rc = sel_store_paths(sp, paths, npaths);
 	if (!rc)
 		rc = sel_records(sp);
+	if (!rc && s == PAP_SEL_FOLLOW)
+		rc = sel_follow(sp);
 	if (rc)
 		goto fail;
 	snprintf(sp->note, sizeof(sp->note),
@@ -704,6 +736,9 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		 sp->sub ? "the interesting subgraph" : "the whole graph",
 		 ninteresting, cfg->nedges, sp->nprobe_sites, sp->nterm_edges,
 		 sp->ncheck_sites, sp->ncheck_values,
+		 s == PAP_SEL_FOLLOW && !sp->aut ?
+			"; no automaton (too large, or a step on a cut), "
+			"psp3's probes" :
 		 sp->plan->fell_back ? "; pap-epp fell back to pap, no T2" :
 		 s == PAP_SEL_SPP && sp->plan->mode != PAP_MODE_EPP ?
 			"; ids beyond the limit, folded as pap-epp" : "");
@@ -751,6 +786,15 @@ int pap_sel_decode(const struct pap_sel_plan *sp,
 	int err;
 
 	*path = PAP_SEL_OTHER;
+	if (sp->aut) {
+		/* follow: a path's number, or npaths for any other */
+		if (act->nrecords != 1 || act->nids || act->nbps ||
+		    act->final > sp->npaths)
+			return PAP_ECORRUPT;
+		if (act->final < sp->npaths)
+			*path = (uint32_t)act->final;
+		return PAP_OK;
+	}
 	pap_path_init(&p);
 	if (sp->plan->mode == PAP_MODE_EPP)
 		err = sel_decode_epp(sp, act, &p);

@@ -28,7 +28,11 @@
  *                 (the acyclic piece's local code) is checked against the
  *                 pieces of the paths of interest ending there;
  *   PAP_SEL_PSP2  subgraph, T3;
- *   PAP_SEL_PSP3  subgraph (pap-epp), T2 + T3.
+ *   PAP_SEL_PSP3  subgraph (pap-epp), T2 + T3;
+ *   PAP_SEL_FOLLOW subgraph (pap-epp digits, no register): the paths of
+ *                 interest are followed as an automaton (selauto.c), T3;
+ *                 the record is the number of the path that matched.
+ *                 Where the automaton is too large, psp3's probes.
  * Checks and termination only ever stop paths not of interest: a prefix
  * of a path of interest has exactly the values its path has there.
  */
@@ -57,11 +61,12 @@ enum pap_sel_strategy {
 	PAP_SEL_PSP1,
 	PAP_SEL_PSP2,
 	PAP_SEL_PSP3,
+	PAP_SEL_FOLLOW,
 };
-#define PAP_SEL_NSTRATEGIES 5
+#define PAP_SEL_NSTRATEGIES 6
 
 const char *pap_sel_strategy_name(enum pap_sel_strategy s);
-/* Parses "spp", "psp0".."psp3"; 0 or PAP_EINVAL. */
+/* Parses "spp", "psp0".."psp3", "follow"; 0 or PAP_EINVAL. */
 int pap_sel_strategy_parse(const char *s, enum pap_sel_strategy *out);
 
 /* What the runtime checks on an edge (per CFG edge). */
@@ -86,6 +91,77 @@ struct pap_sel_opts {
 };
 
 #define PAP_SEL_OTHER UINT32_MAX	/* decoded: not a path of interest */
+
+/*
+ * The automaton of strategy follow (selauto.c).  A path of interest is
+ * the sequence of its symbols: at each step edge (a CFG edge whose
+ * plan operations fold or record), the edge and the digit
+ * pap_sel_digit() gives there.  The digits of pap-epp are the local
+ * codes of the acyclic pieces, and the record of pap-epp is a function
+ * of that sequence, so equal sequences are equal paths.  Each path's
+ * sequence is compressed into blocks repeated a fixed number of times,
+ * nested up to PAP_SEL_AUTO_DEPTH levels; the state of path k is its
+ * position pos (in 0..len, PAP_SEL_DEAD once it cannot match) and a
+ * repeat counter per level, cnt[k * PAP_SEL_AUTO_DEPTH + level].  At a
+ * step edge e with digit d, a live path at position p moves on when
+ * edge[p] == e and digit[p] == d, else dies.  Moving on: for each block
+ * that ends at p, innermost first, ++cnt of its level; below the
+ * block's count, back to its first position and done; else that cnt
+ * becomes 0 and the next block ending at p is tried; when none is left,
+ * p + 1.  A path whose position reaches its length after the step of a
+ * recording edge matched: it is recorded as its number, and an
+ * activation that recorded with no path matched as npaths ("other").
+ * An activation with every path dead at a step edge that does not
+ * record ends early.
+ */
+#define PAP_SEL_DEAD UINT32_MAX
+/* The bounds decide whether follow records path numbers or psp3's
+ * registers, and the compression: raise PAP_SEL_FORMAT on a change. */
+#define PAP_SEL_AUTO_MAX 64	/* positions over all paths, at most */
+#define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
+#define PAP_SEL_AUTO_DEPTH 4	/* nesting levels of repeats */
+
+struct pap_sel_auto {
+	uint32_t npaths;
+	uint32_t npos;
+	uint32_t *off;		/* path k: positions off[k]..off[k+1] */
+	uint32_t *edge;		/* per position: CFG edge */
+	uint64_t *digit;	/* per position: the digit there */
+	/* per position: the blocks ending there, innermost first, at
+	 * close_*[close_off[p]..close_off[p+1]) (position of the path's
+	 * own numbering, from 0) */
+	uint32_t *close_off;
+	uint32_t *close_first;	/* the block's first position */
+	uint32_t *close_reps;	/* its repeat count, 2 or more */
+	uint8_t *close_level;	/* its nesting level, 0 outermost */
+	uint8_t *step;		/* per CFG edge: 1 step, 2 step + record */
+};
+
+/*
+ * The automaton of @sp's paths of interest, planned already (pap-epp or
+ * pap over the subgraph); 0 with *@out NULL when it would have more
+ * than PAP_SEL_AUTO_MAX positions, a repeat count beyond 32 bits, or a
+ * step on a FAKE edge (a cut or a resume, where the plugin has no place
+ * for the step's branches).  PAP_ENOMEM.
+ */
+struct pap_sel_plan;
+int pap_sel_auto_build(const struct pap_sel_plan *sp,
+		       struct pap_sel_auto **out);
+void pap_sel_auto_free(struct pap_sel_auto *au);
+/* Starts every path: pos 0 (au->npaths), every cnt 0 (au->npaths *
+ * PAP_SEL_AUTO_DEPTH). */
+void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
+			uint32_t *cnt);
+/*
+ * One step at CFG edge @e with digit @d, as the instrumented code does
+ * it; returns the number of paths still alive.
+ */
+uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
+			   uint32_t *cnt, uint32_t e, uint64_t d);
+/* What a recording edge records after its step: the number of the path
+ * that matched, or au->npaths. */
+uint32_t pap_sel_auto_result(const struct pap_sel_auto *au,
+			     const uint32_t *pos);
 
 struct pap_sel_plan {
 	enum pap_sel_strategy strategy;
@@ -124,6 +200,8 @@ struct pap_sel_plan {
 	uint32_t nterm_edges;	/* boundary edges that terminate */
 	uint32_t ncheck_sites;	/* edges with a T1 or T2 check */
 	uint32_t ncheck_values;	/* table entries over all checks */
+	/* follow: the automaton, or NULL (then psp3's probes) */
+	struct pap_sel_auto *aut;
 	char note[256];
 };
 

@@ -4,6 +4,8 @@
  * code does along a walk (boundary edges, checks, probes), and what the
  * decoder makes of what it recorded.
  */
+#include <stdlib.h>
+
 #include "selective.h"
 
 /* Is @v in the sorted check table of CFG edge @e? */
@@ -22,6 +24,87 @@ static int sel_in_table(const struct pap_sel_plan *sp, uint32_t e, uint64_t v)
 			hi = mid;
 	}
 	return 0;
+}
+
+static void sel_null_bp(void *ctx, uint32_t site, uint64_t r)
+{
+	(void)ctx;
+	(void)site;
+	(void)r;
+}
+
+static void sel_null_val(void *ctx, uint64_t v)
+{
+	(void)ctx;
+	(void)v;
+}
+
+/*
+ * pap_sel_exec() for strategy follow with its automaton: boundary edges
+ * terminate (T3); at each step edge the automaton steps on the digit
+ * there, and when no path of interest is left the activation ends (T2,
+ * a digit check) unless the edge records; the registers' operations run
+ * only for the digits, and the record is the automaton's result.
+ */
+static int sel_exec_follow(const struct pap_sel_plan *sp,
+			   const uint32_t *edges, size_t len,
+			   struct pap_activation *a, struct pap_sel_verdict *v)
+{
+	const struct pap_sel_auto *au = sp->aut;
+	struct pap_exec_sink null = { sel_null_bp, sel_null_val,
+				      sel_null_val, NULL };
+	struct pap_exec_sink sink = pap_activation_sink(a);
+	struct pap_exec_state st = { 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5ull };
+	uint32_t *pos = malloc(((size_t)au->npaths + 1) *
+			       (PAP_SEL_AUTO_DEPTH + 1) * sizeof(uint32_t));
+	uint32_t *cnt = pos + au->npaths + 1;
+	size_t i;
+	int err = PAP_OK;
+
+	if (!pos)
+		return PAP_ENOMEM;
+	pap_sel_auto_start(au, pos, cnt);
+	for (i = 0; i < len; i++) {
+		uint32_t e = edges[i], pe, alive;
+
+		if (e >= sp->cfg->nedges) {
+			err = PAP_EINVAL;
+			goto out;
+		}
+		pe = sp->to_plan[e];
+		if (sp->term[e]) {
+			v->kind = PAP_SEL_TERM_T3;
+			v->at = i;
+			goto out;
+		}
+		if (pe == PAP_NONE) {
+			err = PAP_EINVAL;
+			goto out;
+		}
+		if (au->step[e]) {
+			alive = pap_sel_auto_step(au, pos, cnt, e,
+				pap_sel_digit(sp->plan, &st, pe));
+			if (au->step[e] == 2) {
+				sink.record(sink.ctx,
+					    pap_sel_auto_result(au, pos));
+			} else if (!alive) {
+				v->kind = PAP_SEL_TERM_T2;
+				v->at = i;
+				goto out;
+			}
+		}
+		pap_exec_edge(sp->plan, &st, pe, &null);
+	}
+	if (a->oom) {
+		err = PAP_ENOMEM;
+		goto out;
+	}
+	err = pap_sel_decode(sp, a, &v->path);
+	if (!err && v->path != PAP_SEL_OTHER)
+		v->kind = PAP_SEL_INTEREST;
+out:
+	free(pos);
+	return err;
 }
 
 int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
@@ -43,6 +126,10 @@ int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
 		pap_activation_reset(act);
 	else
 		pap_activation_init(&own);
+	if (sp->aut) {
+		err = sel_exec_follow(sp, edges, len, a, v);
+		goto out;
+	}
 	sink = pap_activation_sink(a);
 	for (i = 0; i < len; i++) {
 		uint32_t e = edges[i], pe;

@@ -199,11 +199,20 @@ static struct pap_plan *pap_sel_view(const struct pap_sel_plan *sp)
 					  sizeof(struct pap_op));
 	for (e = 0; e < cfg->nedges; e++) {
 		const struct pap_op *ops = pap_sel_ops(sp, e, &n);
+		uint32_t i;
 
 		v->op_off[e] = k;
-		if (n)
-			memcpy(v->ops + k, ops, n * sizeof(*ops));
-		k += n;
+		for (i = 0; i < n; i++)
+			/* follow: the automaton steps where r would fold,
+			 * and records itself (pap_sel_follow()) */
+			if (!sp->aut || (ops[i].kind != PAP_OP_FOLD &&
+					 sp->aut->step[e] != 2))
+				v->ops[k++] = ops[i];
+	}
+	if (sp->aut) {
+		v->record_values = (uint64_t)sp->npaths + 1;
+		v->nfold_ops = 0;
+		v->noverflow_tests = 0;
 	}
 	v->op_off[cfg->nedges] = k;
 	v->nops = k;
@@ -410,7 +419,7 @@ bool pap_sel_plan_fn(function *fun, const char *asmname,
 		goto out;
 	}
 	if (why && (s == PAP_SEL_SPP || s == PAP_SEL_PSP2 ||
-		    s == PAP_SEL_PSP3)) {
+		    s == PAP_SEL_PSP3 || s == PAP_SEL_FOLLOW)) {
 		if (pap_opts.verbose)
 			inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: no "
 			       "uninstrumented copy (%s): strategy psp1 "
@@ -609,18 +618,16 @@ static void pap_sel_prune(function *fun, edge *gcc_edge, uint32_t nedges,
 #define PAP_SEL_EARLY_VALUES 4
 
 /*
- * A record of @key's companion "ASMNAME%early": an early end by
- * technique @t (1, 2 or 3 for T1, T2, T3).  Counted in place through
- * @counters (pap_tally_var()) when it is not NULL_TREE: the late pass
- * makes the call one inline increment (fold.cc), so that an activation
- * that ends early costs little more than the plain one.
+ * A complete path of @key with @value (a u64 tree) of @nvalues, counted
+ * in place through @counters (pap_tally_var()) when it is not
+ * NULL_TREE: the late pass makes the call one inline increment
+ * (fold.cc); else a call of __pap_path.
  */
-static gimple_seq pap_sel_early_seq(tree key, tree slot, tree counters,
-				    unsigned t)
+static gimple_seq pap_sel_tally_seq(tree key, tree slot, tree counters,
+				    tree value, uint64_t nvalues)
 {
 	gimple_seq seq = NULL;
 	tree arg = pap_key_arg(&seq, key, slot), addr;
-	tree value = build_int_cstu(pap_rt_u64(), t);
 
 	if (!counters) {
 		gimple_seq_add_stmt(&seq, gimple_build_call(
@@ -632,10 +639,23 @@ static gimple_seq pap_sel_early_seq(tree key, tree slot, tree counters,
 	gimple_seq_add_stmt(&seq, gimple_build_assign(addr,
 		build_fold_addr_expr(counters)));
 	gimple_seq_add_stmt(&seq, gimple_build_call(pap_rt_decl(PAP_RT_TALLY),
-		5, addr, arg, value,
-		build_int_cstu(pap_rt_u64(), PAP_SEL_EARLY_VALUES),
+		5, addr, arg, value, build_int_cstu(pap_rt_u64(), nvalues),
 		build_int_cst(integer_type_node, 0)));
 	return seq;
+}
+
+/*
+ * A record of @key's companion "ASMNAME%early": an early end by
+ * technique @t (1, 2 or 3 for T1, T2, T3), counted in place when
+ * @counters is given, so that an activation that ends early costs
+ * little more than the plain one.
+ */
+static gimple_seq pap_sel_early_seq(tree key, tree slot, tree counters,
+				    unsigned t)
+{
+	return pap_sel_tally_seq(key, slot, counters,
+				 build_int_cstu(pap_rt_u64(), t),
+				 PAP_SEL_EARLY_VALUES);
 }
 
 /* Checks with more values than this are left out (they only end paths
@@ -736,6 +756,233 @@ static void pap_sel_check(const struct pap_sel_plan *sp,
 	}
 }
 
+/* Ends @from with "if (@x == @v)": on to @yes when it holds (likely
+ * or not as @likely says), else to @no. */
+static void pap_sel_branch(basic_block from, tree x, uint64_t v,
+			   basic_block yes, basic_block no, bool likely)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(from);
+	edge e;
+
+	gsi_insert_after(&gsi, gimple_build_cond(EQ_EXPR, x,
+		build_int_cstu(TREE_TYPE(x), v), NULL_TREE, NULL_TREE),
+		GSI_NEW_STMT);
+	e = make_edge(from, yes, EDGE_TRUE_VALUE);
+	e->probability = likely ? profile_probability::likely() :
+		profile_probability::unlikely();
+	e = make_edge(from, no, EDGE_FALSE_VALUE);
+	e->probability = e->src->succs->length() ?
+		EDGE_SUCC(from, 0)->probability.invert() :
+		profile_probability::even();
+}
+
+/* Appends @x = @v (a constant of @x's type) or @x = @y (@y given). */
+static void pap_sel_set(basic_block bb, tree x, uint64_t v, tree y)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(bb);
+
+	gsi_insert_after(&gsi, gimple_build_assign(x, y ? y :
+		build_int_cstu(TREE_TYPE(x), v)), GSI_NEW_STMT);
+}
+
+/* Is position @p (global) of path @k inside a repeated block, i.e.
+ * does a block that ends at or after it start at or before it? */
+static bool pap_sel_in_repeat(const struct pap_sel_auto *au, uint32_t k,
+			      uint32_t p)
+{
+	uint32_t q, c;
+
+	for (q = p; q < au->off[k + 1]; q++)
+		for (c = au->close_off[q]; c < au->close_off[q + 1]; c++)
+			if (au->off[k] + au->close_first[c] <= p)
+				return true;
+	return false;
+}
+
+/*
+ * The step of path @k of the automaton at core edge @id (on digit @d),
+ * appended to @cur (libcore's pap_sel_auto_step() is its reference):
+ * a chain comparing pos with each position of the path at this edge
+ * (those in repeated blocks first), then the digit, then the move: for
+ * each block ending there, innermost first, back to its first position
+ * while its level's counter (@cnt[level]) is below its count, else the
+ * counter to 0 and on; past the position when no block took it.  Any
+ * mismatch makes the path dead.  Returns the block where all cases
+ * join.
+ */
+static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
+				       uint32_t k, uint32_t id,
+				       basic_block cur, tree pos, tree *cnt,
+				       tree d)
+{
+	auto_vec<uint32_t> at;
+	basic_block join, dead, b;
+	uint32_t p, i, g, c;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (p = au->off[k]; p < au->off[k + 1]; p++)
+			if (au->edge[p] == id &&
+			    pap_sel_in_repeat(au, k, p) == !pass)
+				at.safe_push(p - au->off[k]);
+	if (at.is_empty()) {
+		pap_sel_set(cur, pos, PAP_SEL_DEAD, NULL_TREE);
+		return cur;
+	}
+	join = pap_sel_block(cur);
+	dead = pap_sel_block(cur);
+	pap_sel_set(dead, pos, PAP_SEL_DEAD, NULL_TREE);
+	make_single_succ_edge(dead, join, EDGE_FALLTHRU);
+	b = cur;
+	for (i = 0; i < at.length(); i++) {
+		basic_block next = i + 1 < at.length() ? pap_sel_block(b) :
+			dead;
+		basic_block m = pap_sel_block(b), adv = pap_sel_block(b);
+		uint32_t q = at[i];
+
+		g = au->off[k] + q;
+		pap_sel_branch(b, pos, q, m, next, i == 0);
+		pap_sel_branch(m, d, au->digit[g], adv, dead, true);
+		for (c = au->close_off[g]; c < au->close_off[g + 1]; c++) {
+			tree n = cnt[au->close_level[c]];
+			basic_block again = pap_sel_block(adv);
+			basic_block on = pap_sel_block(adv);
+			gimple_stmt_iterator gsi = gsi_last_bb(adv);
+
+			gsi_insert_after(&gsi, gimple_build_assign(n,
+				PLUS_EXPR, n, build_int_cstu(TREE_TYPE(n), 1)),
+				GSI_NEW_STMT);
+			gsi_insert_after(&gsi, gimple_build_cond(LT_EXPR, n,
+				build_int_cstu(TREE_TYPE(n),
+					       au->close_reps[c]),
+				NULL_TREE, NULL_TREE), GSI_NEW_STMT);
+			make_edge(adv, again, EDGE_TRUE_VALUE)->probability =
+				profile_probability::likely();
+			make_edge(adv, on, EDGE_FALSE_VALUE)->probability =
+				profile_probability::unlikely();
+			pap_sel_set(again, pos, au->close_first[c], NULL_TREE);
+			make_single_succ_edge(again, join, EDGE_FALLTHRU);
+			pap_sel_set(on, n, 0, NULL_TREE);
+			adv = on;
+		}
+		pap_sel_set(adv, pos, q + 1, NULL_TREE);
+		make_single_succ_edge(adv, join, EDGE_FALLTHRU);
+		b = next;
+	}
+	return join;
+}
+
+/*
+ * Strategy follow (libcore/selauto.c): the automaton's state, a
+ * position and a repeat counter per path of interest, starts on the
+ * entry edge; at each step edge that does not record, the digit the
+ * register would fold is computed from @a and every path steps; when
+ * none is left alive, an early end (value 2, a digit check) and on
+ * into the copy of the edge's destination.  At a recording edge, @r
+ * becomes the number of the path that ended there matched (its last
+ * position, a single one, matched), else the number of paths, and is
+ * recorded as a complete path of the function's key @fkey (@fslot,
+ * @fcounters), on the edge itself: the view has no operation there, so
+ * that no return is moved before a tail call with a record of its own
+ * (tailcall.cc) ahead of this code.
+ */
+static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
+			   const struct pap_cfgtext *g, edge *gcc_edge,
+			   basic_block *copy, tree r, tree a, tree lit,
+			   tree slot, tree counters, tree fkey, tree fslot,
+			   tree fcounters)
+{
+	const struct pap_sel_auto *au = sp->aut;
+	tree u32 = unsigned_type_node;
+	tree *pos = XNEWVEC(tree, au->npaths);
+	tree *cnt = XNEWVEC(tree, (size_t)au->npaths * PAP_SEL_AUTO_DEPTH);
+	gimple_seq init = NULL;
+	uint32_t id, k, p;
+
+	for (k = 0; k < au->npaths; k++) {
+		pos[k] = create_tmp_var(u32, "pap_pos");
+		gimple_seq_add_stmt(&init, gimple_build_assign(pos[k],
+			build_int_cstu(u32, 0)));
+	}
+	for (k = 0; k < au->npaths * PAP_SEL_AUTO_DEPTH; k++) {
+		cnt[k] = create_tmp_var(u32, "pap_cnt");
+		gimple_seq_add_stmt(&init, gimple_build_assign(cnt[k],
+			build_int_cstu(u32, 0)));
+	}
+	gsi_insert_seq_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
+			       init);
+	for (id = 0; id < g->cfg->nedges; id++) {
+		edge e = gcc_edge[id];
+		uint32_t pe = sp->to_plan[id];
+		gimple_seq seq = NULL;
+		basic_block first, pass, fail, b;
+		gimple_stmt_iterator gsi;
+		tree d, all;
+
+		if (!e || !au->step[id])
+			continue;
+		d = pap_sel_digit_seq(sp->plan, pe, a, &seq);
+		if (au->step[id] == 2) {
+			/* straight-line, before the return */
+			tree hit = create_tmp_var(boolean_type_node,
+						  "pap_hit");
+			tree h2 = create_tmp_var(boolean_type_node, "pap_hit");
+
+			gimple_seq_add_stmt(&seq, gimple_build_assign(r,
+				build_int_cstu(pap_rt_u64(), au->npaths)));
+			for (k = 0; k < au->npaths; k++) {
+				p = au->off[k + 1] - 1;
+				if (au->off[k + 1] == au->off[k] ||
+				    au->edge[p] != id)
+					continue;
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					hit, EQ_EXPR, pos[k],
+					build_int_cstu(u32, p - au->off[k])));
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					h2, EQ_EXPR, d, build_int_cstu(
+						pap_rt_u64(), au->digit[p])));
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					hit, BIT_AND_EXPR, hit, h2));
+				gimple_seq_add_stmt(&seq, gimple_build_assign(
+					r, COND_EXPR, hit, build_int_cstu(
+						pap_rt_u64(), k), r));
+			}
+			gimple_seq_add_seq(&seq, pap_sel_tally_seq(fkey,
+				fslot, fcounters, r, (uint64_t)au->npaths + 1));
+			gsi_insert_seq_on_edge(e, seq);
+			continue;
+		}
+		first = split_edge(e);
+		pass = split_edge(single_succ_edge(first));
+		remove_edge(single_succ_edge(first));
+		gcc_edge[id] = single_succ_edge(pass);
+		gsi = gsi_after_labels(first);
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		b = first;
+		for (k = 0; k < au->npaths; k++)
+			b = pap_sel_follow_path(au, k, id, b, pos[k],
+				cnt + (size_t)k * PAP_SEL_AUTO_DEPTH, d);
+		all = pos[0];
+		if (au->npaths > 1) {
+			all = create_tmp_var(u32, "pap_all");
+			gsi = gsi_last_bb(b);
+			for (k = 1; k < au->npaths; k++)
+				gsi_insert_after(&gsi, gimple_build_assign(all,
+					BIT_AND_EXPR, k == 1 ? pos[0] : all,
+					pos[k]), GSI_NEW_STMT);
+		}
+		fail = pap_sel_block(b);
+		gsi = gsi_start_bb(fail);
+		gsi_insert_seq_after(&gsi, pap_sel_early_seq(lit, slot,
+				     counters, 2), GSI_NEW_STMT);
+		make_single_succ_edge(fail, copy[single_succ(pass)->index],
+				      EDGE_FALLTHRU);
+		pap_sel_branch(b, all, PAP_SEL_DEAD, fail, pass, false);
+	}
+	XDELETEVEC(pos);
+	XDELETEVEC(cnt);
+}
+
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		       const struct pap_plan *plan, const char *asmname,
 		       uint64_t checksum, const struct pap_cfgtext *g,
@@ -754,7 +1001,8 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 		    n <= PAP_SEL_MAX_CHECK)
 			checks = true;
 	}
-	if ((!sp->nterm_edges && !checks) || pap_sel_uncopyable(fun))
+	if ((!sp->nterm_edges && !checks && !sp->aut) ||
+	    pap_sel_uncopyable(fun))
 		return;
 	snprintf(name, sizeof(name), "%s%%early", asmname);
 	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());
@@ -762,6 +1010,17 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	slot = pap_key_slot(lit);
 	counters = pap_tally_var(PAP_SEL_EARLY_VALUES);
 	copy = pap_sel_copy_body(fun);
+	if (sp->aut) {
+		tree flit, fslot;
+
+		pap_fnkey_format(key, sizeof(key), asmname, checksum,
+				 pap_meta_path());
+		flit = build_string_literal(strlen(key) + 1, key);
+		fslot = pap_key_slot(flit);
+		pap_sel_follow(fun, sp, g, gcc_edge, copy, r, a, lit, slot,
+			       counters, flit, fslot,
+			       pap_tally_var((uint64_t)sp->npaths + 1));
+	}
 	for (id = 0; id < g->cfg->nedges; id++) {
 		edge e = gcc_edge[id];
 		basic_block b, to;

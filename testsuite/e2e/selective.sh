@@ -46,7 +46,7 @@ sel_full_acts a.paths >a.acts
 
 nnever=$(sel_expect a.paths all.spec | awk '$2 == 0' | wc -l)
 nspp=$(grep -c '^path' spp.spec)
-echo "1..24"
+echo "1..26"
 if [ "$nnever" -ge 4 ] && [ "$nspp" -ge 4 ]; then
 	ok "spec: $(grep -c '^path' all.spec) paths, $nnever never taken on A, $nspp acyclic"
 else
@@ -54,7 +54,7 @@ else
 fi
 
 for opt in -O0 -O2; do
-	for s in spp 0 1 2 3; do
+	for s in spp 0 1 2 3 follow; do
 		d=b$opt$s
 		spec=$tmp/all.spec
 		[ "$s" = spp ] && spec=$tmp/spp.spec
@@ -93,7 +93,7 @@ for opt in -O0 -O2; do
 		spp|2) techs="0 0 1" ;;
 		0) techs="1 0 0" ;;
 		1) techs="0 1 0" ;;
-		3) techs="0 1 1" ;;
+		3|follow) techs="0 1 1" ;;
 		esac
 		if ! cmp -s "$d/want" "$d/got"; then
 			not_ok "$what: counts of the paths of interest"

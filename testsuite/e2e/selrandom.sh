@@ -91,7 +91,7 @@ one() {
 	awk 'length($0) < 2000' all.spec | sel_acyclic |
 		spec_subset "$sseed" >spp.spec
 	for opt in $opts; do
-		for s in spp 0 1 2 3; do
+		for s in spp 0 1 2 3 follow; do
 			d=b$opt$s
 			spec=$PWD/r.spec
 			[ $s = spp ] && spec=$PWD/spp.spec

@@ -170,6 +170,7 @@ struct tally {
 	unsigned long interest, interest_bps, other, term[4], splices_other;
 	unsigned long graphs, skipped, loops, irreducible;
 	unsigned long long probes_sel, probes_full;
+	unsigned long follow_auto, follow_psp3, follow_repeats;
 };
 
 /* Which terminations strategy @s may report. */
@@ -184,6 +185,7 @@ static int term_allowed(enum pap_sel_strategy s, int kind)
 	case PAP_SEL_PSP1:
 		return kind == PAP_SEL_TERM_T2;
 	case PAP_SEL_PSP3:
+	case PAP_SEL_FOLLOW:
 		return kind == PAP_SEL_TERM_T2 || kind == PAP_SEL_TERM_T3;
 	}
 	return 0;
@@ -407,6 +409,13 @@ static void check_cfg(struct tl_rng *gp, const struct pap_cfg *cfg,
 				fail_msg("%s: path %zu counted %lu times, "
 					 "full plan %lu", ctx, i,
 					 cnt_sel[i], cnt_full[i]);
+		if (s == PAP_SEL_FOLLOW && sp->aut) {
+			t->follow_auto++;
+			t->follow_repeats += sp->aut->close_off[
+				sp->aut->npos] > 0;
+		} else if (s == PAP_SEL_FOLLOW) {
+			t->follow_psp3++;
+		}
 		if (s == PAP_SEL_SPP) {
 			struct pap_plan *full;
 
@@ -632,6 +641,11 @@ static void test_selective_loop_checks(void **state)
 		[PAP_SEL_PSP3] = { { PAP_SEL_TERM_T3, 2 },
 				   { PAP_SEL_OTHERPATH, 0 },
 				   { PAP_SEL_OTHERPATH, 0 } },
+		/* the automaton expects a second back edge at the loop's
+		 * exit (once), the exit at the third back edge (thrice) */
+		[PAP_SEL_FOLLOW] = { { PAP_SEL_TERM_T3, 2 },
+				     { PAP_SEL_TERM_T2, 5 },
+				     { PAP_SEL_TERM_T2, 10 } },
 	};
 	const uint32_t *walks[3] = { by3, once, thrice };
 	const size_t wn[3] = { 6, 6, 12 };
@@ -740,7 +754,7 @@ static void test_selective_abnormal(void **state)
 		assert_int_equal(v.kind, PAP_SEL_OTHERPATH);
 		v = run_blocks(sp, off2, 4);
 		if (s == PAP_SEL_SPP || s == PAP_SEL_PSP2 ||
-		    s == PAP_SEL_PSP3) {
+		    s == PAP_SEL_PSP3 || s == PAP_SEL_FOLLOW) {
 			/* 2->4 leaves: T3 there */
 			assert_true(sp->term[tl_edge(cfg, 2, 4)]);
 			assert_int_equal(v.kind, PAP_SEL_TERM_T3);
@@ -750,6 +764,111 @@ static void test_selective_abnormal(void **state)
 		}
 		pap_sel_free(sp);
 	}
+	pap_cfg_free(cfg);
+}
+
+/*
+ * test_selective_follow_repeats: the automaton of paths with long loops
+ * is small (blocks repeated, nested), and it counts a repeat exactly: of
+ * paths with 50 and 51 iterations of one branch, 20 of two alternating
+ * ones and 5 of "20 times one branch, then the other" (a nested
+ * repeat), walks one iteration short or long, alternating one step
+ * more, or with one inner count 19 or 21, are no path of interest, and
+ * each path is itself.
+ */
+static void test_selective_follow_repeats(void **state)
+{
+	static const uint32_t edges[][2] = {
+		{ 0, 1 }, { 1, 2 }, { 1, 4 }, { 2, 1 }, { 4, 1 }, { 1, 3 },
+	};
+	/* iterations: n of "2 1", of "2 1 4 1" (alt 1), or of
+	 * "(2 1)^20 4 1" (alt 2, longer than a block of one level;
+	 * iteration odd, if not 0, has "2 1" 19 times or, when odd > 100,
+	 * 21 times) */
+	static const struct { unsigned n; int alt; unsigned odd; } walk[] = {
+		{ 50, 0, 0 }, { 51, 0, 0 }, { 20, 1, 0 },
+		{ 5, 2, 0 },				/* the paths */
+		{ 49, 0, 0 }, { 52, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 },
+		{ 19, 1, 0 }, { 21, 1, 0 }, { 40, 0, 0 }, { 10, 1, 0 },
+		{ 1, 1, 0 }, { 4, 2, 0 }, { 6, 2, 0 }, { 5, 2, 3 },
+		{ 5, 2, 103 }, { 5, 2, 1 }, { 5, 2, 105 },
+	};
+	const size_t npoi = 4;
+	const size_t nwalks = sizeof(walk) / sizeof(*walk);
+	struct pap_sel_path paths[4];
+	uint32_t *e[sizeof(walk) / sizeof(*walk)];
+	size_t len[sizeof(walk) / sizeof(*walk)];
+	struct pap_sel_plan *sp;
+	struct pap_cfg *cfg;
+	char err[256];
+	size_t w, j, k;
+
+	(void)state;
+	cfg = make_cfg(5, edges, sizeof(edges) / sizeof(*edges), 3,
+		       PAP_NONE);
+	for (w = 0; w < nwalks; w++) {
+		uint32_t b[512];
+		size_t n = 0;
+
+		b[n++] = 0;
+		b[n++] = 1;
+		for (j = 0; j < walk[w].n; j++) {
+			unsigned r = walk[w].alt < 2 ? 1 : 20, i;
+
+			if (walk[w].odd && walk[w].odd % 100 == j + 1)
+				r = walk[w].odd > 100 ? 21 : 19;
+			for (i = 0; i < r; i++) {
+				b[n++] = 2;
+				b[n++] = 1;
+			}
+			if (walk[w].alt) {
+				b[n++] = 4;
+				b[n++] = 1;
+			}
+		}
+		b[n++] = 3;
+		e[w] = malloc((n + 2) * sizeof(uint32_t));
+		assert_non_null(e[w]);
+		len[w] = blocks_to_edges(cfg, b, n, e[w]);
+	}
+	for (k = 0; k < npoi; k++) {
+		paths[k].edges = e[k];
+		paths[k].len = len[k];
+	}
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, npoi,
+				       NULL, &sp, err, sizeof(err)), 0);
+	assert_non_null(sp->aut);
+	/* each path: the loop's entry, blocks repeated, the exit */
+	assert_true(sp->aut->npos <= 28);
+	/* the last path's repeat is nested: a block of level 1 */
+	for (j = sp->aut->close_off[sp->aut->off[3]];
+	     j < sp->aut->close_off[sp->aut->off[4]]; j++)
+		if (sp->aut->close_level[j] == 1)
+			break;
+	assert_true(j < sp->aut->close_off[sp->aut->off[4]]);
+	for (w = 0; w < nwalks; w++) {
+		struct pap_sel_verdict v;
+		struct pap_activation act;
+
+		pap_activation_init(&act);
+		assert_int_equal(pap_sel_exec(sp, e[w], len[w], &act, &v), 0);
+		if (w < npoi) {
+			if (v.kind != PAP_SEL_INTEREST || v.path != w)
+				fail_msg("walk %zu: verdict %d path %u", w,
+					 v.kind, v.path);
+			/* the record is the path's number */
+			assert_int_equal(act.nrecords, 1);
+			assert_int_equal(act.nbps, 0);
+			assert_int_equal(act.final, w);
+		} else if (v.kind == PAP_SEL_INTEREST) {
+			fail_msg("walk %zu (%u iterations) counted as path %u",
+				 w, walk[w].n, v.path);
+		}
+		pap_activation_free(&act);
+	}
+	pap_sel_free(sp);
+	for (w = 0; w < nwalks; w++)
+		free(e[w]);
 	pap_cfg_free(cfg);
 }
 
@@ -811,10 +930,12 @@ static void test_selective_random(void **state)
 	print_message("selective: %lu graphs (%lu with loops, %lu "
 		      "irreducible), %lu of interest (%lu with breakpoints), "
 		      "%lu other (%lu splices), terminated T1 %lu T2 %lu T3 "
-		      "%lu; spp probe sites %llu, full epp %llu\n", t.graphs,
-		      t.loops, t.irreducible, t.interest, t.interest_bps,
-		      t.other, t.splices_other, t.term[0], t.term[1],
-		      t.term[2], t.probes_sel, t.probes_full);
+		      "%lu; spp probe sites %llu, full epp %llu; follow: "
+		      "%lu automata (%lu with repeats), %lu too large\n",
+		      t.graphs, t.loops, t.irreducible, t.interest,
+		      t.interest_bps, t.other, t.splices_other, t.term[0],
+		      t.term[1], t.term[2], t.probes_sel, t.probes_full,
+		      t.follow_auto, t.follow_repeats, t.follow_psp3);
 	assert_true(t.loops > 0 && t.irreducible > 0);
 	assert_true(t.interest > 0 && t.interest_bps > 0);
 	assert_true(t.other > 0 && t.splices_other > 0);
@@ -881,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_selective_loop_checks),
 		cmocka_unit_test(test_selective_abnormal),
 		cmocka_unit_test(test_selective_bad_paths),
+		cmocka_unit_test(test_selective_follow_repeats),
 		cmocka_unit_test(test_selective_random),
 	};
 	const struct CMUnitTest meta[] = {

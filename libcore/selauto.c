@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selauto.c - strategy follow: the paths of interest of a selective
+ * plan as an automaton over the digits of their acyclic pieces
+ * (selective.h, struct pap_sel_auto), and its reference step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "selective.h"
+#include "util.h"
+
+struct sym {
+	uint32_t edge;
+	uint64_t digit;
+};
+
+static void auto_null_bp(void *ctx, uint32_t site, uint64_t r)
+{
+	(void)ctx;
+	(void)site;
+	(void)r;
+}
+
+static void auto_null_val(void *ctx, uint64_t v)
+{
+	(void)ctx;
+	(void)v;
+}
+
+/* What kind of step plan edge @pe is: 0 none, 1 a fold, 2 a record. */
+static uint8_t auto_step_kind(const struct pap_plan *p, uint32_t pe)
+{
+	uint8_t kind = 0;
+	uint32_t i;
+
+	for (i = p->op_off[pe]; i < p->op_off[pe + 1]; i++) {
+		if (p->ops[i].kind == PAP_OP_RECORD)
+			return 2;
+		if (p->ops[i].kind == PAP_OP_FOLD)
+			kind = 1;
+	}
+	return kind;
+}
+
+/* The symbols of path @k of @sp into *@out (malloc'd), *@n of them. */
+static int auto_symbols(const struct pap_sel_plan *sp,
+			const struct pap_sel_auto *au, uint32_t k,
+			struct sym **out, size_t *n)
+{
+	struct pap_exec_sink sink = { auto_null_bp, auto_null_val,
+				      auto_null_val, NULL };
+	struct pap_exec_state st = { 0, 0 };
+	size_t cap = 0;
+	uint32_t i;
+
+	*out = NULL;
+	*n = 0;
+	for (i = sp->path_off[k]; i < sp->path_off[k + 1]; i++) {
+		uint32_t e = sp->path_edges[i], pe = sp->to_plan[e];
+
+		if (au->step[e]) {
+			if (*n == cap &&
+			    pap_grow(out, &cap, sizeof(**out), 64)) {
+				free(*out);
+				*out = NULL;
+				return PAP_ENOMEM;
+			}
+			(*out)[*n].edge = e;
+			(*out)[*n].digit = pap_sel_digit(sp->plan, &st, pe);
+			(*n)++;
+		}
+		pap_exec_edge(sp->plan, &st, pe, &sink);
+	}
+	return PAP_OK;
+}
+
+/* A token of a compressed sequence: a symbol, or a block of tokens
+ * repeated reps times. */
+struct tok {
+	uint8_t block;
+	uint8_t height;		/* nesting of blocks, 0 for a symbol */
+	uint32_t edge;
+	uint64_t digit;
+	uint32_t child_off, nchild, reps;
+};
+
+#define AUTO_MAX_TOKENS 4096
+
+struct toks {
+	struct tok *t;
+	size_t n, cap;
+	uint32_t *pool;		/* blocks' children */
+	size_t npool, cappool;
+};
+
+struct symidx {
+	uint32_t edge;
+	uint64_t digit;
+	size_t i;
+};
+
+static int symidx_cmp(const void *x, const void *y)
+{
+	const struct symidx *a = x, *b = y;
+
+	if (a->edge != b->edge)
+		return a->edge < b->edge ? -1 : 1;
+	if (a->digit != b->digit)
+		return a->digit < b->digit ? -1 : 1;
+	return 0;
+}
+
+/* The symbols of @s as token ids into @seq (equal symbols, equal ids);
+ * PAP_ELIMIT when too many distinct ones, PAP_ENOMEM. */
+static int auto_intern_symbols(struct toks *tk, const struct sym *s,
+			       size_t n, uint32_t *seq)
+{
+	struct symidx *x = malloc((n + 1) * sizeof(*x));
+	size_t i;
+
+	if (!x)
+		return PAP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		x[i].edge = s[i].edge;
+		x[i].digit = s[i].digit;
+		x[i].i = i;
+	}
+	qsort(x, n, sizeof(*x), symidx_cmp);
+	for (i = 0; i < n; i++) {
+		if (!i || symidx_cmp(&x[i - 1], &x[i])) {
+			if (tk->n == AUTO_MAX_TOKENS) {
+				free(x);
+				return PAP_ELIMIT;
+			}
+			if (tk->n == tk->cap &&
+			    pap_grow(&tk->t, &tk->cap, sizeof(*tk->t), 64)) {
+				free(x);
+				return PAP_ENOMEM;
+			}
+			memset(&tk->t[tk->n], 0, sizeof(*tk->t));
+			tk->t[tk->n].edge = x[i].edge;
+			tk->t[tk->n].digit = x[i].digit;
+			tk->n++;
+		}
+		seq[x[i].i] = (uint32_t)(tk->n - 1);
+	}
+	free(x);
+	return PAP_OK;
+}
+
+/* The id of the block of @len tokens @c repeated @reps times, added
+ * when new; -1 when there would be too many, -2 out of memory. */
+static long auto_block(struct toks *tk, const uint32_t *c, size_t len,
+		       size_t reps)
+{
+	size_t i, h = 0;
+
+	for (i = 0; i < tk->n; i++)
+		if (tk->t[i].block && tk->t[i].reps == reps &&
+		    tk->t[i].nchild == len &&
+		    !memcmp(tk->pool + tk->t[i].child_off, c,
+			    len * sizeof(*c)))
+			return (long)i;
+	if (tk->n == AUTO_MAX_TOKENS)
+		return -1;
+	if (tk->n == tk->cap &&
+	    pap_grow(&tk->t, &tk->cap, sizeof(*tk->t), 64))
+		return -2;
+	while (tk->npool + len > tk->cappool)
+		if (pap_grow(&tk->pool, &tk->cappool, sizeof(*tk->pool), 256))
+			return -2;
+	for (i = 0; i < len; i++)
+		if (tk->t[c[i]].height > h)
+			h = tk->t[c[i]].height;
+	memcpy(tk->pool + tk->npool, c, len * sizeof(*c));
+	memset(&tk->t[tk->n], 0, sizeof(*tk->t));
+	tk->t[tk->n].block = 1;
+	tk->t[tk->n].height = (uint8_t)(h + 1);
+	tk->t[tk->n].child_off = (uint32_t)tk->npool;
+	tk->t[tk->n].nchild = (uint32_t)len;
+	tk->t[tk->n].reps = (uint32_t)reps;
+	tk->npool += len;
+	return (long)tk->n++;
+}
+
+/*
+ * One round of compression of @seq (*@n token ids, rewritten in place):
+ * greedily, at each place the block of at most PAP_SEL_AUTO_BLOCK
+ * tokens whose consecutive repeats there cover most tokens (at least
+ * two repeats, nesting at most PAP_SEL_AUTO_DEPTH), else the token
+ * once.  Expanding the blocks gives the input back.  Returns how many
+ * blocks it made, -1 when too large, -2 out of memory.
+ */
+static long auto_round(struct toks *tk, uint32_t *seq, size_t *n)
+{
+	size_t i = 0, o = 0, made = 0;
+
+	while (i < *n) {
+		size_t bl = 1, bc = 1, len, c, j, h;
+		long id;
+
+		for (len = 1; len <= PAP_SEL_AUTO_BLOCK &&
+		     2 * len <= *n - i; len++) {
+			c = 1;
+			while (i + (c + 1) * len <= *n &&
+			       !memcmp(seq + i, seq + i + c * len,
+				       len * sizeof(*seq)))
+				c++;
+			for (j = 0, h = 0; j < len; j++)
+				if (tk->t[seq[i + j]].height > h)
+					h = tk->t[seq[i + j]].height;
+			if (c >= 2 && c * len > bc * bl &&
+			    h < PAP_SEL_AUTO_DEPTH) {
+				bl = len;
+				bc = c;
+			}
+		}
+		if (bc == 1) {
+			seq[o++] = seq[i++];
+			continue;
+		}
+		if (bc >= UINT32_MAX)
+			return -1;
+		id = auto_block(tk, seq + i, bl, bc);
+		if (id < 0)
+			return id;
+		seq[o++] = (uint32_t)id;
+		i += bl * bc;
+		made++;
+	}
+	*n = o;
+	return (long)made;
+}
+
+/* Appends token @t's positions and blocks to @au at nesting @level;
+ * -1 past PAP_SEL_AUTO_MAX positions. */
+static int auto_flatten(struct pap_sel_auto *au, const struct toks *tk,
+			uint32_t t, unsigned level, uint32_t base)
+{
+	const struct tok *x = &tk->t[t];
+	uint32_t start = au->npos - base, i, c;
+
+	if (!x->block) {
+		if (au->npos == PAP_SEL_AUTO_MAX)
+			return -1;
+		au->edge[au->npos] = x->edge;
+		au->digit[au->npos] = x->digit;
+		au->close_off[au->npos + 1] = au->close_off[au->npos];
+		au->npos++;
+		return 0;
+	}
+	for (i = 0; i < x->nchild; i++)
+		if (auto_flatten(au, tk, tk->pool[x->child_off + i],
+				 level + 1, base))
+			return -1;
+	/* the block ends at the last position: its close goes last */
+	c = au->close_off[au->npos]++;
+	au->close_first[c] = start;
+	au->close_reps[c] = x->reps;
+	au->close_level[c] = (uint8_t)level;
+	return 0;
+}
+
+/*
+ * Compresses @s (@n symbols) in rounds (auto_round(), each one level of
+ * nesting) and appends the result's positions to @au; PAP_ELIMIT when
+ * too large, PAP_ENOMEM.
+ */
+static int auto_compress(struct pap_sel_auto *au, const struct sym *s,
+			 size_t n)
+{
+	struct toks tk;
+	uint32_t *seq = malloc((n + 1) * sizeof(*seq));
+	uint32_t base = au->npos;
+	size_t i;
+	long made = 1;
+	int rc, round;
+
+	memset(&tk, 0, sizeof(tk));
+	if (!seq)
+		return PAP_ENOMEM;
+	rc = auto_intern_symbols(&tk, s, n, seq);
+	for (round = 0; !rc && made > 0 && round < PAP_SEL_AUTO_DEPTH;
+	     round++) {
+		made = auto_round(&tk, seq, &n);
+		if (made < 0)
+			rc = made == -1 ? PAP_ELIMIT : PAP_ENOMEM;
+	}
+	for (i = 0; !rc && i < n; i++)
+		if (auto_flatten(au, &tk, seq[i], 0, base))
+			rc = PAP_ELIMIT;
+	free(seq);
+	free(tk.t);
+	free(tk.pool);
+	return rc;
+}
+
+void pap_sel_auto_free(struct pap_sel_auto *au)
+{
+	if (!au)
+		return;
+	free(au->off);
+	free(au->edge);
+	free(au->digit);
+	free(au->close_off);
+	free(au->close_first);
+	free(au->close_reps);
+	free(au->close_level);
+	free(au->step);
+	free(au);
+}
+
+int pap_sel_auto_build(const struct pap_sel_plan *sp,
+		       struct pap_sel_auto **out)
+{
+	const struct pap_cfg *cfg = sp->cfg;
+	struct pap_sel_auto *au = calloc(1, sizeof(*au));
+	const size_t nclose = (size_t)PAP_SEL_AUTO_MAX * PAP_SEL_AUTO_DEPTH;
+	uint32_t e, k;
+	int rc = PAP_ENOMEM;
+
+	*out = NULL;
+	if (!au)
+		return PAP_ENOMEM;
+	au->npaths = sp->npaths;
+	au->off = calloc((size_t)sp->npaths + 1, sizeof(uint32_t));
+	au->edge = calloc(PAP_SEL_AUTO_MAX, sizeof(uint32_t));
+	au->digit = calloc(PAP_SEL_AUTO_MAX, sizeof(uint64_t));
+	au->close_off = calloc(PAP_SEL_AUTO_MAX + 1, sizeof(uint32_t));
+	au->close_first = calloc(nclose, sizeof(uint32_t));
+	au->close_reps = calloc(nclose, sizeof(uint32_t));
+	au->close_level = calloc(nclose, 1);
+	au->step = calloc((size_t)cfg->nedges + 1, 1);
+	if (!au->off || !au->edge || !au->digit || !au->close_off ||
+	    !au->close_first || !au->close_reps || !au->close_level ||
+	    !au->step)
+		goto fail;
+	for (e = 0; e < cfg->nedges; e++) {
+		if (sp->to_plan[e] == PAP_NONE)
+			continue;
+		au->step[e] = auto_step_kind(sp->plan, sp->to_plan[e]);
+		/* a step on a cut or a resume would be code where no
+		 * statement can go: none then */
+		if (au->step[e] && cfg->edges[e].kind == PAP_EDGE_FAKE) {
+			pap_sel_auto_free(au);
+			return PAP_OK;
+		}
+	}
+	for (k = 0; k < sp->npaths; k++) {
+		struct sym *s;
+		size_t n;
+
+		au->off[k] = au->npos;
+		rc = auto_symbols(sp, au, k, &s, &n);
+		if (rc)
+			goto fail;
+		rc = auto_compress(au, s, n);
+		free(s);
+		if (rc == PAP_ELIMIT) {
+			/* too large: no automaton */
+			pap_sel_auto_free(au);
+			return PAP_OK;
+		}
+		if (rc)
+			goto fail;
+	}
+	au->off[sp->npaths] = au->npos;
+	*out = au;
+	return PAP_OK;
+fail:
+	pap_sel_auto_free(au);
+	return rc ? rc : PAP_ENOMEM;
+}
+
+void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
+			uint32_t *cnt)
+{
+	uint32_t k;
+
+	for (k = 0; k < au->npaths; k++)
+		pos[k] = 0;
+	for (k = 0; k < au->npaths * PAP_SEL_AUTO_DEPTH; k++)
+		cnt[k] = 0;
+}
+
+uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
+			   uint32_t *cnt, uint32_t e, uint64_t d)
+{
+	uint32_t k, alive = 0;
+
+	for (k = 0; k < au->npaths; k++) {
+		uint32_t p = pos[k], g, c;
+		uint32_t *ck = cnt + (size_t)k * PAP_SEL_AUTO_DEPTH;
+
+		if (p == PAP_SEL_DEAD || p >= au->off[k + 1] - au->off[k]) {
+			pos[k] = PAP_SEL_DEAD;
+			continue;
+		}
+		g = au->off[k] + p;
+		if (au->edge[g] != e || au->digit[g] != d) {
+			pos[k] = PAP_SEL_DEAD;
+			continue;
+		}
+		alive++;
+		pos[k] = p + 1;
+		for (c = au->close_off[g]; c < au->close_off[g + 1]; c++) {
+			if (++ck[au->close_level[c]] < au->close_reps[c]) {
+				pos[k] = au->close_first[c];
+				break;
+			}
+			ck[au->close_level[c]] = 0;
+		}
+	}
+	return alive;
+}
+
+uint32_t pap_sel_auto_result(const struct pap_sel_auto *au,
+			     const uint32_t *pos)
+{
+	uint32_t k;
+
+	for (k = 0; k < au->npaths; k++)
+		if (pos[k] == au->off[k + 1] - au->off[k])
+			return k;
+	return au->npaths;
+}

@@ -150,12 +150,15 @@ static int socket_path(const char *name, char *path, size_t len)
 }
 
 /* Binds a 0600 listening socket at @path; a stale one is replaced, a
- * live collector of the same name is an error. */
+ * live collector of the same name is an error.  The socket is made
+ * under a temporary name and renamed to @path once it listens, so a
+ * producer that finds @path never meets a socket that refuses it. */
 static int listen_at(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[sizeof(sa.sun_path)];
 	mode_t old;
-	int s, t;
+	int s, t, n;
 
 	strcpy(sa.sun_path, path);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -171,11 +174,17 @@ static int listen_at(const char *path)
 	}
 	if (t >= 0)
 		close(t);
-	unlink(path);
+	n = snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		strcpy(tmp, path);	/* no room: bound in place */
+	unlink(tmp);
+	strcpy(sa.sun_path, tmp);
 	old = umask(0177);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
-	    listen(s, 256)) {
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
+	    listen(s, 256) || (strcmp(tmp, path) && rename(tmp, path))) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		if (strcmp(tmp, path))
+			unlink(tmp);
 		umask(old);
 		close(s);
 		return -1;

@@ -231,7 +231,9 @@ else
 	not_ok "collector: the call kinds of a 2.3 producer not rejected, or a 2.4 producer's not kept"
 	diag c23.txt 5
 	diag c23.err 3
+	diag r23.out 2
 	diag c24.txt 5
+	diag r24.out 2
 fi
 echo "1..$n"
 tap_done

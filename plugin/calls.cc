@@ -745,6 +745,17 @@ static bool pap_calls_is_site(gcall *s)
 	    (!strncmp(name, "__builtin_", 10) ||
 	     !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7)))
 		return false;
+	/* a C library function GCC knows as leaf (sin, strcmp, malloc:
+	 * it calls nothing of the program back) and the unit does not
+	 * define enters no instrumented function: no probes around it */
+	if (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
+	    (gimple_call_flags(s) & ECF_LEAF) &&
+	    !(gimple_call_flags(s) & (ECF_NORETURN | ECF_RETURNS_TWICE))) {
+		cgraph_node *node = cgraph_node::get(fn);
+
+		if (!node || !node->definition)
+			return false;
+	}
 	return true;
 }
 

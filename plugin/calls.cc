@@ -26,6 +26,9 @@
  *            may be uninstrumented;
  *   X        [radix > 1] cr = cfold(cr, radix, digit of last, X);
  *            if (me->flags) __pap_cexit(me); else __pap_cs = me - 1;
+ *            (in a function without sites, the test is whether the
+ *            entry called __pap_center: a frame the fast path pushed
+ *            has flags 0)
  *
  * cfold is r*n + d with the overflow test written without a division:
  * r*n + d overflows 64 bits exactly when r > Q or r == Q and d > R, for
@@ -82,9 +85,10 @@ struct pap_calls {
 	 * digit order */
 	uint32_t *ncluster;
 	tree **cluster;
-	/* the probes' locals: the activation's frame, its last source, and
-	 * a temporary per site for the address called */
-	tree me, last;
+	/* the probes' locals: the activation's frame, its last source,
+	 * whether its entry took the slow path, and a temporary per site
+	 * for the address called */
+	tree me, last, slow;
 	tree key, key_slot;
 };
 
@@ -343,9 +347,13 @@ static void pap_calls_entry(struct pap_calls *c)
 		pap_frame_ref(c->me, PAP_CF_OFF_KEY, pap_rt_cstring()), key));
 	gimple_seq_add_stmt(&fast, gimple_build_assign(pap_rt_var(PAP_RV_CS),
 						       c->me));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(c->slow,
+		boolean_false_node));
 	call = gimple_build_call(pap_rt_decl(PAP_RT_CENTER), 3, t, key, self);
 	gimple_call_set_lhs(call, c->me);
 	gimple_seq_add_stmt(&slow, call);
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+		boolean_true_node));
 	join = pap_calls_branch(cond, fast, slow,
 				profile_probability::very_likely());
 	gsi = gsi_start_bb(join);
@@ -621,15 +629,26 @@ static void pap_calls_exit(struct pap_calls *c, gimple *ret)
 {
 	gimple_stmt_iterator gsi = gsi_for_stmt(ret);
 	gimple_seq seq = NULL, slow = NULL, fast = NULL;
-	tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
 	tree prev = pap_tmp(ptr_type_node, "pap_ct");
 	gcond *cond;
 
 	pap_calls_fold(c, pap_cg_node_x(&c->g), PAP_CS_CODE_X, &gsi);
-	gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
-		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
-	cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0), NULL_TREE,
-				 NULL_TREE);
+	if (c->nsites) {
+		tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
+
+		gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
+			pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
+		cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0),
+					 NULL_TREE, NULL_TREE);
+	} else {
+		/* a leaf: a frame the entry's fast path pushed has flags 0
+		 * (it was clean, only __pap_center sets them), so only one
+		 * it pushed may need __pap_cexit (which pops a frame without
+		 * flags too); a local kept across no call, and GCC sees the
+		 * fast path through */
+		cond = gimple_build_cond(NE_EXPR, c->slow, boolean_false_node,
+					 NULL_TREE, NULL_TREE);
+	}
 	gimple_seq_add_stmt(&seq, cond);
 	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 	gimple_seq_add_stmt(&slow, gimple_build_call(
@@ -949,6 +968,7 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	c->key_slot = key_slot;
 	c->me = pap_tmp(ptr_type_node, "pap_me");
 	c->last = pap_tmp(pap_rt_u32(), "pap_last");
+	c->slow = pap_tmp(boolean_type_node, "pap_cslow");
 	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
 		gimple *ret = last_stmt(e->src);
 

@@ -197,6 +197,18 @@ static struct pap_cframe *cmap(void)
 	return b;
 }
 
+/* Makes the frames @from..@to free: clean (calls.h). */
+static void cclean(struct pap_cframe *from, struct pap_cframe *to)
+{
+	struct pap_cframe *f;
+
+	for (f = from; f <= to; f++) {
+		f->expect = PAP_CF_IDLE;
+		f->flags = 0;
+		f->tails = 0;
+	}
+}
+
 /* Pushes the frame above @t for @key. */
 static struct pap_cframe *cpush(struct pap_cframe *t, const char *key,
 				uint32_t flags)
@@ -272,6 +284,10 @@ static void casync_restore(void)
 	struct rt_csaved *sv = &rt_csaved[rt_csig - 1];
 
 	rt_csigpack[rt_csig - 1] = rt_cpack;
+	/* the handler's frames, from the saved top + 2 up, are left free
+	 * and clean (calls.h), for entries that do not initialise them */
+	if (__pap_cs >= sv->top + 2)
+		cclean(sv->top + 2, __pap_cs);
 	__pap_cr = sv->cr;
 	rt_cpack = sv->pack;
 	rt_cdone = sv->done;
@@ -300,6 +316,7 @@ static void casync_exit(struct pap_cframe *me, uint32_t k)
 
 	if (!rt_csig) {
 		rt_clost = 1;
+		cclean(me, me);
 		__pap_cs = me - 2;
 		return;
 	}
@@ -370,6 +387,9 @@ void __pap_cexit(struct pap_cframe *me)
 	}
 	if (me->flags & PAP_CF_OUTSIDE)
 		cmark(PAP_CS_OUT_RETURN, 1, me->key, PAP_NONE, 0);
+	/* free and clean; the frame past the bound keeps DEEP for the
+	 * deeper activations that share it */
+	me->flags &= PAP_CF_DEEP;
 	__pap_cs = me - 1;
 }
 
@@ -402,13 +422,12 @@ void __pap_ctail(struct pap_cframe *me, uint32_t k)
 		return;
 	}
 	cmark(PAP_CS_OUT_TAIL | k, 1, me->key, PAP_NONE, 0);
+	me->flags = 0;
 	__pap_cs = me - 1;
 }
 
 void __pap_cresume(struct pap_cframe *me, uint32_t s)
 {
-	struct pap_cframe *f;
-
 	/* a longjmp out of signal handlers: their sequences are lost */
 	while (rt_csig && me <= rt_csaved[rt_csig - 1].top)
 		casync_abandon();
@@ -419,8 +438,7 @@ void __pap_cresume(struct pap_cframe *me, uint32_t s)
 	}
 	cframes(me);
 	cmark(PAP_CS_RESUME | s, 0, NULL, PAP_NONE, 0);
-	for (f = me + 1; f <= __pap_cs; f++)
-		f->tails = 0;
+	cclean(me + 1, __pap_cs);
 	me->expect = PAP_CF_IDLE;
 	me->tails = 0;
 	__pap_cs = me;
@@ -435,7 +453,6 @@ uint64_t __pap_cbreak(uint64_t r, uint64_t n, uint64_t d, uint32_t site)
 int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 		  size_t *nbps)
 {
-	struct pap_cframe *f;
 	int lost;
 
 	/* inside signal handlers (exit in one): theirs are lost */
@@ -452,8 +469,7 @@ int rt_calls_take(uint64_t *value, const struct pap_breakpoint **bps,
 	}
 	lost = rt_clost;
 	if (rt_cbase) {
-		for (f = rt_cbase + 1; f <= __pap_cs; f++)
-			f->tails = 0;
+		cclean(rt_cbase + 1, __pap_cs);
 		__pap_cs = rt_cbase;
 		rt_cbase->expect = PAP_CF_BASE;
 	}

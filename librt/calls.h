@@ -27,7 +27,10 @@
  * the address called (nothing entered yet), PAP_CF_ENTERED (the callee
  * was entered), PAP_CF_TAIL (a tail call of the chain is running,
  * texpect the address it called), PAP_CF_ENTERED_TAILED (the chain
- * entered its last callee, tlast).  A free frame has tails == 0.
+ * entered its last callee, tlast).  A free frame (above the top) is
+ * clean: expect PAP_CF_IDLE or PAP_CF_ENTERED, flags 0 and tails 0, so
+ * that an entry's fast path sets its key alone; the slow paths that pop
+ * or abandon frames clean them.
  *
  * The breakpoints go to the thread's packer (bpack_online.h), whose
  * packed items rt_calls_take() hands over; callrec.c makes them the
@@ -155,9 +158,7 @@ static inline struct pap_cframe *pap_c_enter(const char *key, uintptr_t self)
 	if (__builtin_expect(t->expect == self && t < __pap_cs_limit, 1)) {
 		t->expect = PAP_CF_ENTERED;		/* consume */
 		me = t + 1;
-		me->key = key;				/* init */
-		me->expect = PAP_CF_IDLE;
-		me->flags = 0;
+		me->key = key;		/* init: expect and flags are clean */
 		__pap_cs = me;				/* publish */
 		return me;
 	}

@@ -12,13 +12,13 @@
  *   entry    t = __pap_cs;
  *            if (t->expect == &f && t < __pap_cs_limit) {
  *                    t->expect = ENTERED; me = t + 1; me->key = KEY;
- *                    me->expect = IDLE; me->flags = 0; __pap_cs = me;
+ *                    __pap_cs = me;    (a free frame is clean)
  *            } else
  *                    me = __pap_center(t, KEY, &f);
  *            last = E;
  *   C_k      [radix > 1] cr = cfold(cr, radix, digit of last, k);
  *            me->site = k; me->expect = p;   (p: the address called)
- *   R_k      c = me->expect; me->expect = (c == ENTERED);
+ *   R_k      c = me->expect; if (c != ENTERED) me->expect = IDLE;
  *            [indirect, sc] if (c == ENTERED) __pap_ccallee(p);
  *            [setjmp] if the call did not just return from setjmp
  *                    __pap_cresume(me, R_k^1);
@@ -26,10 +26,14 @@
  *            may be uninstrumented;
  *   X        [radix > 1] cr = cfold(cr, radix, digit of last, X);
  *            if (me->flags) __pap_cexit(me); else __pap_cs = me - 1;
+ *            (in a function without sites, the test is whether the
+ *            entry called __pap_center: a frame the fast path pushed
+ *            has flags 0)
  *
  * cfold is r*n + d with the overflow test written without a division:
  * r*n + d overflows 64 bits exactly when r > Q or r == Q and d > R, for
- * Q = (2^64-1) / n and R = (2^64-1) % n, and then __pap_cbreak() takes
+ * Q = (2^64-1) / n and R = (2^64-1) % n, that is when r >= Q + (d <= R)
+ * (one compare; Q + 1 <= 2^63 cannot wrap), and then __pap_cbreak() takes
  * the breakpoint and returns 1*n + d.  A digit is the position of last
  * among the node's predecessors (ascending): the number of them after
  * the first that are at most last, a sum of compares, or, for a large
@@ -98,9 +102,10 @@ struct pap_calls {
 	 * digit order */
 	uint32_t *ncluster;
 	tree **cluster;
-	/* the probes' locals: the activation's frame, its last source, and
-	 * a temporary per site for the address called */
-	tree me, last;
+	/* the probes' locals: the activation's frame, its last source,
+	 * whether its entry took the slow path, and a temporary per site
+	 * for the address called */
+	tree me, last, slow;
 	tree key, key_slot;
 };
 
@@ -247,21 +252,23 @@ static void pap_calls_fold_digit(uint32_t n, tree d, gimple_seq dseq,
 	gimple_seq_add_seq(&seq, dseq);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, MULT_EXPR, r, nn));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, PLUS_EXPR, val, d));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(
-		o, GT_EXPR, r, build_int_cstu(u64, q)));
 	if (n - 1 > rem) {
-		/* d > rem is possible: r == q overflows for those d */
-		tree b1 = pap_tmp(boolean_type_node, "pap_co");
-		tree b2 = pap_tmp(boolean_type_node, "pap_co");
+		/* d > rem is possible: r == q overflows for those d, so
+		 * the bound is q + (d <= rem), one compare (a constant
+		 * where d is) */
+		tree b = pap_tmp(boolean_type_node, "pap_co");
+		tree w = pap_tmp(u64, "pap_cw");
 
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			b1, EQ_EXPR, r, build_int_cstu(u64, q)));
+			b, LE_EXPR, d, build_int_cstu(u64, rem)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(w, NOP_EXPR, b));
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			b2, GT_EXPR, d, build_int_cstu(u64, rem)));
+			w, PLUS_EXPR, w, build_int_cstu(u64, q)));
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			b1, BIT_AND_EXPR, b1, b2));
+			o, GE_EXPR, r, w));
+	} else {
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			o, BIT_IOR_EXPR, o, b1));
+			o, GT_EXPR, r, build_int_cstu(u64, q)));
 	}
 	cond = gimple_build_cond(NE_EXPR, o, boolean_false_node, NULL_TREE,
 				 NULL_TREE);
@@ -351,19 +358,19 @@ static void pap_calls_entry(struct pap_calls *c)
 		pap_uptr_cst(PAP_CF_ENTERED)));
 	gimple_seq_add_stmt(&fast, gimple_build_assign(c->me, POINTER_PLUS_EXPR,
 		t, size_int(PAP_CF_SIZE)));
+	/* a free frame's expect is IDLE or ENTERED and its flags 0: the
+	 * runtime keeps them so (pap/abi.h), only the key is new */
 	gimple_seq_add_stmt(&fast, gimple_build_assign(
 		pap_frame_ref(c->me, PAP_CF_OFF_KEY, pap_rt_cstring()), key));
-	gimple_seq_add_stmt(&fast, gimple_build_assign(
-		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
-		pap_uptr_cst(PAP_CF_IDLE)));
-	gimple_seq_add_stmt(&fast, gimple_build_assign(
-		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32()),
-		pap_u32_cst(0)));
 	gimple_seq_add_stmt(&fast, gimple_build_assign(pap_rt_var(PAP_RV_CS),
 						       c->me));
+	gimple_seq_add_stmt(&fast, gimple_build_assign(c->slow,
+		boolean_false_node));
 	call = gimple_build_call(pap_rt_decl(PAP_RT_CENTER), 3, t, key, self);
 	gimple_call_set_lhs(call, c->me);
 	gimple_seq_add_stmt(&slow, call);
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+		boolean_true_node));
 	join = pap_calls_branch(cond, fast, slow,
 				profile_probability::very_likely());
 	gsi = gsi_start_bb(join);
@@ -515,7 +522,6 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	tree u32 = pap_rt_u32(), uptr = pap_rt_uptr();
 	tree ex = pap_tmp(uptr, "pap_cx");
 	tree ent = pap_tmp(boolean_type_node, "pap_ce");
-	tree ne = pap_tmp(uptr, "pap_cn");
 	gimple_stmt_iterator gsi;
 	gimple_seq seq = NULL, then_seq = NULL;
 	uint32_t src0 = pap_cg_src(k, 0);
@@ -528,10 +534,24 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr)));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ent, EQ_EXPR, ex,
 		pap_uptr_cst(PAP_CF_ENTERED)));
-	/* ENTERED stays, anything else is IDLE: before any fold */
-	gimple_seq_add_stmt(&seq, gimple_build_assign(ne, NOP_EXPR, ent));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(
-		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr), ne));
+	/* ENTERED stays, anything else becomes IDLE, before any fold: a
+	 * store only when the callee was not entered */
+	cond = gimple_build_cond(EQ_EXPR, ent, boolean_false_node, NULL_TREE,
+				 NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	if (gsi_end_p(gsi))
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	else
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+	seq = NULL;
+	gimple_seq_add_stmt(&then_seq, gimple_build_assign(
+		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr),
+		pap_uptr_cst(PAP_CF_IDLE)));
+	join = pap_calls_branch(cond, then_seq, NULL, site->flags &
+		PAP_SITE_MAYBE_OUT ? profile_probability::even() :
+		profile_probability::very_unlikely());
+	then_seq = NULL;
+	gsi = gsi_start_bb(join);
 	if (site->flags & PAP_SITE_MAYBE_TAIL) {
 		/* TAIL or ENTERED_TAILED: a chain of tail calls ended here,
 		 * class 2, its mark made before any fold */
@@ -716,15 +736,26 @@ static void pap_calls_exit(struct pap_calls *c, gimple *ret)
 {
 	gimple_stmt_iterator gsi = gsi_for_stmt(ret);
 	gimple_seq seq = NULL, slow = NULL, fast = NULL;
-	tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
 	tree prev = pap_tmp(ptr_type_node, "pap_ct");
 	gcond *cond;
 
 	pap_calls_fold(c, pap_cg_node_x(&c->g), PAP_CS_CODE_X, &gsi);
-	gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
-		pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
-	cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0), NULL_TREE,
-				 NULL_TREE);
+	if (c->nsites) {
+		tree fl = pap_tmp(pap_rt_u32(), "pap_cf");
+
+		gimple_seq_add_stmt(&seq, gimple_build_assign(fl,
+			pap_frame_ref(c->me, PAP_CF_OFF_FLAGS, pap_rt_u32())));
+		cond = gimple_build_cond(NE_EXPR, fl, pap_u32_cst(0),
+					 NULL_TREE, NULL_TREE);
+	} else {
+		/* a leaf: a frame the entry's fast path pushed has flags 0
+		 * (it was clean, only __pap_center sets them), so only one
+		 * it pushed may need __pap_cexit (which pops a frame without
+		 * flags too); a local kept across no call, and GCC sees the
+		 * fast path through */
+		cond = gimple_build_cond(NE_EXPR, c->slow, boolean_false_node,
+					 NULL_TREE, NULL_TREE);
+	}
 	gimple_seq_add_stmt(&seq, cond);
 	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 	gimple_seq_add_stmt(&slow, gimple_build_call(
@@ -821,7 +852,8 @@ static void pap_calls_cluster(struct pap_calls *c, uint32_t k)
 }
 
 /* Is @s a call site: a real call, not a builtin GCC expands in place,
- * nor pap's runtime, nor -finstrument-functions' hooks? */
+ * nor a leaf C library builtin the unit does not define, nor pap's
+ * runtime, nor -finstrument-functions' hooks? */
 static bool pap_calls_is_site(gcall *s)
 {
 	tree fn;
@@ -842,6 +874,17 @@ static bool pap_calls_is_site(gcall *s)
 	    (!strncmp(name, "__builtin_", 10) ||
 	     !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7)))
 		return false;
+	/* a C library function GCC knows as leaf (sin, strcmp, malloc:
+	 * it calls nothing of the program back) and the unit does not
+	 * define enters no instrumented function: no probes around it */
+	if (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
+	    (gimple_call_flags(s) & ECF_LEAF) &&
+	    !(gimple_call_flags(s) & (ECF_NORETURN | ECF_RETURNS_TWICE))) {
+		cgraph_node *node = cgraph_node::get(fn);
+
+		if (!node || !node->definition)
+			return false;
+	}
 	return true;
 }
 
@@ -1129,6 +1172,7 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	for (k = 1; k <= c->nsites; k++)
 		if (c->sites[k - 1].kind == PAP_SITE_TAIL)
 			tailrets.safe_push(pap_calls_tail_ret(c, k));
+	c->slow = pap_tmp(boolean_type_node, "pap_cslow");
 	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
 		gimple *ret = last_stmt(e->src);
 

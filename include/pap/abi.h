@@ -112,7 +112,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 10
+#define PAP_ABI_VERSION 11
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,7 +142,10 @@ PAP_API void __pap_end(uint64_t **counters, const char *fn, uint64_t act,
 		       uint64_t r, uint64_t nvalues);
 
 /* One open instrumented activation of a thread's call sequence (64
- * bytes; the plugin emits stores at these offsets). */
+ * bytes; the plugin emits stores at these offsets).  ABI 11: a free
+ * frame (above the top) is clean, expect PAP_CF_IDLE or PAP_CF_ENTERED
+ * and flags 0, and the runtime keeps it so where it pops or abandons a
+ * frame, so that an entry's fast path stores the key alone. */
 struct pap_cframe {
 	uintptr_t expect;	/* 0: PAP_CF_*, or the address called */
 	const char *key;	/* 8: the activation's function key */

@@ -132,19 +132,29 @@ static void interest_free(struct interest *in)
 	pap_spec_free(&in->spec);
 }
 
+/* The counts of --calls-spec's sequences into @in: 0, or 1 when there
+ * is no such option or the counting failed (an error counted). */
+static int interest_load(struct interest *in, struct dprofile *dp,
+			 const struct ropts *o)
+{
+	if (!o->calls_spec)
+		return 1;
+	if (interest_count(in, dp, o, o->calls_spec)) {
+		dp->d->errors++;
+		interest_free(in);
+		return 1;
+	}
+	return 0;
+}
+
 void print_calls_interest_json(FILE *out, struct dprofile *dp,
 			       const struct ropts *o)
 {
 	struct interest in;
 	size_t i, j;
 
-	if (!o->calls_spec)
+	if (interest_load(&in, dp, o))
 		return;
-	if (interest_count(&in, dp, o, o->calls_spec)) {
-		dp->d->errors++;
-		interest_free(&in);
-		return;
-	}
 	fputs(",\n\"calls_of_interest\": [", out);
 	for (i = 0; i < in.spec.ncalls; i++) {
 		const struct pap_spec_calls *c = &in.spec.calls[i];
@@ -169,13 +179,8 @@ void print_calls_interest_text(FILE *out, struct dprofile *dp,
 	struct interest in;
 	size_t i, j;
 
-	if (!o->calls_spec)
+	if (interest_load(&in, dp, o))
 		return;
-	if (interest_count(&in, dp, o, o->calls_spec)) {
-		dp->d->errors++;
-		interest_free(&in);
-		return;
-	}
 	fprintf(out, "\ncall sequences of interest (%s): %zu, of %" PRIu64
 		" recorded\n", o->calls_spec, in.spec.ncalls, in.recorded);
 	for (i = 0; i < in.spec.ncalls; i++) {

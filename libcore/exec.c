@@ -8,6 +8,23 @@
 #include "plan.h"
 #include "util.h"
 
+static void exec_null_bp(void *ctx, uint32_t site, uint64_t r)
+{
+	(void)ctx;
+	(void)site;
+	(void)r;
+}
+
+static void exec_null_val(void *ctx, uint64_t v)
+{
+	(void)ctx;
+	(void)v;
+}
+
+const struct pap_exec_sink pap_exec_null_sink = {
+	exec_null_bp, exec_null_val, exec_null_val, NULL
+};
+
 void pap_exec_edge(const struct pap_plan *plan, struct pap_exec_state *st,
 		   uint32_t edge, const struct pap_exec_sink *sink)
 {

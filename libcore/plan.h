@@ -183,6 +183,10 @@ struct pap_exec_sink {
 	void *ctx;
 };
 
+/* A sink that discards everything: for walks that only want the
+ * registers' values (the selective strategies' digits). */
+extern const struct pap_exec_sink pap_exec_null_sink;
+
 /* Performs the operations of @edge exactly as the runtime does. */
 void pap_exec_edge(const struct pap_plan *plan, struct pap_exec_state *st,
 		   uint32_t edge, const struct pap_exec_sink *sink);

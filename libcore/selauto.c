@@ -15,19 +15,6 @@ struct sym {
 	uint64_t digit;
 };
 
-static void auto_null_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	(void)ctx;
-	(void)site;
-	(void)r;
-}
-
-static void auto_null_val(void *ctx, uint64_t v)
-{
-	(void)ctx;
-	(void)v;
-}
-
 /* What kind of step plan edge @pe is: 0 none, 1 a fold, 2 a record. */
 static uint8_t auto_step_kind(const struct pap_plan *p, uint32_t pe)
 {
@@ -48,8 +35,7 @@ static int auto_symbols(const struct pap_sel_plan *sp,
 			const struct pap_sel_auto *au, uint32_t k,
 			struct sym **out, size_t *n)
 {
-	struct pap_exec_sink sink = { auto_null_bp, auto_null_val,
-				      auto_null_val, NULL };
+	const struct pap_exec_sink sink = pap_exec_null_sink;
 	struct pap_exec_state st = { 0, 0 };
 	size_t cap = 0;
 	uint32_t i;

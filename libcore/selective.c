@@ -240,19 +240,6 @@ static int sel_subgraph(struct pap_sel_plan *sp, const uint8_t *in)
 	return PAP_OK;
 }
 
-static void sel_null_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	(void)ctx;
-	(void)site;
-	(void)r;
-}
-
-static void sel_null_val(void *ctx, uint64_t v)
-{
-	(void)ctx;
-	(void)v;
-}
-
 uint64_t pap_sel_digit(const struct pap_plan *plan,
 		       const struct pap_exec_state *st, uint32_t pe)
 {
@@ -300,8 +287,7 @@ static int sel_tables(struct pap_sel_plan *sp, const struct pap_sel_path *paths,
 		      size_t npaths)
 {
 	const struct pap_cfg *cfg = sp->cfg;
-	struct pap_exec_sink sink = { sel_null_bp, sel_null_val, sel_null_val,
-				      NULL };
+	const struct pap_exec_sink sink = pap_exec_null_sink;
 	struct sel_pair *pairs = NULL;
 	size_t n = 0, cap = 0, i, k, m;
 	uint32_t e;

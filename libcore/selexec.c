@@ -26,19 +26,6 @@ static int sel_in_table(const struct pap_sel_plan *sp, uint32_t e, uint64_t v)
 	return 0;
 }
 
-static void sel_null_bp(void *ctx, uint32_t site, uint64_t r)
-{
-	(void)ctx;
-	(void)site;
-	(void)r;
-}
-
-static void sel_null_val(void *ctx, uint64_t v)
-{
-	(void)ctx;
-	(void)v;
-}
-
 /*
  * pap_sel_exec() for strategy follow with its automaton: boundary edges
  * terminate (T3); at each step edge the automaton steps on the digit
@@ -51,8 +38,6 @@ static int sel_exec_follow(const struct pap_sel_plan *sp,
 			   struct pap_activation *a, struct pap_sel_verdict *v)
 {
 	const struct pap_sel_auto *au = sp->aut;
-	struct pap_exec_sink null = { sel_null_bp, sel_null_val,
-				      sel_null_val, NULL };
 	struct pap_exec_sink sink = pap_activation_sink(a);
 	struct pap_exec_state st = { 0x5a5a5a5a5a5a5a5aull, 0xa5a5a5a5ull };
 	uint32_t *pos = malloc(((size_t)au->npaths + 1) *
@@ -93,7 +78,7 @@ static int sel_exec_follow(const struct pap_sel_plan *sp,
 				goto out;
 			}
 		}
-		pap_exec_edge(sp->plan, &st, pe, &null);
+		pap_exec_edge(sp->plan, &st, pe, &pap_exec_null_sink);
 	}
 	if (a->oom) {
 		err = PAP_ENOMEM;

@@ -42,17 +42,7 @@ $cc -O2 -c -o sigwrap.o "$src/procsigwrap.c" || {
 pap_flags="-fplugin-arg-pap-calls -finstrument-functions"
 export PAP_PLUGIN_ARGS="$pap_flags"
 
-cat >seqs.py <<'EOF'
-# the sequences of pap-decode's JSON report, each COUNT times, one a line
-import json, sys
-for c in json.load(open(sys.argv[1])).get("call_paths", []):
-    if c.get("truncated"):
-        print("TRUNCATED %s events" % c["events"])
-        continue
-    line = " ".join(c["sequence"])
-    for i in range(c["count"]):
-        print(line)
-EOF
+seqs_py=$top_srcdir/testsuite/e2e/calls-seqs.py
 
 # run DIR NMARGS CMD...: runs CMD in DIR with the oracle writing there,
 # leaves DIR/out (output and status), DIR/oracle.seq (the oracle's
@@ -79,12 +69,12 @@ same() {
 		not_ok "$1: output differs from the plain build's"
 		diff "$3" "$2/out" | head -5 | sed 's/^/# /'
 		diag "$2/err" 5
-	elif python3 seqs.py "$2/pap.json" | LC_ALL=C sort |
+	elif python3 "$seqs_py" "$2/pap.json" | LC_ALL=C sort |
 	     cmp -s - "$2/oracle.seq"; then
 		ok "$1: $(wc -l <"$2/oracle.seq") sequences, $(wc -w <"$2/oracle.seq") names, equal to the oracle's"
 	else
 		not_ok "$1: sequences differ from the oracle's"
-		python3 seqs.py "$2/pap.json" | LC_ALL=C sort |
+		python3 "$seqs_py" "$2/pap.json" | LC_ALL=C sort |
 			diff - "$2/oracle.seq" | cut -c1-200 | head -6 |
 			sed 's/^/# /'
 		diag "$2/err" 5

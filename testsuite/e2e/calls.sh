@@ -82,17 +82,7 @@ done
 # tail calls, and pap-decode expands each chain into the returns the
 # source makes.
 pap_flags="-fplugin-arg-pap-calls"
-cat >seqs.py <<'EOF'
-# the sequences of pap-decode's JSON report, each COUNT times, one a line
-import json, sys
-for c in json.load(open(sys.argv[1])).get("call_paths", []):
-    if c.get("truncated"):
-        print("TRUNCATED %s events" % c["events"])
-        continue
-    line = " ".join(c["sequence"])
-    for i in range(c["count"]):
-        print(line)
-EOF
+seqs_py=$top_srcdir/testsuite/e2e/calls-seqs.py
 cat >ctxs.py <<'EOF'
 # the calling contexts of pap-decode's JSON report by their names (the
 # contexts of one chain of names through different sites are one line),
@@ -141,7 +131,7 @@ if [ -n "$why" ]; then
 fi
 
 # pap_seqs JSON: the sequences of pap-decode's JSON report, sorted
-pap_seqs() { python3 seqs.py "$1" | LC_ALL=C sort; }
+pap_seqs() { python3 "$seqs_py" "$1" | LC_ALL=C sort; }
 # pap_ctxs JSON: its calling contexts by name, sorted
 pap_ctxs() { python3 ctxs.py "$1" | LC_ALL=C sort; }
 

@@ -48,13 +48,18 @@
  *            c: if (c is TAIL or ENTERED_TAILED) __pap_creturn(me, c);
  *            last = R_k^2 then
  *
- * A call is a tail site when tailcall.cc:pap_tail_return() finds it in
+ * With -fplugin-arg-pap-calls-tail (off by default: each tail entry is
+ * a runtime mark, and a tail recursion whose marks do not repeat, such
+ * as Ackermann's, makes the packer's lookups grow with the run), a call
+ * is a tail site when tailcall.cc:pap_tail_return() finds it in
  * tail position (what the intra modes keep as a tail call), in a
  * function without setjmp receivers or nonlocal labels; nothing follows
  * it, so GCC may still make it a jump and a tail-recursive loop runs in
  * the plain build's stack.  Direct and indirect alike: the marks name
  * every function of a chain.  Functions with exception edges get no
- * call probes.
+ * call probes.  Without calls-tail, calls in tail position are ordinary
+ * sites: the return probe after them keeps GCC from making them jumps,
+ * so a tail-recursive loop uses a frame per call.
  */
 #include "gcc-common.h"
 #include "plugin.h"
@@ -948,6 +953,10 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 {
 	uint32_t k;
 
+	/* without calls-tail no unit of the program makes tail chains
+	 * (doc/plugin.md: its units are built alike) */
+	if (!pap_opts.calls_tail)
+		return;
 	for (k = 1; k <= c->nsites; k++) {
 		struct pap_site *site = &c->sites[k - 1];
 		tree callee = c->cs[k - 1].callee;
@@ -1026,7 +1035,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	basic_block *head_of;
 	basic_block bb;
 	uint32_t cap = 0;
-	bool tails = true;
+	bool tails = pap_opts.calls_tail;
 	int num, r;
 
 	if (!pap_pisp_keep(fun, asmname))

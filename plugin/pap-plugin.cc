@@ -54,6 +54,8 @@ static struct plugin_info pap_plugin_info = {
 	"                        intra-procedural paths (with calls)\n"
 	"  calls                 also record each thread's sequence of calls\n"
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
+	"  calls-tail            with calls: calls in tail position stay tail\n"
+	"                        calls (a runtime mark each; doc/plugin.md)\n"
 	"  clusters=sc|ic|ac     how an indirect call's callee is named: by\n"
 	"                        the runtime always (sc), or by compares\n"
 	"                        with the unit's address-taken functions of\n"
@@ -213,6 +215,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		const char *value = info->argv[i].value;
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
 			    !strcmp(key, "trace") || !strcmp(key, "calls") ||
+			    !strcmp(key, "calls-tail") ||
 			    !strcmp(key, "system-headers");
 
 		if (flag && value) {
@@ -238,6 +241,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			}
 		} else if (!strcmp(key, "calls")) {
 			pap_opts.calls = 1;
+		} else if (!strcmp(key, "calls-tail")) {
+			pap_opts.calls_tail = 1;
 		} else if (!strcmp(key, "clusters")) {
 			if (!strcmp(value, "sc")) {
 				pap_opts.clusters = pap_options::PAP_CLUSTERS_SC;
@@ -314,7 +319,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, calls, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
+			      "mode, calls, calls-tail, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

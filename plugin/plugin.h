@@ -28,6 +28,8 @@ struct pap_options {
 	int loop_register;
 	/* call sequences (calls.cc) and their indirect sites' clusters */
 	int calls;
+	/* calls-tail: calls in tail position are tail sites (calls.cc) */
+	int calls_tail;
 	enum pap_calls_clusters { PAP_CLUSTERS_SC, PAP_CLUSTERS_IC,
 				  PAP_CLUSTERS_AC } clusters;
 };

@@ -106,7 +106,8 @@ sites() {
 # callee defined before its caller without a tail site is known to make
 # no tail chain, and its sites have no flag t)
 for f in direct indirect jump multi1; do
-	"$papgcc" -O0 -fplugin-arg-pap-calls -c "$src/$f.c" -o $f.o 2>/dev/null ||
+	"$papgcc" -O0 -fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail \
+		-c "$src/$f.c" -o $f.o 2>/dev/null ||
 		{ not_ok "$f: builds for its metadata"; continue; }
 	papm=$f.papm
 	if head -1 "$papm" | grep -qx 'pap-meta 3' &&
@@ -141,9 +142,11 @@ done
 # the same with the hooks, in the same blocks at the same lines to the
 # same callees (their kinds and flags differ: a hook after every call
 # leaves none in tail position)
-"$papgcc" -O0 -fplugin-arg-pap-calls -finstrument-functions -c "$src/direct.c" \
-	-o direct.o 2>/dev/null && mv direct.papm cyg.papm
-"$papgcc" -O0 -fplugin-arg-pap-calls -c "$src/direct.c" -o direct.o 2>/dev/null
+"$papgcc" -O0 -fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail \
+	-finstrument-functions -c "$src/direct.c" -o direct.o 2>/dev/null &&
+	mv direct.papm cyg.papm
+"$papgcc" -O0 -fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail \
+	-c "$src/direct.c" -o direct.o 2>/dev/null
 if [ ! -f cyg.papm ] || grep -q __cyg_profile cyg.papm; then
 	not_ok "-finstrument-functions hooks are sites"
 elif [ "$(awk '$1 == "site" { print $2, $3, $6, $7 }' cyg.papm)" = \

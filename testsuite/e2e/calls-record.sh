@@ -35,7 +35,7 @@ record() {
 			b=$(basename "$s" .c)
 			# shellcheck disable=SC2086
 			"$papgcc" $opt -fchecking -fplugin-arg-pap-mode=$mode \
-				-fplugin-arg-pap-calls $extra -c "$s" -o "$b.o" \
+				-fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail $extra -c "$s" -o "$b.o" \
 				2>>"$name.err" || return 1
 			objs="$objs $b.o"
 			metas="$metas $PWD/$b.papm"

@@ -81,7 +81,7 @@ done
 # that no call of its build is in tail position, while pap's keeps its
 # tail calls, and pap-decode expands each chain into the returns the
 # source makes.
-pap_flags="-fplugin-arg-pap-calls"
+pap_flags="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail"
 seqs_py=$top_srcdir/testsuite/e2e/calls-seqs.py
 cat >ctxs.py <<'EOF'
 # the calling contexts of pap-decode's JSON report by their names (the

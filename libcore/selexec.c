@@ -27,6 +27,46 @@ static int sel_in_table(const struct pap_sel_plan *sp, uint32_t e, uint64_t v)
 }
 
 /*
+ * The prologue of edge @e at step @i, the same in every strategy: an edge
+ * the CFG does not have is an error; a boundary edge ends the activation
+ * (T3, recorded in @v); an edge off the subgraph with no boundary edge on
+ * the way is no walk of the graph.  Returns 0 with the plan's edge in
+ * *@pe to go on, 1 when the activation ended, or PAP_EINVAL.
+ */
+static int sel_edge_enter(const struct pap_sel_plan *sp, uint32_t e, size_t i,
+			  struct pap_sel_verdict *v, uint32_t *pe)
+{
+	if (e >= sp->cfg->nedges)
+		return PAP_EINVAL;
+	*pe = sp->to_plan[e];
+	if (sp->term[e]) {
+		v->kind = PAP_SEL_TERM_T3;
+		v->at = i;
+		return 1;
+	}
+	if (*pe == PAP_NONE)
+		return PAP_EINVAL;
+	return 0;
+}
+
+/*
+ * The end of a walk that was not terminated: decodes what @a recorded
+ * into @v (PAP_SEL_INTEREST when it is a path of interest).
+ */
+static int sel_finish(const struct pap_sel_plan *sp, struct pap_activation *a,
+		      struct pap_sel_verdict *v)
+{
+	int err;
+
+	if (a->oom)
+		return PAP_ENOMEM;
+	err = pap_sel_decode(sp, a, &v->path);
+	if (!err && v->path != PAP_SEL_OTHER)
+		v->kind = PAP_SEL_INTEREST;
+	return err;
+}
+
+/*
  * pap_sel_exec() for strategy follow with its automaton: boundary edges
  * terminate (T3); at each step edge the automaton steps on the digit
  * there, and when no path of interest is left the activation ends (T2,
@@ -51,19 +91,10 @@ static int sel_exec_follow(const struct pap_sel_plan *sp,
 	pap_sel_auto_start(au, pos, cnt);
 	for (i = 0; i < len; i++) {
 		uint32_t e = edges[i], pe, alive;
+		int r = sel_edge_enter(sp, e, i, v, &pe);
 
-		if (e >= sp->cfg->nedges) {
-			err = PAP_EINVAL;
-			goto out;
-		}
-		pe = sp->to_plan[e];
-		if (sp->term[e]) {
-			v->kind = PAP_SEL_TERM_T3;
-			v->at = i;
-			goto out;
-		}
-		if (pe == PAP_NONE) {
-			err = PAP_EINVAL;
+		if (r) {
+			err = r < 0 ? r : PAP_OK;
 			goto out;
 		}
 		if (au->step[e]) {
@@ -80,13 +111,7 @@ static int sel_exec_follow(const struct pap_sel_plan *sp,
 		}
 		pap_exec_edge(sp->plan, &st, pe, &pap_exec_null_sink);
 	}
-	if (a->oom) {
-		err = PAP_ENOMEM;
-		goto out;
-	}
-	err = pap_sel_decode(sp, a, &v->path);
-	if (!err && v->path != PAP_SEL_OTHER)
-		v->kind = PAP_SEL_INTEREST;
+	err = sel_finish(sp, a, v);
 out:
 	free(pos);
 	return err;
@@ -118,21 +143,10 @@ int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
 	sink = pap_activation_sink(a);
 	for (i = 0; i < len; i++) {
 		uint32_t e = edges[i], pe;
+		int r = sel_edge_enter(sp, e, i, v, &pe);
 
-		if (e >= sp->cfg->nedges) {
-			err = PAP_EINVAL;
-			goto out;
-		}
-		pe = sp->to_plan[e];
-		if (sp->term[e]) {
-			v->kind = PAP_SEL_TERM_T3;
-			v->at = i;
-			goto out;
-		}
-		if (pe == PAP_NONE) {
-			/* off the subgraph with no boundary edge on the
-			 * way: not a walk of the graph */
-			err = PAP_EINVAL;
+		if (r) {
+			err = r < 0 ? r : PAP_OK;
 			goto out;
 		}
 		if (sp->check[e] == PAP_SEL_CHECK_T2 &&
@@ -149,13 +163,7 @@ int pap_sel_exec(const struct pap_sel_plan *sp, const uint32_t *edges,
 			goto out;
 		}
 	}
-	if (a->oom) {
-		err = PAP_ENOMEM;
-		goto out;
-	}
-	err = pap_sel_decode(sp, a, &v->path);
-	if (!err && v->path != PAP_SEL_OTHER)
-		v->kind = PAP_SEL_INTEREST;
+	err = sel_finish(sp, a, v);
 out:
 	if (!act)
 		pap_activation_free(&own);

@@ -166,7 +166,9 @@ check "a file of ours that is not a profile: kept as PATH.bad.PID, the profile w
 # a lock held by another process: a bounded wait, then PATH.PID
 cp ok.prof held.prof
 : >held.prof.lock
-flock held.prof.lock sleep 300 &
+# the holder is the sleep itself (exec), so that killing it ends it and
+# nothing keeps the test's output open: the harness reads to its end
+(flock 9 && exec sleep 300) 9>held.prof.lock </dev/null >/dev/null 2>&1 &
 holder=$!
 i=0
 while flock -n held.prof.lock true 2>/dev/null && [ $i -lt 500 ]; do
@@ -179,7 +181,7 @@ check "a lock held elsewhere: no hang, output and status unchanged, said" \
 	"$unchanged && grep -q \"held.prof.lock: another process held the lock for 1 s; writing the profile to held.prof.$pid instead\" err"
 check "... the run's records are in held.prof.$pid, held.prof as it was" \
 	"[ \"\$(acts held.prof.$pid)\" -eq 1 ] && cmp -s ok.prof held.prof"
-kill "$holder"
+kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 holder=
 

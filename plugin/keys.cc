@@ -298,5 +298,6 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 	pap_key_slots = NULL_TREE;
 	if (pap_calls_keys.length())
 		pap_keys_cunit(&body);
+	pap_pisp_finish(&body);
 	pap_keys_build_ctor(body);
 }

@@ -151,7 +151,7 @@ void pap_sel_finish_unit(void)
  * must be an ordinary one (no exception, abnormal or computed-goto edge,
  * so no setjmp and no nonlocal label) and every block duplicable.
  */
-static const char *pap_sel_uncopyable(function *fun)
+const char *pap_sel_uncopyable(function *fun)
 {
 	basic_block bb;
 
@@ -524,7 +524,7 @@ static void pap_sel_unssa(function *fun)
  * copies, in no loop until the loops are found again; returns the copy
  * of each block by index (XNEWVEC).
  */
-static basic_block *pap_sel_copy_body(function *fun)
+basic_block *pap_sel_copy_body(function *fun)
 {
 	auto_vec<basic_block> bbs;
 	basic_block bb, after = EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb;
@@ -1058,6 +1058,11 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	}
 	pap_sel_prune(fun, gcc_edge, g->cfg->nedges, tails, g->nblocks);
 	XDELETEVEC(copy);
+	pap_sel_copied(fun);
+}
+
+void pap_sel_copied(function *fun)
+{
 	/* the copies' loops may now be entered anywhere: found again */
 	free_dominance_info(CDI_DOMINATORS);
 	calculate_dominance_info(CDI_DOMINATORS);

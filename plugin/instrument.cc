@@ -220,7 +220,8 @@ static bool pap_fn_select(function *fun)
 	if (pap_opts.have_exclude &&
 	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
 		return false;
-	return !pap_sel_enabled() || pap_sel_named(fun);
+	/* with calls, every function keeps its call probes (calls.cc) */
+	return !pap_sel_enabled() || pap_sel_named(fun) || pap_opts.calls;
 }
 
 /*
@@ -507,7 +508,9 @@ unsigned int pap_instrument_function(function *fun)
 	}
 	if (pap_opts.calls)
 		f.calls = pap_calls_collect(fun, &f.model, &f.g, f.asmname);
-	if (pap_opts.mode == PAP_MODE_NONE) {
+	if (pap_opts.mode == PAP_MODE_NONE ||
+	    (pap_sel_enabled() && !pap_sel_named(fun))) {
+		/* with spec, a function it does not name: calls alone */
 		if (f.calls)
 			pap_fn_calls_only(&f);
 	} else if (pap_fn_plan(&f) && pap_fn_locate(&f)) {

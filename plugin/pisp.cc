@@ -29,8 +29,11 @@
  * and, before every probe, if (__pap_pisp_dead) goto the copy: a thread
  * that left pays a load and a branch per entry (pap_pisp_guard()).
  *
- * Not yet: paths of interest inside functions (path and lines lines are
- * refused).
+ * Paths inside functions (path and lines lines, here or in spec=FILE)
+ * are selective profiling's (selective.cc): with calls, a function they
+ * name is numbered for them without termination (psp1: the body's copy
+ * would have no call probes), and every other function keeps its call
+ * probes with no path probes (mode none).
  */
 #include "gcc-common.h"
 #include "plugin.h"
@@ -150,14 +153,9 @@ bool pap_pisp_add_spec(const char *file)
 			      pap_strerror(r));
 		return false;
 	}
-	if (pap_pisp_spec.npaths) {
-		const struct pap_spec_path *p = &pap_pisp_spec.paths[0];
-
-		error("%s:%u: error: paths inside functions do not combine "
-		      "with %<calls-spec%> yet (give them to %<spec%> in a "
-		      "build without calls)", p->file, p->line);
+	/* paths inside functions: selective profiling's (PSP inside) */
+	if (pap_pisp_spec.npaths && !pap_sel_add_spec(file))
 		return false;
-	}
 	if (!pap_pisp_spec.ncalls) {
 		error("%s: no %<calls%> line: no call sequence of interest",
 		      file);
@@ -342,7 +340,10 @@ basic_block *pap_pisp_copy(function *fun, const struct pap_calls *calls)
 	const char *why;
 	int i, first_copy;
 
-	if (!pap_pisp_on || !calls)
+	/* a function with paths of interest counts them in every thread,
+	 * as the full build does: no copy */
+	if (!pap_pisp_on || !calls ||
+	    (pap_sel_enabled() && pap_sel_named(fun)))
 		return NULL;
 	if ((why = pap_sel_uncopyable(fun))) {
 		if (pap_opts.verbose)

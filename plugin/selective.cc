@@ -399,7 +399,9 @@ bool pap_sel_plan_fn(function *fun, const char *asmname,
 	struct pap_sel_path *paths;
 	enum pap_sel_strategy s = pap_sel_asked;
 	struct pap_sel_plan *sp = NULL;
-	const char *why = pap_sel_uncopyable(fun);
+	/* with calls, an early end would run a copy without call probes */
+	const char *why = pap_opts.calls ? "call probes" :
+			  pap_sel_uncopyable(fun);
 	size_t *which, k;
 	char err[512];
 	int n, r;
@@ -1002,7 +1004,7 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 			checks = true;
 	}
 	if ((!sp->nterm_edges && !checks && !sp->aut) ||
-	    pap_sel_uncopyable(fun))
+	    pap_sel_uncopyable(fun) || pap_opts.calls)
 		return;
 	snprintf(name, sizeof(name), "%s%%early", asmname);
 	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());

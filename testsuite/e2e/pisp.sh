@@ -17,7 +17,10 @@
 # must include those the oracle says ran a function no sequence names (the
 # automaton drops others too).  pisp-leave.c's threads leave mid-way in
 # functions the spec names: the counts and the threads left are known by
-# its construction.  Units built with different specs are refused.  Then the spec errors:
+# its construction; with paths of interest inside worker and a as well
+# (in the calls-spec file, or a spec=FILE beside it), their counts and the
+# sequences' are the full build's.  Units built with different specs are
+# refused.  Then the spec errors:
 # syntax refused by the plugin with FILE:LINE and no program made, an
 # unknown function refused by check-spec against the metadata.
 # PAP_PISP_SEEDS sets how many random programs (default 3).
@@ -376,6 +379,73 @@ print(json.load(open(sys.argv[1]))["calls_left"])' "$d/sel.json")
 		not_ok "$w: counts or threads left differ ($gl left, want $((2 * m)))"
 		paste -d'|' "$d/want" "$d/sel.got" "$d/full.got" | sed 's/^/# /'
 	fi
+done
+
+# 2d. Paths of interest inside functions with the call sequences (PSP
+# inside): a path of worker's, from the full build's --write-spec, in the
+# calls-spec file itself, or in a spec=FILE beside it; its count and the
+# sequences' counts must be the full build's (default mode, every
+# function), the output the plain build's.
+for opt in -O0 -O2; do
+	d=leave$opt
+	[ -f "$d/full.d/pap.prof" ] || continue
+	"$decode" --top=0 --function='^worker$' --write-spec="$d/w.spec" \
+		"$d/full.d/pap.prof" >/dev/null 2>&1
+	p=$(sed -n 's/^path worker [^ ]* [^ ]* //p' "$d/w.spec" | sed -n 2p)
+	if [ -z "$p" ]; then
+		not_ok "pisp-leave.c $opt: no second path of worker written"
+		continue
+	fi
+	# and a's path: a runs in threads that left too, and counts there
+	"$decode" --top=0 --function='^a$' --write-spec="$d/wa.spec" \
+		"$d/full.d/pap.prof" >/dev/null 2>&1
+	pa=$(sed -n 's/^path a [^ ]* [^ ]* //p' "$d/wa.spec" | sed -n 1p)
+	printf 'pap-spec 2.1\npath worker %s\npath a %s\n' "$p" "$pa" >"$d/p.spec"
+	cat leave.spec >"$d/both.spec"
+	printf 'path worker %s\npath a %s\n' "$p" "$pa" >>"$d/both.spec"
+	for how in one two; do
+		w="pisp-leave.c $opt: paths of worker and a with the sequences, spec in $how file(s)"
+		if [ $how = one ]; then
+			f="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=$d/both.spec"
+		else
+			f="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=leave.spec -fplugin-arg-pap-spec=$d/p.spec"
+		fi
+		build "$w" "$d/psp-$how" "$f" "$e2e/pisp-leave.c" || continue
+		rm -rf "$d/psp-$how.d"
+		mkdir -p "$d/psp-$how.d"
+		(cd "$d/psp-$how.d" && "../psp-$how" $((3 * m)) >out 2>err;
+		 echo "status $?" >>out)
+		for b in full psp-$how; do
+			"$decode" --format=json --top=0 --calls-spec=leave.spec \
+				"$d/$b.d/pap.prof" >"$d/$b.pj" 2>/dev/null
+			python3 - "$d/$b.pj" "$p" "$pa" >"$d/$b.pc" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+# the selective build reports each path of interest (one a function
+# here) under "selective", the full build every path by its blocks
+sel = {f["function"]: f for f in j.get("selective", [])}
+for fn, p in (("worker", sys.argv[2]), ("a", sys.argv[3])):
+    if fn in sel:
+        n = sum(q["count"] for q in sel[fn]["paths"])
+    else:
+        n = sum(q["count"] for f in j["functions"] if f["name"] == fn
+                for q in f["paths"]
+                if q["blocks_packed"].split() == p.split())
+    print("path", fn, n)
+for c in j["calls_of_interest"]:
+    print(c["count"], " ".join(c["sequence"]))
+EOF
+		done
+		if ! cmp -s "$d/plain.d/out" "$d/psp-$how.d/out"; then
+			not_ok "$w: output differs from the plain build's"
+		elif cmp -s "$d/full.pc" "$d/psp-$how.pc" &&
+		     ! grep -q '^path .* 0$' "$d/full.pc"; then
+			ok "$w: $(tr '\n' ',' <"$d/full.pc" | cut -c1-80) as the full build"
+		else
+			not_ok "$w: counts differ (full | selective)"
+			paste -d'|' "$d/full.pc" "$d/psp-$how.pc" | sed 's/^/# /'
+		fi
+	done
 done
 
 # 2c. Units built with different specs (or one without calls-spec) make

@@ -88,6 +88,9 @@ void rt_calls_record(void)
 	lost = rt_calls_take(&value, &bps, &nbps);
 	rt_crunning_done();
 	p = rt_cprog_now();
+	/* units of different specs (pisp.h): nothing recorded */
+	if (left < 0)
+		return;
 	/* off every call sequence of interest (pisp.h): counted only */
 	if (left && p) {
 		rt_cprog_offer(p);
@@ -118,6 +121,11 @@ void rt_calls_record_async(uint64_t value, const struct pap_breakpoint *bps,
 	const struct rt_cprog *p = rt_cprog_now();
 	sigset_t all, old;
 
+	/* a thread off the call sequences of interest runs copies without
+	 * probes (pisp.h): an instrumented entry under one that expected
+	 * another callee looks like a handler's; nothing of it is kept */
+	if (rt_pisp_dead())
+		return;
 	if (lost || !p || nbps > UINT32_MAX) {
 		rt_agg_lost(1);
 		return;

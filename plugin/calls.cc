@@ -381,6 +381,7 @@ static void pap_calls_entry(struct pap_calls *c)
 	gsi = gsi_start_bb(join);
 	gsi_insert_before(&gsi, gimple_build_assign(c->last,
 		pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+	pap_pisp_on_entry(fun->decl, &gsi);
 }
 
 /*
@@ -1186,7 +1187,7 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 		gimple *ret = last_stmt(e->src);
 
 		if (ret && gimple_code(ret) == GIMPLE_RETURN &&
-		    !tailrets.contains(ret))
+		    !tailrets.contains(ret) && !pap_pisp_in_copy(e->src))
 			rets.safe_push(ret);
 	}
 	pap_calls_entry(c);

@@ -220,7 +220,8 @@ static bool pap_fn_select(function *fun)
 	if (pap_opts.have_exclude &&
 	    !regexec(&pap_opts.exclude, name, 0, NULL, 0))
 		return false;
-	return !pap_sel_enabled() || pap_sel_named(fun);
+	/* with calls, every function keeps its call probes (calls.cc) */
+	return !pap_sel_enabled() || pap_sel_named(fun) || pap_opts.calls;
 }
 
 /*
@@ -472,6 +473,7 @@ static void pap_fn_free(struct pap_fn *f)
  */
 static void pap_fn_calls_only(struct pap_fn *f)
 {
+	basic_block *copy;
 	tree lit;
 
 	f->mode = PAP_MODE_NONE;
@@ -483,7 +485,9 @@ static void pap_fn_calls_only(struct pap_fn *f)
 	f->emit.key = lit;
 	f->emit.key_slot = pap_key_slot(lit);
 	pap_mark_user_stmts(f->fun);
+	copy = pap_pisp_copy(f->fun, f->calls);
 	pap_calls_emit(f->calls, f->emit.key, f->emit.key_slot);
+	pap_pisp_guard(f->fun, copy);
 	pap_fn_finish(f);
 	pap_fn_record(f);
 }
@@ -491,6 +495,7 @@ static void pap_fn_calls_only(struct pap_fn *f)
 unsigned int pap_instrument_function(function *fun)
 {
 	struct pap_fn f;
+	basic_block *copy;
 
 	if (!pap_fn_select(fun))
 		return 0;
@@ -503,7 +508,9 @@ unsigned int pap_instrument_function(function *fun)
 	}
 	if (pap_opts.calls)
 		f.calls = pap_calls_collect(fun, &f.model, &f.g, f.asmname);
-	if (pap_opts.mode == PAP_MODE_NONE) {
+	if (pap_opts.mode == PAP_MODE_NONE ||
+	    (pap_sel_enabled() && !pap_sel_named(fun))) {
+		/* with spec, a function it does not name: calls alone */
 		if (f.calls)
 			pap_fn_calls_only(&f);
 	} else if (pap_fn_plan(&f) && pap_fn_locate(&f)) {
@@ -514,10 +521,13 @@ unsigned int pap_instrument_function(function *fun)
 			pap_sel_terminate(fun, f.sel, f.plan, f.asmname,
 					  f.checksum, &f.g, f.gcc_edge,
 					  f.tails, f.emit.r, f.emit.a);
+		/* calls-spec: the copy a dead thread runs (pisp.cc) */
+		copy = pap_pisp_copy(fun, f.calls);
 		pap_fn_place(&f);
 		pap_fn_commit(&f);
 		if (f.calls)
 			pap_calls_emit(f.calls, f.emit.key, f.emit.key_slot);
+		pap_pisp_guard(fun, copy);
 		pap_fn_finish(&f);
 		pap_fn_record(&f);
 	} else if (f.calls) {

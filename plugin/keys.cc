@@ -275,7 +275,10 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 
 	(void)gcc_data;
 	(void)user_data;
-	if (!pap_key_slots && !pap_abi_key)
+	/* a unit built with calls-spec registers its spec even when no
+	 * function of it kept a key (pisp.cc) */
+	if (!pap_key_slots && !pap_abi_key && !(pap_opts.calls &&
+						 pap_pisp_enabled()))
 		return;
 	/* first, which runtime ABI this unit was built for */
 	if (pap_abi_key) {
@@ -298,5 +301,6 @@ void pap_keys_finish(void *gcc_data, void *user_data)
 	pap_key_slots = NULL_TREE;
 	if (pap_calls_keys.length())
 		pap_keys_cunit(&body);
+	pap_pisp_finish(&body);
 	pap_keys_build_ctor(body);
 }

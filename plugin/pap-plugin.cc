@@ -329,11 +329,6 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		      "%<-fplugin-arg-%s-calls%>", base, base);
 		ok = false;
 	}
-	if (ok && pap_opts.calls && pap_sel_enabled()) {
-		error("%<-fplugin-arg-%s-calls%> does not combine with "
-		      "%<-fplugin-arg-%s-spec%> yet", base, base);
-		ok = false;
-	}
 	if (ok && pap_pisp_enabled() && !pap_opts.calls) {
 		error("%<-fplugin-arg-%s-calls-spec%> needs "
 		      "%<-fplugin-arg-%s-calls%>", base, base);

@@ -17,14 +17,29 @@
  * So each sequence of interest is counted exactly, and the functions
  * outside them pay one store per entry.
  *
- * Not yet: the per-thread automaton over the sequences (a thread in
- * functions of interest but off every sequence still records), paths
- * of interest inside functions (path and lines lines are refused).
+ * The automaton (libcore/pispauto.h) drops the threads in functions of
+ * interest but off every sequence: each such function's entry, after
+ * its call probe, calls __pap_pisp_step(its letter), and the first entry
+ * that no sequence of interest can make next sets __pap_pisp_dead.  The
+ * unit's constructor hands the runtime the automaton, encoded, with
+ * the spec's hash (__pap_pisp_unit); every unit with call probes does,
+ * a unit without calls-spec with none, so that the runtime refuses a
+ * program of units built with different specs.  A named function whose
+ * body can be copied (selective.cc's copy) gets an uninstrumented copy
+ * and, before every probe, if (__pap_pisp_dead) goto the copy: a thread
+ * that left pays a load and a branch per entry (pap_pisp_guard()).
+ *
+ * Paths inside functions (path and lines lines, here or in spec=FILE)
+ * are selective profiling's (selective.cc): with calls, a function they
+ * name is numbered for them without termination (psp1: the body's copy
+ * would have no call probes), and every other function keeps its call
+ * probes with no path probes (mode none).
  */
 #include "gcc-common.h"
 #include "plugin.h"
 
 #include "pathspec.h"
+#include "pispauto.h"
 #include "rtabi.h"
 #include "textfile.h"
 #include "util.h"
@@ -35,9 +50,15 @@ static bool pap_pisp_on;
 static const char **pap_pisp_names;
 static size_t pap_pisp_nnames;
 static tree pap_pisp_var;
+/* __pap_pisp_step and __pap_pisp_unit */
+static tree pap_pisp_step_fn, pap_pisp_unit_fn;
 
 static const struct ggc_root_tab pap_pisp_roots[] = {
 	{ &pap_pisp_var, 1, sizeof(pap_pisp_var),
+	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &pap_pisp_step_fn, 1, sizeof(pap_pisp_step_fn),
+	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &pap_pisp_unit_fn, 1, sizeof(pap_pisp_unit_fn),
 	  &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
 	LAST_GGC_ROOT_TAB
 };
@@ -80,11 +101,20 @@ static void pap_pisp_index(void)
 	pap_pisp_nnames = j;
 }
 
+/* @asmname's letter (its place among the names), or -1 when no
+ * sequence of interest names it. */
+static long pap_pisp_letter(const char *asmname)
+{
+	const char **p = (const char **)bsearch(&asmname, pap_pisp_names,
+		pap_pisp_nnames, sizeof(*pap_pisp_names), pap_pisp_cmp);
+
+	return p ? (long)(p - pap_pisp_names) : -1;
+}
+
 /* Does a sequence of interest name @asmname? */
 static bool pap_pisp_has(const char *asmname)
 {
-	return bsearch(&asmname, pap_pisp_names, pap_pisp_nnames,
-		       sizeof(*pap_pisp_names), pap_pisp_cmp) != NULL;
+	return pap_pisp_letter(asmname) >= 0;
 }
 
 /*
@@ -123,14 +153,9 @@ bool pap_pisp_add_spec(const char *file)
 			      pap_strerror(r));
 		return false;
 	}
-	if (pap_pisp_spec.npaths) {
-		const struct pap_spec_path *p = &pap_pisp_spec.paths[0];
-
-		error("%s:%u: error: paths inside functions do not combine "
-		      "with %<calls-spec%> yet (give them to %<spec%> in a "
-		      "build without calls)", p->file, p->line);
+	/* paths inside functions: selective profiling's (PSP inside) */
+	if (pap_pisp_spec.npaths && !pap_sel_add_spec(file))
 		return false;
-	}
 	if (!pap_pisp_spec.ncalls) {
 		error("%s: no %<calls%> line: no call sequence of interest",
 		      file);
@@ -187,4 +212,196 @@ bool pap_pisp_keep(function *fun, const char *asmname)
 		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: on no "
 		       "call sequence of interest: no call probes", asmname);
 	return false;
+}
+
+/* A runtime function of ours: external, nothrow, leaf. */
+static tree pap_pisp_fn(const char *name, tree type, bool leaf)
+{
+	tree decl = build_fn_decl(name, type);
+
+	TREE_NOTHROW(decl) = 1;
+	if (leaf)
+		DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"),
+						  NULL_TREE,
+						  DECL_ATTRIBUTES(decl));
+	DECL_ARTIFICIAL(decl) = 1;
+	return decl;
+}
+
+/*
+ * In a function that a sequence of interest names (@decl), at *@gsi,
+ * after its entry's call probe: __pap_pisp_step(its letter), the
+ * thread's automaton advanced by the entry.
+ */
+void pap_pisp_on_entry(tree decl, gimple_stmt_iterator *gsi)
+{
+	long letter;
+
+	if (!pap_pisp_on)
+		return;
+	letter = pap_pisp_letter(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(
+		decl)));
+	if (letter < 0)
+		return;
+	if (!pap_pisp_step_fn)
+		pap_pisp_step_fn = pap_pisp_fn("__pap_pisp_step",
+			build_function_type_list(void_type_node,
+				unsigned_type_node, NULL_TREE), true);
+	gsi_insert_before(gsi, gimple_build_call(pap_pisp_step_fn, 1,
+		build_int_cst(unsigned_type_node, letter)), GSI_SAME_STMT);
+}
+
+/*
+ * The automaton of the sequences read (pispauto.h), encoded: malloc'ed,
+ * its size in *@size; NULL after an error said to GCC.
+ */
+static unsigned char *pap_pisp_encoded(size_t *size)
+{
+	struct pap_pisp_auto a;
+	struct pap_pisp_item **seq;
+	size_t *len, i, j;
+	unsigned char *buf = NULL;
+
+	seq = XNEWVEC(struct pap_pisp_item *, pap_pisp_spec.ncalls + 1);
+	len = XNEWVEC(size_t, pap_pisp_spec.ncalls + 1);
+	for (i = 0; i < pap_pisp_spec.ncalls; i++) {
+		const struct pap_spec_calls *c = &pap_pisp_spec.calls[i];
+
+		seq[i] = XNEWVEC(struct pap_pisp_item, c->nitems + 1);
+		len[i] = c->nitems;
+		for (j = 0; j < c->nitems; j++) {
+			const char *it = c->item[j];
+
+			seq[i][j].letter = (uint32_t)pap_pisp_letter(
+				it + (*it == '>'));
+			seq[i][j].outside = *it == '>';
+		}
+	}
+	if (pap_pisp_auto_build(&a, (uint32_t)pap_pisp_nnames,
+				(const struct pap_pisp_item *const *)seq,
+				len, pap_pisp_spec.ncalls,
+				pap_spec_calls_hash(&pap_pisp_spec)))
+		error("out of memory building the automaton of the call "
+		      "sequences of interest");
+	else {
+		if (a.open && pap_opts.verbose)
+			inform(UNKNOWN_LOCATION, "pap: the call sequences of "
+			       "interest read in more than %u ways: threads "
+			       "off them are not stopped", PAP_PISP_MAX_NODES);
+		buf = pap_pisp_auto_encode(&a, size);
+		pap_pisp_auto_free(&a);
+		if (!buf)
+			error("out of memory encoding the automaton of the "
+			      "call sequences of interest");
+	}
+	for (i = 0; i < pap_pisp_spec.ncalls; i++)
+		XDELETEVEC(seq[i]);
+	XDELETEVEC(seq);
+	XDELETEVEC(len);
+	return buf;
+}
+
+/*
+ * Appends to the unit's constructor @body, in a unit with call probes,
+ * __pap_pisp_unit(the automaton encoded, its size), or (NULL, 0)
+ * without calls-spec: the runtime takes the first and refuses any unit
+ * whose spec differs (librt/pisp.h).
+ */
+void pap_pisp_finish(tree *body)
+{
+	unsigned char *buf = NULL;
+	size_t size = 0;
+	tree arg;
+
+	if (!pap_opts.calls)
+		return;
+	if (pap_pisp_on && !(buf = pap_pisp_encoded(&size)))
+		return;
+	if (!pap_pisp_unit_fn)
+		pap_pisp_unit_fn = pap_pisp_fn("__pap_pisp_unit",
+			build_function_type_list(void_type_node,
+				ptr_type_node, unsigned_type_node,
+				NULL_TREE), false);
+	arg = buf ? fold_convert(ptr_type_node, build_string_literal(
+		(unsigned)size, (const char *)buf)) : null_pointer_node;
+	append_to_statement_list(build_call_expr(pap_pisp_unit_fn, 2, arg,
+		build_int_cst(unsigned_type_node, size)), body);
+	free(buf);
+}
+
+/* The blocks of the current function's copy (pap_pisp_copy()), and the
+ * copy of its first block; until pap_pisp_guard(). */
+static hash_set<basic_block> *pap_pisp_copies;
+static basic_block pap_pisp_copy_first;
+
+basic_block *pap_pisp_copy(function *fun, const struct pap_calls *calls)
+{
+	basic_block *copy, first;
+	const char *why;
+	int i, first_copy;
+
+	/* a function with paths of interest counts them in every thread,
+	 * as the full build does: no copy */
+	if (!pap_pisp_on || !calls ||
+	    (pap_sel_enabled() && pap_sel_named(fun)))
+		return NULL;
+	if ((why = pap_sel_uncopyable(fun))) {
+		if (pap_opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: "
+			       "no uninstrumented copy (%s): a thread off "
+			       "the call sequences of interest runs its "
+			       "probes", IDENTIFIER_POINTER(
+				       DECL_ASSEMBLER_NAME(fun->decl)), why);
+		return NULL;
+	}
+	first = single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun));
+	/* the copy array is indexed by the blocks before the copy */
+	first_copy = last_basic_block_for_fn(fun);
+	copy = pap_sel_copy_body(fun);
+	pap_pisp_copies = new hash_set<basic_block>;
+	for (i = 0; i < first_copy; i++)
+		if (copy[i])
+			pap_pisp_copies->add(copy[i]);
+	pap_pisp_copy_first = copy[first->index];
+	return copy;
+}
+
+bool pap_pisp_in_copy(basic_block bb)
+{
+	return pap_pisp_copies && pap_pisp_copies->contains(bb);
+}
+
+/*
+ * The function's entry, before every probe: if (__pap_pisp_dead) goto
+ * the copy of its first block.  A dead thread pays the load and the
+ * branch, and runs the plain body from there on.
+ */
+void pap_pisp_guard(function *fun, basic_block *copy)
+{
+	basic_block t;
+	gimple_stmt_iterator gsi;
+	gimple_seq seq = NULL;
+	tree d;
+	edge fall, dead;
+
+	if (!copy)
+		return;
+	t = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	d = create_tmp_var(unsigned_type_node, "pap_dead");
+	gimple_seq_add_stmt(&seq, gimple_build_assign(d, pap_pisp_dead()));
+	gimple_seq_add_stmt(&seq, gimple_build_cond(NE_EXPR, d,
+		build_int_cst(unsigned_type_node, 0), NULL_TREE, NULL_TREE));
+	gsi = gsi_last_bb(t);
+	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	fall = single_succ_edge(t);
+	fall->flags &= ~EDGE_FALLTHRU;
+	fall->flags |= EDGE_FALSE_VALUE;
+	dead = make_edge(t, pap_pisp_copy_first, EDGE_TRUE_VALUE);
+	dead->probability = profile_probability::unlikely();
+	fall->probability = dead->probability.invert();
+	XDELETEVEC(copy);
+	delete pap_pisp_copies;
+	pap_pisp_copies = NULL;
+	pap_pisp_copy_first = NULL;
+	pap_sel_copied(fun);
 }

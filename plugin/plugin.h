@@ -146,6 +146,29 @@ bool pap_pisp_keep(function *fun, const char *asmname);
 /* Does the function @decl keep its call probes (as pap_pisp_keep()),
  * for its callers' sites and clusters? */
 bool pap_pisp_named(tree decl);
+/*
+ * selective.cc's uninstrumented copy of a body, shared with pisp.cc: why
+ * @fun cannot be copied (NULL: it can); the copy of every block, after
+ * the last, by index (XNEWVEC; its SSA temporaries made variables);
+ * once the copy is entered from the body, its loops found again.
+ */
+const char *pap_sel_uncopyable(function *fun);
+basic_block *pap_sel_copy_body(function *fun);
+void pap_sel_copied(function *fun);
+/*
+ * pisp.cc: in a function that keeps call probes (@calls), an
+ * uninstrumented copy of its body (NULL: none, no calls-spec or not
+ * copyable), made before any probe; once every probe is in,
+ * pap_pisp_guard() makes its entry jump there when its thread is dead.
+ */
+basic_block *pap_pisp_copy(function *fun, const struct pap_calls *calls);
+void pap_pisp_guard(function *fun, basic_block *copy);
+/* Is @bb a block of such a copy (no call probe goes there)? */
+bool pap_pisp_in_copy(basic_block bb);
+/* After a named function's entry probe, at *@gsi: its automaton step. */
+void pap_pisp_on_entry(tree decl, gimple_stmt_iterator *gsi);
+/* The unit's registration of its spec, appended to constructor @body. */
+void pap_pisp_finish(tree *body);
 const struct ggc_root_tab *pap_pisp_gc_roots(void);
 struct pap_cfgtext;
 struct pap_sel_plan;

@@ -151,7 +151,7 @@ void pap_sel_finish_unit(void)
  * must be an ordinary one (no exception, abnormal or computed-goto edge,
  * so no setjmp and no nonlocal label) and every block duplicable.
  */
-static const char *pap_sel_uncopyable(function *fun)
+const char *pap_sel_uncopyable(function *fun)
 {
 	basic_block bb;
 
@@ -399,7 +399,9 @@ bool pap_sel_plan_fn(function *fun, const char *asmname,
 	struct pap_sel_path *paths;
 	enum pap_sel_strategy s = pap_sel_asked;
 	struct pap_sel_plan *sp = NULL;
-	const char *why = pap_sel_uncopyable(fun);
+	/* with calls, an early end would run a copy without call probes */
+	const char *why = pap_opts.calls ? "call probes" :
+			  pap_sel_uncopyable(fun);
 	size_t *which, k;
 	char err[512];
 	int n, r;
@@ -524,7 +526,7 @@ static void pap_sel_unssa(function *fun)
  * copies, in no loop until the loops are found again; returns the copy
  * of each block by index (XNEWVEC).
  */
-static basic_block *pap_sel_copy_body(function *fun)
+basic_block *pap_sel_copy_body(function *fun)
 {
 	auto_vec<basic_block> bbs;
 	basic_block bb, after = EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb;
@@ -1002,7 +1004,7 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 			checks = true;
 	}
 	if ((!sp->nterm_edges && !checks && !sp->aut) ||
-	    pap_sel_uncopyable(fun))
+	    pap_sel_uncopyable(fun) || pap_opts.calls)
 		return;
 	snprintf(name, sizeof(name), "%s%%early", asmname);
 	pap_fnkey_format(key, sizeof(key), name, checksum, pap_meta_path());
@@ -1058,6 +1060,11 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,
 	}
 	pap_sel_prune(fun, gcc_edge, g->cfg->nedges, tails, g->nblocks);
 	XDELETEVEC(copy);
+	pap_sel_copied(fun);
+}
+
+void pap_sel_copied(function *fun)
+{
 	/* the copies' loops may now be entered anywhere: found again */
 	free_dominance_info(CDI_DOMINATORS);
 	calculate_dominance_info(CDI_DOMINATORS);

@@ -14,7 +14,13 @@
 # that do not (a run's first function alone, and one with a thread's
 # functions but a call too many), and specs of single functions or of
 # the least frequent sequence alone, which the other threads leave; the threads that left
-# must be those the oracle says.  Then the spec errors:
+# must include those the oracle says ran a function no sequence names (the
+# automaton drops others too).  pisp-leave.c's threads leave mid-way in
+# functions the spec names: the counts and the threads left are known by
+# its construction; with paths of interest inside worker and a as well
+# (in the calls-spec file, or a spec=FILE beside it), their counts and the
+# sequences' are the full build's.  Units built with different specs are
+# refused.  Then the spec errors:
 # syntax refused by the plugin with FILE:LINE and no program made, an
 # unknown function refused by check-spec against the metadata.
 # PAP_PISP_SEEDS sets how many random programs (default 3).
@@ -117,8 +123,11 @@ else:
                   if " ".join(c["sequence"]) == s), s)
 EOF
 
-# the threads that leave: those whose oracle sequence has a function of
-# the spec and one not in it (the first runs the probes, the other leaves)
+# threads that must leave: those whose oracle sequence begins with a
+# function of the spec (its entry probe runs) and has one not in it (it
+# leaves there, if not before); a thread that begins outside the spec's
+# functions never runs their probes (they jump to their copies) and makes
+# no record
 cat >left.py <<'EOF'
 import sys
 from want import spec
@@ -126,7 +135,7 @@ names = set(w.lstrip(">") for s in spec(sys.argv[1]) for w in s.split())
 left = 0
 for l in open(sys.argv[2]):
     fns = set(w.lstrip(">") for w in l.split())
-    if fns & names and fns - names:
+    if l.split() and l.split()[0] in names and fns - names:
         left += 1
 print(left)
 EOF
@@ -168,8 +177,10 @@ check() {
 	_l=$(python3 left.py "$_s" "$_d/oracle.seq")
 	_gl=$(python3 -c 'import json,sys
 print(json.load(open(sys.argv[1]))["calls_left"])' "$_d/pap.json")
-	if [ "$_l" != "$_gl" ]; then
-		not_ok "$_w: $_gl threads left the sequences, the oracle says $_l"
+	# the automaton drops more (threads in named functions that no
+	# sequence can go on with): at least those
+	if [ "$_gl" -lt "$_l" ]; then
+		not_ok "$_w: $_gl threads left the sequences, the oracle says at least $_l"
 		return
 	fi
 	left=$((left + _l))
@@ -325,6 +336,152 @@ if [ "$seen" -gt 0 ] && [ "$never" -gt 0 ] && [ "$left" -gt 0 ]; then
 else
 	not_ok "a case was lost: $seen seen, $never never, $left threads left"
 fi
+
+# 2b. Threads that leave mid-way in functions the spec names
+# (pisp-leave.c: 3m workers, m on the sequence, 2m leaving, main on its
+# own sequence), -O0 and -O2: counts and threads left by construction,
+# the full build's counts the same, the output the plain build's.
+printf 'pap-spec 2.1\ncalls main\ncalls worker a worker b worker\n' >leave.spec
+for opt in -O0 -O2; do
+	d=leave$opt
+	mkdir -p "$d"
+	w="pisp-leave.c $opt"
+	$cc $opt -pthread -o "$d/plain" "$e2e/pisp-leave.c" || {
+		not_ok "$w: the plain build fails"
+		continue
+	}
+	build "$w full" "$d/full" "-fplugin-arg-pap-calls" \
+	      "$e2e/pisp-leave.c" || continue
+	build "$w spec" "$d/sel" \
+	      "-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=leave.spec" \
+	      "$e2e/pisp-leave.c" || continue
+	m=7
+	for b in plain full sel; do
+		rm -rf "$d/$b.d"
+		mkdir -p "$d/$b.d"
+		(cd "$d/$b.d" && "../$b" $((3 * m)) >out 2>err;
+		 echo "status $?" >>out)
+	done
+	printf '%s\n' "1 main" "$m worker a worker b worker" >"$d/want"
+	for b in full sel; do
+		"$decode" --format=json --top=0 --calls-spec=leave.spec \
+			"$d/$b.d/pap.prof" >"$d/$b.json" 2>"$d/$b.err"
+		python3 got.py got "$d/$b.json" >"$d/$b.got"
+	done
+	gl=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["calls_left"])' "$d/sel.json")
+	if ! cmp -s "$d/plain.d/out" "$d/sel.d/out"; then
+		not_ok "$w: output differs from the plain build's"
+	elif cmp -s "$d/want" "$d/sel.got" && cmp -s "$d/want" "$d/full.got" &&
+	     [ "$gl" = $((2 * m)) ]; then
+		ok "$w: $m of $((3 * m)) workers on the sequence, $gl left mid-way, as built"
+	else
+		not_ok "$w: counts or threads left differ ($gl left, want $((2 * m)))"
+		paste -d'|' "$d/want" "$d/sel.got" "$d/full.got" | sed 's/^/# /'
+	fi
+done
+
+# 2d. Paths of interest inside functions with the call sequences (PSP
+# inside): a path of worker's, from the full build's --write-spec, in the
+# calls-spec file itself, or in a spec=FILE beside it; its count and the
+# sequences' counts must be the full build's (default mode, every
+# function), the output the plain build's.
+for opt in -O0 -O2; do
+	d=leave$opt
+	[ -f "$d/full.d/pap.prof" ] || continue
+	"$decode" --top=0 --function='^worker$' --write-spec="$d/w.spec" \
+		"$d/full.d/pap.prof" >/dev/null 2>&1
+	p=$(sed -n 's/^path worker [^ ]* [^ ]* //p' "$d/w.spec" | sed -n 2p)
+	if [ -z "$p" ]; then
+		not_ok "pisp-leave.c $opt: no second path of worker written"
+		continue
+	fi
+	# and a's path: a runs in threads that left too, and counts there
+	"$decode" --top=0 --function='^a$' --write-spec="$d/wa.spec" \
+		"$d/full.d/pap.prof" >/dev/null 2>&1
+	pa=$(sed -n 's/^path a [^ ]* [^ ]* //p' "$d/wa.spec" | sed -n 1p)
+	printf 'pap-spec 2.1\npath worker %s\npath a %s\n' "$p" "$pa" >"$d/p.spec"
+	cat leave.spec >"$d/both.spec"
+	printf 'path worker %s\npath a %s\n' "$p" "$pa" >>"$d/both.spec"
+	for how in one two; do
+		w="pisp-leave.c $opt: paths of worker and a with the sequences, spec in $how file(s)"
+		if [ $how = one ]; then
+			f="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=$d/both.spec"
+		else
+			f="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=leave.spec -fplugin-arg-pap-spec=$d/p.spec"
+		fi
+		build "$w" "$d/psp-$how" "$f" "$e2e/pisp-leave.c" || continue
+		rm -rf "$d/psp-$how.d"
+		mkdir -p "$d/psp-$how.d"
+		(cd "$d/psp-$how.d" && "../psp-$how" $((3 * m)) >out 2>err;
+		 echo "status $?" >>out)
+		for b in full psp-$how; do
+			"$decode" --format=json --top=0 --calls-spec=leave.spec \
+				"$d/$b.d/pap.prof" >"$d/$b.pj" 2>/dev/null
+			python3 - "$d/$b.pj" "$p" "$pa" >"$d/$b.pc" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+# the selective build reports each path of interest (one a function
+# here) under "selective", the full build every path by its blocks
+sel = {f["function"]: f for f in j.get("selective", [])}
+for fn, p in (("worker", sys.argv[2]), ("a", sys.argv[3])):
+    if fn in sel:
+        n = sum(q["count"] for q in sel[fn]["paths"])
+    else:
+        n = sum(q["count"] for f in j["functions"] if f["name"] == fn
+                for q in f["paths"]
+                if q["blocks_packed"].split() == p.split())
+    print("path", fn, n)
+for c in j["calls_of_interest"]:
+    print(c["count"], " ".join(c["sequence"]))
+EOF
+		done
+		if ! cmp -s "$d/plain.d/out" "$d/psp-$how.d/out"; then
+			not_ok "$w: output differs from the plain build's"
+		elif cmp -s "$d/full.pc" "$d/psp-$how.pc" &&
+		     ! grep -q '^path .* 0$' "$d/full.pc"; then
+			ok "$w: $(tr '\n' ',' <"$d/full.pc" | cut -c1-80) as the full build"
+		else
+			not_ok "$w: counts differ (full | selective)"
+			paste -d'|' "$d/full.pc" "$d/psp-$how.pc" | sed 's/^/# /'
+		fi
+	done
+done
+
+# 2c. Units built with different specs (or one without calls-spec) make
+# a program that says so when it starts and records no call sequence.
+printf 'pap-spec 2.1\ncalls main\n' >other.spec
+echo 'int other(int x) { return x + 1; }' >other.c
+for o in other nospec; do
+	w="units of different specs ($o)"
+	if [ $o = other ]; then
+		f="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=other.spec"
+	else
+		f="-fplugin-arg-pap-calls"
+	fi
+	rm -rf "mix-$o"
+	mkdir -p "mix-$o"
+	if ! (PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=leave.spec" \
+	      "$papgcc" -O1 -c -o "mix-$o/a.o" "$e2e/pisp-leave.c" &&
+	      PAP_PLUGIN_ARGS="$f" "$papgcc" -O1 -c -o "mix-$o/b.o" other.c &&
+	      "$papgcc" -pthread -o "mix-$o/prog" "mix-$o/a.o" "mix-$o/b.o") \
+	     >"mix-$o/log" 2>&1; then
+		not_ok "$w: does not build"
+		diag "mix-$o/log"
+		continue
+	fi
+	(cd "mix-$o" && ./prog 6 >out 2>err)
+	nrec=$("$decode" --format=json --top=0 "mix-$o/pap.prof" 2>/dev/null |
+		python3 -c 'import json,sys
+print(sum(c["count"] for c in json.load(sys.stdin).get("call_paths", [])))' 2>/dev/null)
+	if grep -q "pap: error: .*: built with .*another unit with .*same -fplugin-arg-pap-calls-spec; no call sequences are recorded" "mix-$o/err" &&
+	   [ "${nrec:-x}" = 0 ]; then
+		ok "$w: refused at run time, nothing recorded"
+	else
+		not_ok "$w: not refused (${nrec:-?} sequences recorded)"
+		diag "mix-$o/err"
+	fi
+done
 
 # 3. Spec errors.
 opt=-O0

@@ -51,7 +51,6 @@ void pap_bpack_online_free(struct pap_bpack_online *s)
 			s->nslots * sizeof(*s->slot_bucket));
 	pap_mem_release(s->mem, s->slot_pos,
 			s->nslots * sizeof(*s->slot_pos));
-	pap_mem_release(s->mem, s->slot_bp, s->nslots * sizeof(*s->slot_bp));
 	pap_mem_release(s->mem, s->window, s->wsize * sizeof(*s->window));
 	pap_mem_release(s->mem, s->level, s->nlevel * sizeof(*s->level));
 	pap_bpack_online_init(s, mem);
@@ -60,8 +59,7 @@ void pap_bpack_online_free(struct pap_bpack_online *s)
 size_t pap_bpack_online_memory(const struct pap_bpack_online *s)
 {
 	return s->cap * BPON_ITEM_BYTES + s->cap_pool * sizeof(*s->pool) +
-	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos) +
-			    sizeof(*s->slot_bp)) +
+	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos)) +
 	       s->wsize * sizeof(*s->window) +
 	       s->nlevel * sizeof(*s->level);
 }
@@ -82,33 +80,27 @@ static size_t bpon_slot(const struct pap_bpack_online *s, size_t bucket)
 	return i;
 }
 
-/* The latest position + 1 in @bucket, 0 for none; *@bp the breakpoint
- * there. */
-static uint64_t bpon_latest(const struct pap_bpack_online *s, size_t bucket,
-			    const struct pap_breakpoint **bp)
+/* The latest position + 1 in @bucket, 0 for none. */
+static uint64_t bpon_latest(const struct pap_bpack_online *s, size_t bucket)
 {
 	size_t i;
 
 	if (!s->nslots)
 		return 0;
 	i = bpon_slot(s, bucket);
-	*bp = &s->slot_bp[i];
 	return s->slot_bucket[i] ? s->slot_pos[i] : 0;
 }
 
-/* Position @pos, holding @bp, is the latest in @bp's bucket (room made
- * by bpon_room): candidates are compared without reading back. */
-static void bpon_enter(struct pap_bpack_online *s,
-		       const struct pap_breakpoint *bp, uint64_t pos)
+/* Position @pos is the latest in @bucket (room made by bpon_room). */
+static void bpon_enter(struct pap_bpack_online *s, size_t bucket, uint64_t pos)
 {
-	size_t bucket = pap_bpack_bucket(bp), i = bpon_slot(s, bucket);
+	size_t i = bpon_slot(s, bucket);
 
 	if (!s->slot_bucket[i]) {
 		s->slot_bucket[i] = (uint16_t)(bucket + 1);
 		s->used++;
 	}
 	s->slot_pos[i] = pos + 1;
-	s->slot_bp[i] = *bp;
 }
 
 /* Doubles the bucket table (rehashing); 0, or -1 with nothing changed. */
@@ -117,13 +109,10 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 	size_t n = s->nslots ? s->nslots * 2 : 16, i, j, mask = n - 1;
 	uint16_t *b = pap_mem_resize(s->mem, NULL, 0, n * sizeof(*b));
 	uint64_t *p = pap_mem_resize(s->mem, NULL, 0, n * sizeof(*p));
-	struct pap_breakpoint *v = pap_mem_resize(s->mem, NULL, 0,
-						  n * sizeof(*v));
 
-	if (!b || !p || !v) {
+	if (!b || !p) {
 		pap_mem_release(s->mem, b, n * sizeof(*b));
 		pap_mem_release(s->mem, p, n * sizeof(*p));
-		pap_mem_release(s->mem, v, n * sizeof(*v));
 		return -1;
 	}
 	memset(b, 0, n * sizeof(*b));
@@ -136,16 +125,13 @@ static int bpon_grow_slots(struct pap_bpack_online *s)
 			j = (j + 1) & mask;
 		b[j] = s->slot_bucket[i];
 		p[j] = s->slot_pos[i];
-		v[j] = s->slot_bp[i];
 	}
 	pap_mem_release(s->mem, s->slot_bucket,
 			s->nslots * sizeof(*s->slot_bucket));
 	pap_mem_release(s->mem, s->slot_pos,
 			s->nslots * sizeof(*s->slot_pos));
-	pap_mem_release(s->mem, s->slot_bp, s->nslots * sizeof(*s->slot_bp));
 	s->slot_bucket = b;
 	s->slot_pos = p;
-	s->slot_bp = v;
 	s->nslots = n;
 	return 0;
 }
@@ -515,7 +501,7 @@ static void bpon_close_run(struct pap_bpack_online *s)
 		const struct pap_breakpoint *bp = bpon_at(s, s->run_start);
 
 		bpon_write(s, bp, s->run_start);
-		bpon_enter(s, bp, s->run_start);
+		bpon_enter(s, pap_bpack_bucket(bp), s->run_start);
 	}
 	s->run_len = 0;
 }
@@ -524,7 +510,7 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 			  const struct pap_breakpoint *bp)
 {
 	uint64_t p = s->pushed, latest;
-	const struct pap_breakpoint *there = NULL;
+	size_t bucket = pap_bpack_bucket(bp);
 
 	if (bpon_room(s))
 		return PAP_ENOMEM;
@@ -534,16 +520,17 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 		if (s->run_len < UINT32_MAX &&
 		    bpon_same(bp, bpon_at(s, p - s->run_dist))) {
 			if (s->run_len == 1)
-				bpon_enter(s, bpon_at(s, s->run_start),
-					   s->run_start);
+				bpon_enter(s, pap_bpack_bucket(bpon_at(s,
+						s->run_start)), s->run_start);
 			s->run_len++;
-			bpon_enter(s, bp, p);
+			bpon_enter(s, bucket, p);
 			return PAP_OK;
 		}
 		bpon_close_run(s);
 	}
-	latest = bpon_latest(s, pap_bpack_bucket(bp), &there);
-	if (latest && p - (latest - 1) <= UINT32_MAX && bpon_same(bp, there)) {
+	latest = bpon_latest(s, bucket);
+	if (latest && p - (latest - 1) <= UINT32_MAX &&
+	    bpon_same(bp, bpon_at(s, latest - 1))) {
 		s->run_start = p;
 		s->run_dist = p - (latest - 1);
 		s->run_len = 1;
@@ -554,7 +541,7 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 		return PAP_OK;
 	}
 	bpon_write(s, bp, p);
-	bpon_enter(s, bp, p);
+	bpon_enter(s, bucket, p);
 	return PAP_OK;
 }
 

@@ -16,9 +16,8 @@
  * runs out: a candidate more than UINT32_MAX positions back is not taken
  * (a repeat's distance has 32 bits).
  *
- * How an earlier breakpoint is read back: a candidate is compared with
- * the breakpoint kept with its bucket's latest position; extending a
- * repeat reads its source from the window when it is recent (the window
+ * How an earlier breakpoint is read back (a candidate, or the source of
+ * a repeat being extended): from the window when it is recent (the window
  * grows to the distance of the repeat being made, up to
  * PAP_BPACK_WINDOW_MAX), else from the packed items, where a position
  * inside a repeat of distance d stands for the one d before it, followed
@@ -89,11 +88,9 @@ struct pap_bpack_online {
 	 * before it; none when run_len is 0 */
 	uint64_t run_start, run_dist;
 	uint32_t run_len;
-	/* bucket -> latest position + 1 and the breakpoint there: open
-	 * addressing on bucket + 1 */
+	/* bucket -> latest position + 1: open addressing on bucket + 1 */
 	uint16_t *slot_bucket;
 	uint64_t *slot_pos;
-	struct pap_breakpoint *slot_bp;
 	size_t nslots, used;
 	/* position p at window[p & (wsize - 1)] while pushed - p <= wsize
 	 * and p >= wfrom (a grown window holds only what the old one did) */

@@ -48,12 +48,17 @@ extern "C" {
 #define PAP_BPACK_WINDOW_MAX 4096
 
 /*
- * Repeats up to PAP_BPACK_PERIOD apart list the literal items of their
- * period: reading a position inside one back is then one step, however
- * often the reader goes round the period.  At most PAP_BPACK_PERIOD
- * entries of 4 bytes per repeat item.
+ * Repeats up to PAP_BPACK_PERIOD apart, and those up to
+ * PAP_BPACK_PERIOD_MAX apart that are at least half as long as their
+ * distance, list the literal items of their period: reading a position
+ * inside one back is then one step, however often the reader goes round
+ * the period or jumps into it (an interpreter's second pass over a long
+ * loop reads the first one back).  The tables cost 4 bytes an entry: at
+ * most PAP_BPACK_PERIOD per short repeat, and never more than 2 per
+ * breakpoint a longer one stands for.
  */
 #define PAP_BPACK_PERIOD 64
+#define PAP_BPACK_PERIOD_MAX 4096
 
 /*
  * The reader of earlier positions (bpack_online.c): level i of a read

@@ -443,7 +443,7 @@ static const struct pap_breakpoint *bpon_at(struct pap_bpack_online *s,
  * Does the repeat being written, of distance @d and length @len, get a
  * period table?  Always up to PAP_BPACK_PERIOD; up to
  * PAP_BPACK_PERIOD_MAX when it is at least half as long as its period,
- * so that the tables never hold more than half as many entries as the
+ * so that the tables never hold more than twice as many entries as the
  * breakpoints their repeats stand for (bpack_online.h).  Without the
  * longer ones the reader still reads a repeat's source in order, but
  * lua's bench.lua under pap-epp took 5% more instructions, its reads

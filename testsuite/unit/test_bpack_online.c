@@ -326,9 +326,12 @@ static void test_online_aperiodic(void **state)
 			break;
 		case 3:		/* Fibonacci: i-th letter from the golden
 				 * ratio's multiples */
-			for (i = 1; i <= 1000000; i++)
-				put_sym(&q, (unsigned)((i + 1) * 0.6180339887498949) -
-					    (unsigned)(i * 0.6180339887498949));
+			for (i = 1; i <= 1000000; i++) {
+				const double g = 0.6180339887498949;
+
+				put_sym(&q, (unsigned)((double)(i + 1) * g) -
+					    (unsigned)((double)i * g));
+			}
 			break;
 		case 4:
 		case 5:
@@ -337,7 +340,7 @@ static void test_online_aperiodic(void **state)
 			for (i = 0; i < 300000; i++)
 				put_sym(&q, rnd() % n);
 			break;
-		case 7:		/* nested loops, bodies past the window */
+		case 7:	/* nested loops, bodies past the window */
 			for (i = 0; q.n < 1000000; i++)
 				for (j = 0; j < 3 + i % 4; j++) {
 					for (v = 0; v < 4100 + 7 * (i % 3); v++)
@@ -353,9 +356,11 @@ static void test_online_aperiodic(void **state)
 				size_t at = q.n + rnd() % 5000;
 
 				for (i = 0; i < 5000; i++) {
-					struct pap_breakpoint b = q.x[q.n - 5000];
+					struct pap_breakpoint b;
 
-					put(&q, b.site, q.n == at ? rnd() : b.r);
+					b = q.x[q.n - 5000];
+					put(&q, b.site,
+					    q.n == at ? rnd() : b.r);
 				}
 			}
 		}

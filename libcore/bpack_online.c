@@ -35,6 +35,7 @@ void pap_bpack_online_reset(struct pap_bpack_online *s)
 	s->pushed = 0;
 	s->wfrom = 0;
 	s->run_len = 0;
+	s->depth = 0;
 	s->used = 0;
 	if (s->nslots)
 		memset(s->slot_bucket, 0, s->nslots * sizeof(*s->slot_bucket));
@@ -51,6 +52,7 @@ void pap_bpack_online_free(struct pap_bpack_online *s)
 	pap_mem_release(s->mem, s->slot_pos,
 			s->nslots * sizeof(*s->slot_pos));
 	pap_mem_release(s->mem, s->window, s->wsize * sizeof(*s->window));
+	pap_mem_release(s->mem, s->level, s->nlevel * sizeof(*s->level));
 	pap_bpack_online_init(s, mem);
 }
 
@@ -58,7 +60,8 @@ size_t pap_bpack_online_memory(const struct pap_bpack_online *s)
 {
 	return s->cap * BPON_ITEM_BYTES + s->cap_pool * sizeof(*s->pool) +
 	       s->nslots * (sizeof(*s->slot_bucket) + sizeof(*s->slot_pos)) +
-	       s->wsize * sizeof(*s->window);
+	       s->wsize * sizeof(*s->window) +
+	       s->nlevel * sizeof(*s->level);
 }
 
 static inline int bpon_same(const struct pap_breakpoint *a,
@@ -152,6 +155,7 @@ static int bpon_grow_items(struct pap_bpack_online *s)
 		memcpy(first, s->first, s->n * sizeof(*first));
 		memcpy(period, s->period, s->n * sizeof(*period));
 	}
+
 	pap_mem_release(s->mem, s->out, s->cap * BPON_ITEM_BYTES);
 	s->out = out;
 	s->first = first;
@@ -213,13 +217,13 @@ static void bpon_grow_window(struct pap_bpack_online *s, uint64_t want)
 }
 
 /*
- * The item holding position @q, which lies before the open run and the
- * window: the last one starting at or before @q.  Searched outwards from
- * @hint (an item index, or s->n for none) in steps that double, then by
- * halves: a read next to the last one at this depth costs a step or two.
+ * The item holding position @q, which lies before the open run: the last
+ * one starting at or before @q.  Searched outwards from @hint (an item
+ * index, or anything >= s->n for none) in steps that double, then by
+ * halves: a read next to the last one at this level costs a step or two,
+ * one d items away about 2 log2 d.
  */
-static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
-			size_t hint)
+static size_t bpon_item(struct pap_bpack_online *s, uint64_t q, size_t hint)
 {
 	size_t lo, hi, step, mid;
 
@@ -229,6 +233,7 @@ static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
 	} else if (s->first[hint] <= q) {
 		lo = hint;
 		for (step = 1;; step *= 2) {
+			s->steps++;
 			hi = lo + step;
 			if (hi >= s->n) {
 				hi = s->n;
@@ -241,6 +246,7 @@ static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
 	} else {
 		hi = hint;
 		for (step = 1;; step *= 2) {
+			s->steps++;
 			if (hi < step) {
 				lo = 0;
 				break;
@@ -253,6 +259,7 @@ static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
 	}
 	/* first[lo] <= q, and first[hi] > q or hi == n */
 	while (hi - lo > 1) {
+		s->steps++;
 		mid = lo + (hi - lo) / 2;
 		if (s->first[mid] <= q)
 			lo = mid;
@@ -262,35 +269,157 @@ static size_t bpon_item(const struct pap_bpack_online *s, uint64_t q,
 	return lo;
 }
 
+/* The number of positions item @k stands for. */
+static inline uint64_t bpon_len(const struct pap_bpack_online *s, size_t k)
+{
+	return pap_bp_is_repeat(&s->out[k]) ? (s->out[k].r & UINT32_MAX) : 1;
+}
+
 /*
- * The literal item that position @q, before the open run, equals:
- * followed back through the packed items, each step to an earlier one,
- * until a literal or a repeat whose period table says which literal.
- * The item found at depth i is remembered in hints[i] and the next
- * search at that depth starts there: the run being extended reads
- * consecutive positions, whose chains go through the same items or the
- * next ones.
+ * The reader.  A position inside a repeat of distance d starting at
+ * position st stands for the one at st - d + (q - st) % d, before the
+ * repeat (the overlap folded); followed down, a position reaches a
+ * literal, or a repeat whose period table names the literal.  The reader
+ * keeps that chain for the position it read last, one level per item
+ * (level i: the item position at - level[i].shift lies in), and with
+ * each level the first position above it where the chain down to it
+ * changes (the item ends, or the fold wraps round): reading the next
+ * position keeps the levels that stay and rebuilds only those below,
+ * each from the item its level held last time.  A read next to the last
+ * one thus costs the levels that change, not the chain's depth.
+ */
+
+/*
+ * Room for level @i; 0, or -1 when out of memory (the levels kept as
+ * they were).
+ */
+static int bpon_level_room(struct pap_bpack_online *s, size_t i)
+{
+	size_t n = s->nlevel ? s->nlevel * 2 : 16;
+	struct pap_bpack_level *l;
+
+	if (i < s->nlevel)
+		return 0;
+	l = pap_mem_resize(s->mem, s->level, s->nlevel * sizeof(*l),
+			   n * sizeof(*l));
+	if (!l)
+		return -1;
+	/* no item yet: the first search at a level is a whole one */
+	memset(l + s->nlevel, 0xff, (n - s->nlevel) * sizeof(*l));
+	s->level = l;
+	s->nlevel = n;
+	return 0;
+}
+
+/*
+ * Without room for the levels: the literal item that position @q
+ * equals, followed down the chain without keeping it.
+ */
+static size_t bpon_walk(struct pap_bpack_online *s, uint64_t q)
+{
+	for (;;) {
+		size_t k = bpon_item(s, q, s->n);
+		uint64_t st = s->first[k], d;
+
+		s->steps++;
+		if (!pap_bp_is_repeat(&s->out[k]))
+			return k;
+		d = s->out[k].r >> 32;
+		if (s->period[k] != BPON_NO_TABLE)
+			return s->pool[s->period[k] + (q - st) % d];
+		q = st - d + (q - st) % d;
+	}
+}
+
+/*
+ * Rebuilds the levels from @i down for position s->at, level @i's
+ * position being @q.  0, or -1 when there was no room for them: the
+ * reader then has none, and bpon_walk() is the way.
+ */
+static int bpon_descend(struct pap_bpack_online *s, size_t i, uint64_t q)
+{
+	uint64_t lim = i ? s->level[i - 1].lim : UINT64_MAX;
+
+	for (;; i++) {
+		struct pap_bpack_level *l;
+		size_t k;
+		uint64_t st, left, d, off;
+
+		if (bpon_level_room(s, i)) {
+			s->depth = 0;
+			return -1;
+		}
+		l = &s->level[i];
+		k = bpon_item(s, q, l->k);
+		st = s->first[k];
+
+		s->steps++;
+		l->k = k;
+		l->shift = s->at - q;
+		left = st + bpon_len(s, k) - q;
+		if (!pap_bp_is_repeat(&s->out[k]) ||
+		    s->period[k] != BPON_NO_TABLE) {
+			l->lim = lim < s->at + left ? lim : s->at + left;
+			s->depth = i + 1;
+			return 0;
+		}
+		d = s->out[k].r >> 32;
+		off = (q - st) % d;
+		if (left > d - off)
+			left = d - off;
+		if (lim > s->at + left)
+			lim = s->at + left;
+		l->lim = lim;
+		q = st - d + off;
+	}
+}
+
+/* The literal item the reader's position equals. */
+static size_t bpon_found(const struct pap_bpack_online *s)
+{
+	const struct pap_bpack_level *l = &s->level[s->depth - 1];
+	size_t k = l->k;
+	uint64_t q, st, d;
+
+	if (!pap_bp_is_repeat(&s->out[k]))
+		return k;
+	q = s->at - l->shift;
+	st = s->first[k];
+	d = s->out[k].r >> 32;
+	return s->pool[s->period[k] + (q - st) % d];
+}
+
+/*
+ * The literal item that position @q, before the open run, equals.  The
+ * position after the last one read costs what changes in the chain
+ * (above); any other rebuilds the chain, each level searched from the
+ * item it held.
  */
 static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
 {
-	unsigned depth;
+	size_t i;
 
-	for (depth = 0;; depth++) {
-		size_t k, hint = depth < PAP_BPACK_HINTS ? s->hints[depth] :
-							   s->n;
-		uint64_t d, start;
-
-		k = bpon_item(s, q, hint);
-		if (depth < PAP_BPACK_HINTS)
-			s->hints[depth] = k;
-		if (!pap_bp_is_repeat(&s->out[k]))
-			return k;
-		start = s->first[k];
-		d = s->out[k].r >> 32;
-		if (s->period[k] != BPON_NO_TABLE)
-			return s->pool[s->period[k] + (q - start) % d];
-		q = start - d + (q - start) % d;
+	if (s->depth && q == s->at)
+		return bpon_found(s);
+	if (s->depth && q == s->at + 1) {
+		s->at = q;
+		i = s->depth - 1;
+		/* levels whose chain above is still what it was keep their
+		 * position's place; the first that does not is rebuilt */
+		while (i && s->level[i - 1].lim <= q)
+			i--;
+		if (s->level[i].lim > q) {
+			s->depth = i + 1;
+			return bpon_found(s);
+		}
+		if (bpon_descend(s, i, q - s->level[i].shift))
+			return bpon_walk(s, q);
+		return bpon_found(s);
 	}
+	s->at = q;
+	if (bpon_descend(s, 0, q))
+		return bpon_walk(s, q);
+	return bpon_found(s);
 }
 
 /*
@@ -314,8 +443,11 @@ static const struct pap_breakpoint *bpon_at(struct pap_bpack_online *s,
  * Does the repeat being written, of distance @d and length @len, get a
  * period table?  Always up to PAP_BPACK_PERIOD; up to
  * PAP_BPACK_PERIOD_MAX when it is at least half as long as its period,
- * so that the tables never hold more than half as many entries as the
- * breakpoints their repeats stand for (bpack_online.h).
+ * so that the tables never hold more than twice as many entries as the
+ * breakpoints their repeats stand for (bpack_online.h).  Without the
+ * longer ones the reader still reads a repeat's source in order, but
+ * lua's bench.lua under pap-epp took 5% more instructions, its reads
+ * jumping into long periods.
  */
 static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
 			    uint64_t len)
@@ -327,8 +459,9 @@ static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
 }
 
 /*
- * Gives the repeat just written (item n - 1) its period table: the literal each position of its
- * period equals, so that reading it back is one step.  Optional: without
+ * Gives the repeat just written (item n - 1) its period table: the
+ * literal each position of its period equals, so that reading it back
+ * is one step.  Optional: without
  * memory it has none, and reading takes the longer way.
  */
 static void bpon_table(struct pap_bpack_online *s)
@@ -428,6 +561,7 @@ const struct pap_breakpoint *pap_bpack_online_finish(struct pap_bpack_online *s,
 	uint64_t i;
 
 	bpon_close_run(s);
+	s->depth = 0;
 	if (s->pushed <= PAP_BPACK_SHORT) {
 		/* left as it is; all of it still in the window */
 		s->n = 0;

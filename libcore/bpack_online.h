@@ -16,12 +16,15 @@
  * runs out: a candidate more than UINT32_MAX positions back is not taken
  * (a repeat's distance has 32 bits).
  *
- * How an earlier breakpoint is read back: from the window when it is
- * recent (the window grows to the distance of the repeat being made, up
- * to PAP_BPACK_WINDOW_MAX), else from the packed items, where a position
+ * How an earlier breakpoint is read back (a candidate, or the source of
+ * a repeat being extended): from the window when it is recent (the window
+ * grows to the distance of the repeat being made, up to
+ * PAP_BPACK_WINDOW_MAX), else from the packed items, where a position
  * inside a repeat of distance d stands for the one d before it, followed
  * back to a literal, or read off the repeat's period table when it has
- * one.
+ * one.  The reader keeps that chain for the last position it read, so
+ * that reading the next one rebuilds only the part of the chain that
+ * changes: a repeat's source is read in order (doc/algorithms.md).
  */
 #ifndef PAP_CORE_BPACK_ONLINE_H
 #define PAP_CORE_BPACK_ONLINE_H
@@ -48,17 +51,25 @@ extern "C" {
  * Repeats up to PAP_BPACK_PERIOD apart, and those up to
  * PAP_BPACK_PERIOD_MAX apart that are at least half as long as their
  * distance, list the literal items of their period: reading a position
- * inside one back is then one step, not a walk through the repeats it
- * copies (an interpreter's second pass over a long loop reads all of the
- * first one back, through thousands of nested repeats).  The tables cost
- * 4 bytes an entry: at most PAP_BPACK_PERIOD per short repeat, and never
- * more than 2 per breakpoint a longer one stands for.
+ * inside one back is then one step, however often the reader goes round
+ * the period or jumps into it (an interpreter's second pass over a long
+ * loop reads the first one back).  The tables cost 4 bytes an entry: at
+ * most PAP_BPACK_PERIOD per short repeat, and never more than 2 per
+ * breakpoint a longer one stands for.
  */
 #define PAP_BPACK_PERIOD 64
 #define PAP_BPACK_PERIOD_MAX 4096
 
-/* Depths of a read back whose items the next read starts from. */
-#define PAP_BPACK_HINTS 128
+/*
+ * The reader of earlier positions (bpack_online.c): level i of a read
+ * back is the item k that position Q - shift falls in, Q being the
+ * position read; the levels from 0 to i stay what they are for every Q
+ * below lim.
+ */
+struct pap_bpack_level {
+	size_t k;
+	uint64_t shift, lim;
+};
 
 struct pap_bpack_online {
 	const struct pap_mem *mem;	/* NULL: malloc (mem.h) */
@@ -67,6 +78,12 @@ struct pap_bpack_online {
 	/* period[k]: for a repeat of distance d <= PAP_BPACK_PERIOD, where
 	 * in @pool the d literal items its period equals are listed */
 	size_t *period;
+	/* the reader's levels, level[0..depth) of position at (none while
+	 * depth is 0), room for nlevel: at most one per item, a level's
+	 * item being before the one above it */
+	struct pap_bpack_level *level;
+	size_t depth, nlevel;
+	uint64_t at;
 	size_t n, cap;
 	uint32_t *pool;
 	size_t npool, cap_pool;
@@ -85,9 +102,9 @@ struct pap_bpack_online {
 	struct pap_breakpoint *window;
 	size_t wsize;
 	uint64_t wfrom;
-	/* where reading back the open run's source found its items, by
-	 * depth (bpack_online.c) */
-	size_t hints[PAP_BPACK_HINTS];
+	/* the reader's work: levels it entered and items it stepped over
+	 * while searching; read by the tests to bound it */
+	uint64_t steps;
 };
 
 /* An empty packing, its memory from @mem (NULL: malloc); also what

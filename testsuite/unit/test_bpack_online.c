@@ -247,11 +247,157 @@ static void test_online_memory(void **state)
 	free(q.x);
 }
 
+/* Breakpoint @v of the small alphabets below. */
+static void put_sym(struct seq *q, unsigned v)
+{
+	put(q, 40 + v % 7, 1000 + v);
+}
+
+/*
+ * The marks of a call sequence computing Ackermann's function A(m, n)
+ * with both tail calls taken as tail calls (bench/suite/recursion.c):
+ * an entry by a tail call marks the site and the callee, an ordinary
+ * call's return after a chain of tail calls marks the return and the
+ * chain's length.  Not periodic: the runs between returns grow.
+ */
+static long ack_marks(struct seq *q, long m, long n, int tail)
+{
+	long v;
+
+	if (tail) {
+		put(q, 0xf0000000u, 0x1a93d4c2u);
+		put(q, 0xf0000001u, 0x77);
+	}
+	if (m == 0)
+		return n + 1;
+	if (n == 0) {
+		put(q, 0xf5000000u, 1);
+		return ack_marks(q, m - 1, 1, 1);
+	}
+	v = ack_marks(q, m, n - 1, 0);
+	put(q, 0xf8000000u, 1);
+	put(q, 0xf4000003u, 3 + (m & 1));
+	return ack_marks(q, m - 1, v, 1);
+}
+
+/*
+ * test_online_aperiodic: streams that do not repeat periodically, up to
+ * a million breakpoints each - Ackermann's marks (A(2, 800)), the
+ * Thue-Morse word, its square-free ternary relative, the Fibonacci word,
+ * random words over 2, 5 and 300 values, loops nested four deep whose
+ * bodies reach past the largest window, and a body of 5,000 taken 60
+ * times with one change each time - pack online item for item as
+ * pap_bpack() packs them and unpack to them; and reading back costs at
+ * most 12 steps a breakpoint (levels entered and items searched, the
+ * packer's counter): the chain of repeats behind a position is not
+ * walked again for the position after it.
+ */
+static void test_online_aperiodic(void **state)
+{
+	struct pap_bpack_online s;
+	struct seq q = { NULL, 0, 0 };
+	unsigned k;
+
+	(void)state;
+	pap_bpack_online_init(&s, NULL);
+	for (k = 0; k < 9; k++) {
+		size_t i, j, n;
+		uint64_t v;
+
+		q.n = 0;
+		switch (k) {
+		case 0:
+			ack_marks(&q, 2, 800, 0);
+			break;
+		case 1:		/* Thue-Morse: parity of the ones */
+			for (i = 0; i < 1000000; i++)
+				put_sym(&q, __builtin_popcountll(i) & 1);
+			break;
+		case 2:		/* ones between its zeros: square-free */
+			for (i = 0, n = 0; q.n < 500000; i++) {
+				if (__builtin_popcountll(i) & 1) {
+					n++;
+					continue;
+				}
+				if (i)
+					put_sym(&q, (unsigned)n);
+				n = 0;
+			}
+			break;
+		case 3:		/* Fibonacci: i-th letter from the golden
+				 * ratio's multiples */
+			for (i = 1; i <= 1000000; i++) {
+				const double g = 0.6180339887498949;
+
+				put_sym(&q, (unsigned)((double)(i + 1) * g) -
+					    (unsigned)((double)i * g));
+			}
+			break;
+		case 4:
+		case 5:
+		case 6:
+			n = k == 4 ? 2 : k == 5 ? 5 : 300;
+			for (i = 0; i < 300000; i++)
+				put_sym(&q, rnd() % n);
+			break;
+		case 7:	/* nested loops, bodies past the window */
+			for (i = 0; q.n < 1000000; i++)
+				for (j = 0; j < 3 + i % 4; j++) {
+					for (v = 0; v < 4100 + 7 * (i % 3); v++)
+						put(&q, (uint32_t)v, j % 2);
+					for (v = 0; v < 1 + i % 5; v++)
+						put(&q, 9, i);
+				}
+			break;
+		default:	/* a body of 5,000 changing one at a time */
+			for (i = 0; i < 5000; i++)
+				put(&q, (uint32_t)i, rnd());
+			for (j = 0; j < 60; j++) {
+				size_t at = q.n + rnd() % 5000;
+
+				for (i = 0; i < 5000; i++) {
+					struct pap_breakpoint b;
+
+					b = q.x[q.n - 5000];
+					put(&q, b.site,
+					    q.n == at ? rnd() : b.r);
+				}
+			}
+		}
+		s.steps = 0;
+		check_online(&s, q.x, q.n);
+		{
+			size_t np, far = 0;
+			struct pap_breakpoint *p = pack_whole(q.x, q.n, &np);
+
+			for (i = 0; i < np; i++)
+				if (pap_bp_is_repeat(&p[i]) &&
+				    (p[i].r >> 32) > PAP_BPACK_WINDOW_MAX)
+					far++;
+			free(p);
+			print_message("stream %u: %zu breakpoints, %zu items, "
+				      "%zu repeats past the window, %.2f steps "
+				      "each\n", k, q.n, np, far,
+				      (double)s.steps / (double)q.n);
+			/* these read their sources from the packed items */
+			if ((k == 0 || k >= 7) && !far)
+				fail_msg("stream %u: no repeat past the window",
+					 k);
+		}
+		if (s.steps > 12 * (uint64_t)q.n)
+			fail_msg("stream %u: %llu steps for %zu breakpoints", k,
+				 (unsigned long long)s.steps, q.n);
+	}
+	pap_bpack_online_free(&s);
+	free(q.x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_online_equals_whole),
 		cmocka_unit_test(test_online_memory),
+		cmocka_unit_test(test_online_aperiodic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,8 +27,8 @@ int call_kgrams(const struct call_run *runs, size_t n,
 
 	pap_kslab_init(&ks, k);
 	for (i = 0; i < n && !err; i++) {
-		if (runs[i].b != b)
-			continue;
+		if (runs[i].b != b || !runs[i].ev)
+			continue;	/* too long to expand: not counted */
 		if (call_sequence(b, runs[i].ev, runs[i].nev, &q)) {
 			err = PAP_EINVAL;
 			break;

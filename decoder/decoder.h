@@ -699,9 +699,12 @@ uint32_t call_site_line(const struct pap_cs_built *b, uint32_t fn,
 /* A decoded call sequence and how many times it was recorded. */
 struct call_run {
 	const struct pap_cs_built *b;
-	const struct pap_cev *ev;
+	const struct pap_cev *ev;	/* NULL: too long to expand */
 	size_t nev;
 	uint64_t count;
+	/* the packed events (libcore/callseq.h), NULL if none: the
+	 * calling contexts come from it, whatever the length */
+	const struct pap_cseq_packed *pk;
 };
 
 /*

@@ -481,6 +481,9 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 			dc->r->count, dc->r->complete ? "true" : "false");
 		if (dc->over)
 			fputs("null, \"truncated\": true", out);
+		if (dc->over && dc->packed)
+			fprintf(out, ", \"events_total\": %" PRIu64,
+				dc->pk.total);
 		else
 			fprintf(out, "%zu", dc->nev);
 		if (dc->ev && dc->nev && dc->ev[0].kind == PAP_CEV_FORK)

@@ -336,11 +336,134 @@ static void test_cseqpack_recursion(void **state)
 	pap_cfg_free(cfg);
 }
 
+/*
+ * test_cseqpack_damaged: packed records of periodic runs with one item
+ * damaged (a site or register bit flipped, an item dropped) are refused,
+ * or decode to a run whose record, packed, is the damaged one.
+ */
+static void test_cseqpack_damaged(void **state)
+{
+	struct tl_rng g = { 4243 };
+	unsigned i, refused = 0, other = 0, tried = 0;
+
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		struct tprog p;
+		struct pap_cev *a, *b, *ev, *out;
+		struct pap_cs_rec rec, packed, again;
+		struct pap_bpack_table *t;
+		struct pap_cseq_packed pk;
+		size_t na, nb, ba, bb, n, j, at, nout, reps;
+		uint64_t lim = limits[tl_below(&g, 4)];
+		const char *why;
+		int err;
+
+		make_prog(&g, &p);
+		a = closed_walk(&g, &p, &na, 10 + (unsigned)tl_below(&g, 100),
+				lim, &ba);
+		b = closed_walk(&g, &p, &nb, 5 + (unsigned)tl_below(&g, 50),
+				lim, &bb);
+		if (!a || !b) {
+			free(a);
+			free(b);
+			prog_free(&p);
+			continue;
+		}
+		reps = 2 + (size_t)tl_below(&g, 50);
+		n = na + reps * nb;
+		ev = malloc(n * sizeof(*ev));
+		assert_non_null(ev);
+		memcpy(ev, a, na * sizeof(*ev));
+		for (j = 0; j < reps; j++)
+			memcpy(ev + na + j * nb, b, nb * sizeof(*ev));
+		assert_int_equal(pap_cseq_exec(&p.prog, ev, n, lim, &rec, &why,
+					       &at), 0);
+		t = calloc(1, sizeof(*t));
+		packed = rec;
+		packed.bps = malloc((rec.nbps + 1) * sizeof(*packed.bps));
+		assert_true(t && packed.bps);
+		packed.nbps = pap_bpack(rec.bps, rec.nbps, packed.bps, t);
+		j = (size_t)tl_below(&g, packed.nbps);
+		switch (tl_below(&g, 3)) {
+		case 0:
+			packed.bps[j].site ^= 1u << tl_below(&g, 32);
+			break;
+		case 1:
+			packed.bps[j].r ^= 1ull << tl_below(&g, 64);
+			break;
+		default:
+			memmove(&packed.bps[j], &packed.bps[j + 1],
+				(packed.nbps - j - 1) * sizeof(*packed.bps));
+			packed.nbps--;
+			break;
+		}
+		tried++;
+		err = pap_cseq_decode_packed(&p.prog, &packed, lim, 4 * n + 64,
+					     &pk, &why, &at);
+		if (err) {
+			assert_true(err == PAP_ECORRUPT || err == PAP_ELIMIT);
+			assert_non_null(why);
+			refused++;
+		} else {
+			struct pap_breakpoint *re;
+			size_t nre;
+
+			assert_int_equal(pap_cseq_expand(&pk, SIZE_MAX, &out,
+							 &nout), 0);
+			assert_int_equal(pap_cseq_exec(&p.prog, out, nout, lim,
+						       &again, &why, &at), 0);
+			re = malloc((again.nbps + 1) * sizeof(*re));
+			assert_non_null(re);
+			memset(t, 0, sizeof(*t));
+			nre = pap_bpack(again.bps, again.nbps, re, t);
+			assert_int_equal(again.value, packed.value);
+			/* the same breakpoints (packings of them may
+			 * differ: the damaged one need not be canonical) */
+			{
+				struct pap_bpack_buf x = { 0 }, y = { 0 };
+				const struct pap_breakpoint *px, *py;
+				size_t nx, ny, q;
+
+				assert_int_equal(pap_bunpack_into(&x, re, nre,
+					UINT64_MAX, &px, &nx), 0);
+				assert_int_equal(pap_bunpack_into(&y,
+					packed.bps, packed.nbps, UINT64_MAX,
+					&py, &ny), 0);
+				assert_int_equal(nx, ny);
+				for (q = 0; q < nx; q++) {
+					assert_int_equal(px[q].site,
+							 py[q].site);
+					assert_int_equal(px[q].r, py[q].r);
+				}
+				pap_bpack_buf_free(&x);
+				pap_bpack_buf_free(&y);
+			}
+			free(re);
+			pap_cs_rec_free(&again);
+			pap_cseq_packed_free(&pk);
+			free(out);
+			other++;
+		}
+		free(t);
+		free(packed.bps);
+		pap_cs_rec_free(&rec);
+		free(ev);
+		free(a);
+		free(b);
+		prog_free(&p);
+	}
+	print_message("cseqpack damaged: %u tried, %u refused, %u decoded to "
+		      "a run of those breakpoints\n", tried, refused, other);
+	assert_true(tried > 200);
+	assert_true(refused > tried / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cseqpack_recursion),
 		cmocka_unit_test(test_cseqpack_periodic),
+		cmocka_unit_test(test_cseqpack_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -674,6 +674,15 @@ struct call_seq {
 int call_sequence(const struct pap_cs_built *b, const struct pap_cev *ev,
 		  size_t n, struct call_seq *out);
 void call_seq_free(struct call_seq *q);
+/*
+ * call_sequence() of the events packed @pk stands for, packed alike: the
+ * names, of which the runs *@reps (ascending, disjoint; *@nreps of them,
+ * malloc'd) each stand for count copies.  Time and memory of @pk.  0 or
+ * -1 as call_sequence().
+ */
+int call_sequence_packed(const struct pap_cs_built *b,
+			 const struct pap_cseq_packed *pk, struct call_seq *out,
+			 struct pap_cev_rep **reps, size_t *nreps);
 /* Its first @max items as a JSON array of strings, or as names apart by
  * spaces. */
 void call_seq_json(FILE *out, const struct pap_cs_built *b,

@@ -7,7 +7,8 @@
 # program's source, by formula.  On a small run, the sequence and the
 # contexts must be the -finstrument-functions oracle's (cygoracle.c),
 # and still the oracle's contexts when the sequence is too long to
-# expand (over 10^7 events).  TAP output.
+# expand (over 10^7 events), and its k-grams (--k) those of the oracle's
+# sequence, windows counted here one by one.  TAP output.
 # PAP_CALLSLONG_N sets the iterations of the long run (default
 # 20000000: 5N + 11 calls).
 set -u
@@ -31,6 +32,30 @@ for c in json.load(open(sys.argv[1])).get("call_contexts", []):
 for k in n:
     print("%s %d" % (k, n[k]))
 PY
+cat >kgrams.py <<'PY'
+# "WINDOW COUNT" per window: of a pap-decode JSON report's call_kgrams
+# (argv[1] = "pap"), or counted from the oracle's sequence on stdin
+import json, sys
+k = int(sys.argv[2])
+n = {}
+if sys.argv[1] == "pap":
+    def walk(nodes, pre):
+        for x in nodes:
+            key = pre + [x["name"]]
+            n[" ".join(key)] = n.get(" ".join(key), 0) + x["count"]
+            walk(x["children"], key)
+    walk(json.load(open(sys.argv[3]))["call_kgrams"], [])
+else:
+    for line in sys.stdin:
+        s = line.split()
+        for i in range(len(s)):
+            for d in range(1, k + 1):
+                if i + d <= len(s):
+                    key = " ".join(s[i:i + d])
+                    n[key] = n.get(key, 0) + 1
+for key in n:
+    print("%s %d" % (key, n[key]))
+PY
 cat >total.py <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["call_paths"]
@@ -50,6 +75,7 @@ if [ -n "$why" ]; then
 	skip "small run: sequence: $why"
 	skip "small run: contexts: $why"
 	skip "small run, not expanded: contexts: $why"
+	skip "small run, not expanded: k-grams: $why"
 	echo "1..$n"
 	tap_done
 	exit
@@ -135,7 +161,8 @@ ORACLE_DIR=o ./oracle "$it" >/dev/null
 ./calls-check -c nm o/oracle.* | LC_ALL=C sort | uniq -c |
 	awk '{ n = $1; $1 = ""; print substr($0, 2) " " n }' |
 	LC_ALL=C sort >oracle.ctx
-"$decode" --format=json --top=0 pap.prof >over.json 2>over.err
+./calls-check nm o/oracle.* >oracle.seq
+"$decode" --format=json --top=0 --k=4 pap.prof >over.json 2>over.err
 python3 ctxs.py over.json | LC_ALL=C sort >pap.ctx
 if grep -q '"truncated": true' over.json && [ -s oracle.ctx ] &&
    cmp -s pap.ctx oracle.ctx; then
@@ -143,6 +170,14 @@ if grep -q '"truncated": true' over.json && [ -s oracle.ctx ] &&
 else
 	not_ok "small run, not expanded: contexts differ from the oracle's"
 	diff pap.ctx oracle.ctx | head -10 | sed 's/^/# /'
+fi
+python3 kgrams.py pap 4 over.json | LC_ALL=C sort >pap.kg
+python3 kgrams.py oracle 4 <oracle.seq | LC_ALL=C sort >oracle.kg
+if [ -s oracle.kg ] && cmp -s pap.kg oracle.kg; then
+	ok "small run, not expanded: $(wc -l <oracle.kg) k-grams (k = 4) with the oracle's counts"
+else
+	not_ok "small run, not expanded: k-grams differ from the oracle's"
+	diff pap.kg oracle.kg | head -10 | sed 's/^/# /'
 fi
 echo "1..$n"
 tap_done

@@ -488,7 +488,28 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fprintf(out, "%zu", dc->nev);
 		if (dc->ev && dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
 			fputs(", \"start\": \"fork\"", out);
-		if (dc->over) {
+		if (dc->over && dc->packed) {
+			struct pap_cev_rep *reps = NULL;
+			size_t nreps = 0;
+
+			/* the record's repeats, never expanded */
+			fputs(", \"packed\": ", out);
+			if (call_sequence_packed(&dc->prog->b, &dc->pk, &q,
+						 &reps, &nreps) ||
+			    call_pack_json_packed(out, &dc->prog->b, &q, reps,
+						  nreps, max > CALLS_PACK_BUDGET ?
+						  max : CALLS_PACK_BUDGET,
+						  &cut)) {
+				fputs("null", out);
+				fprintf(stderr, "%s: %s: calls record %zu: no "
+					"packed form\n", pap_prog, dp->file,
+					dc->recno);
+				dp->d->errors++;
+			}
+			if (cut)
+				fputs(", \"packed_cut\": true", out);
+			free(reps);
+		} else if (dc->over) {
 			fputs(", \"sequence\": []", out);
 		} else if (dc->nev <= max) {
 			fputs(", \"sequence\": ", out);

@@ -745,6 +745,12 @@ void call_kgrams_json(FILE *out, const struct call_run *runs, size_t n,
  */
 int call_pack_json(FILE *out, const struct pap_cs_built *b,
 		   const struct call_seq *q, size_t budget, int *cut);
+/* call_pack_json() of names packed as call_sequence_packed() gives them:
+ * each of @reps one repeat over its body's names, never expanded. */
+int call_pack_json_packed(FILE *out, const struct pap_cs_built *b,
+			  const struct call_seq *q,
+			  const struct pap_cev_rep *reps, size_t nreps,
+			  size_t budget, int *cut);
 /* The decoded sequences of a profile, each with its count (calls.c):
  * those that could not be decoded are named on stderr and counted in
  * the decoder's errors, those over --max-sequence's bound left out. */

@@ -572,6 +572,30 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fputs(", not decoded (see the error above)\n", out);
 			continue;
 		}
+		if (dc->over && dc->packed) {
+			uint64_t max = o->max_sequence ? o->max_sequence :
+				       CALLS_MAX_SEQUENCE;
+			struct pap_cev *pre;
+			size_t npre;
+
+			/* the first events of the packed form */
+			fprintf(out, ", %" PRIu64 " events (decoded packed)",
+				dc->pk.total);
+			if (pap_cseq_expand_prefix(&dc->pk, max, &pre,
+						   &npre)) {
+				fputs(": out of memory to show them\n", out);
+				continue;
+			}
+			fprintf(out, ", the first %zu shown\n", npre);
+			if (call_tree_print(out, &dc->prog->b, pre, npre, 2)) {
+				fprintf(stderr, "%s: %s: calls record %zu: its "
+					"events make no sequence\n", pap_prog,
+					dp->file, dc->recno);
+				dp->d->errors++;
+			}
+			free(pre);
+			continue;
+		}
 		if (dc->over) {
 			fprintf(out, ", over %" PRIu64 " events: not shown\n",
 				c.decode_max);

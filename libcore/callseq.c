@@ -1507,6 +1507,36 @@ int pap_cseq_expand(const struct pap_cseq_packed *pk, size_t max_events,
 	return 0;
 }
 
+int pap_cseq_expand_prefix(const struct pap_cseq_packed *pk, size_t max,
+			   struct pap_cev **ev, size_t *n)
+{
+	size_t i, j = 0, o = 0, m;
+	uint64_t c;
+
+	m = pk->total < max ? (size_t)pk->total : max;
+	*n = 0;
+	*ev = malloc((m + 1) * sizeof(**ev));
+	if (!*ev)
+		return PAP_ENOMEM;
+	for (i = 0; i <= pk->nrep && o < m; i++) {
+		size_t to = i < pk->nrep ? pk->rep[i].at : pk->nev, len;
+
+		len = to - j < m - o ? to - j : m - o;
+		memcpy(*ev + o, pk->ev + j, len * sizeof(**ev));
+		o += len;
+		if (i == pk->nrep)
+			break;
+		for (c = 0; c < pk->rep[i].count && o < m; c++) {
+			len = pk->rep[i].len < m - o ? pk->rep[i].len : m - o;
+			memcpy(*ev + o, pk->ev + to, len * sizeof(**ev));
+			o += len;
+		}
+		j = to + pk->rep[i].len;
+	}
+	*n = o;
+	return 0;
+}
+
 void pap_cseq_packed_free(struct pap_cseq_packed *pk)
 {
 	free(pk->ev);

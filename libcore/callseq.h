@@ -227,6 +227,9 @@ int pap_cseq_decode_packed(const struct pap_cs_prog *prog,
 /* The events @pk stands for, malloc'd: PAP_ELIMIT beyond @max_events. */
 int pap_cseq_expand(const struct pap_cseq_packed *pk, size_t max_events,
 		    struct pap_cev **ev, size_t *n);
+/* The first min(@max, total) events @pk stands for, malloc'd. */
+int pap_cseq_expand_prefix(const struct pap_cseq_packed *pk, size_t max,
+			   struct pap_cev **ev, size_t *n);
 void pap_cseq_packed_free(struct pap_cseq_packed *pk);
 
 #ifdef __cplusplus

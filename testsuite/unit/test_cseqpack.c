@@ -98,6 +98,21 @@ static void check_run(const struct pap_cs_prog *prog,
 	for (i = 0; i < n; i++)
 		if (!ev_equal(&ev[i], &out[i]))
 			fail_msg("%s: event %zu of %zu differs", ctx, i, n);
+	for (i = 0; i < 3; i++) {
+		/* prefixes: none, some, all and more */
+		size_t m = i == 0 ? 0 : i == 1 ? n / 3 + 1 : n + 5, q;
+		struct pap_cev *pre;
+		size_t npre;
+
+		assert_int_equal(pap_cseq_expand_prefix(&pk, m, &pre, &npre),
+				 0);
+		assert_int_equal(npre, m < n ? m : n);
+		for (q = 0; q < npre; q++)
+			if (!ev_equal(&ev[q], &pre[q]))
+				fail_msg("%s: prefix of %zu: event %zu differs",
+					 ctx, m, q);
+		free(pre);
+	}
 	if (n) {
 		struct pap_cev *none;
 		size_t nnone;

@@ -425,6 +425,19 @@ int calls_runs_load(struct dprofile *dp, const struct ropts *o,
 	return out->run ? 0 : -1;
 }
 
+int calls_runs_load_packed(struct dprofile *dp, const struct ropts *o,
+			   struct call_runs *out)
+{
+	int r = calls_runs_load(dp, o, out);
+
+	if (!r) {
+		free(out->run);
+		out->run = runs_of(out->owner, &out->n, 1);
+		r = out->run ? 0 : -1;
+	}
+	return r;
+}
+
 void calls_runs_free(struct call_runs *r)
 {
 	if (r->owner)

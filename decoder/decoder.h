@@ -761,6 +761,10 @@ struct call_runs {
 };
 int calls_runs_load(struct dprofile *dp, const struct ropts *o,
 		    struct call_runs *out);
+/* calls_runs_load() with the sequences too long to expand too (ev
+ * NULL, pk set). */
+int calls_runs_load_packed(struct dprofile *dp, const struct ropts *o,
+			   struct call_runs *out);
 void calls_runs_free(struct call_runs *r);
 /* The sequences of interest of o->calls_spec with their counts in @dp's
  * profile (callspec.c); nothing without --calls-spec. */

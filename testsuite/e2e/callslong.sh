@@ -106,6 +106,7 @@ if [ -n "$why" ]; then
 	skip "small run, not expanded: contexts: $why"
 	skip "small run, not expanded: k-grams: $why"
 	skip "small run, not expanded: packed form: $why"
+	skip "small run, not expanded: diff: $why"
 	echo "1..$n"
 	tap_done
 	exit
@@ -215,6 +216,22 @@ if [ -s oracle.seq ] && cmp -s pap.seq oracle.seq; then
 else
 	not_ok "small run, not expanded: packed form is not the oracle's sequence"
 	diag unpack.err
+fi
+# diff against a run of 2 more iterations: both too long to expand;
+# names: 10 an iteration, 21 around them
+cp pap.prof over.prof
+rm -f pap.prof
+./prog $((it + 2)) >/dev/null
+"$decode" diff over.prof pap.prof >diff.out 2>diff.err
+if grep -q "appears .*($((10 * (it + 2) + 21)) names)" diff.out &&
+   grep -q "disappears .*($((10 * it + 21)) names)" diff.out &&
+   grep -q "grows *$it -> $((it + 2))  main > a (main:" diff.out &&
+   grep -q "grows *$it -> $((it + 2))  main > b (main:[0-9]*) > leaf" \
+	diff.out; then
+	ok "small run, not expanded: diff of sequences and contexts"
+else
+	not_ok "small run, not expanded: diff"
+	diag diff.out
 fi
 echo "1..$n"
 tap_done

@@ -173,7 +173,9 @@ static struct ctree *build(const struct call_run *runs, size_t n,
 			pap_forest_init(&trees[j].t);
 			(*ntrees)++;
 		}
-		if (pap_cctx_add(&trees[j].t, runs[i].ev, runs[i].nev,
+		if (runs[i].pk ? pap_cctx_add_packed(&trees[j].t, runs[i].pk,
+						     runs[i].count) :
+		    pap_cctx_add(&trees[j].t, runs[i].ev, runs[i].nev,
 				 runs[i].count)) {
 			fprintf(stderr, "%s: %s: the calling contexts of a "
 				"sequence could not be made\n", pap_prog, file);

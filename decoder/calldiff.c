@@ -61,6 +61,65 @@ static const char *fname(const struct pap_cs_built *b, uint32_t fn)
 	return fn < b->prog.nfn ? b->meta[fn]->name : "?";
 }
 
+/*
+ * The key of a sequence too long to expand: its names as the record
+ * packs them (a repeat's names once, with its count), which the record
+ * makes the same for the same sequence, and the number of names.
+ */
+static void seq_key_packed(struct ckeys *ks, const struct call_run *run)
+{
+	struct call_seq q;
+	struct pap_cev_rep *reps;
+	uint64_t h = 0xcbf29ce484222325ull, names = 0;
+	char *text = NULL, num[32];
+	size_t size = 0, i, r = 0, nreps, shown = 0;
+	int opened = 0;		/* the repeat's "(" is shown */
+	FILE *m;
+
+	if (call_sequence_packed(run->b, run->pk, &q, &reps, &nreps)) {
+		ks->oom = 1;
+		return;
+	}
+	m = open_memstream(&text, &size);
+	for (i = 0; i < q.n; i++) {
+		uint32_t v = q.item[i];
+		const char *pre = v & CALL_SEQ_OUTSIDE ? ">" : "";
+		const char *name = fname(run->b, v & ~CALL_SEQ_OUTSIDE);
+		uint64_t c = 1;
+
+		if (r < nreps && reps[r].at == i) {
+			h = fnv_str(h, "(");
+			opened = m && shown < SHOWN_NAMES;
+			if (opened)
+				fputs(shown ? " (" : "(", m);
+		}
+		if (r < nreps && reps[r].at <= i)
+			c = reps[r].count;
+		names += c;
+		h = fnv_str(fnv_str(h, pre), name);
+		if (m && shown < SHOWN_NAMES)
+			fprintf(m, "%s%s%s", shown++ &&
+				!(r < nreps && reps[r].at == i) ? " " : "",
+				pre, name);
+		if (r < nreps && reps[r].at + reps[r].len == i + 1) {
+			snprintf(num, sizeof(num), ")^%" PRIu64,
+				 reps[r].count);
+			h = fnv_str(h, num);
+			if (opened)
+				fputs(num, m);
+			opened = 0;
+			r++;
+		}
+	}
+	if (m)
+		fprintf(m, " ... (%" PRIu64 " names)", names);
+	if (m)
+		fclose(m);
+	add_key(ks, h, (size_t)names, m ? text : NULL, run->count);
+	call_seq_free(&q);
+	free(reps);
+}
+
 /* One decoded sequence's key. */
 static void seq_key(struct ckeys *ks, const struct call_run *run)
 {
@@ -70,6 +129,10 @@ static void seq_key(struct ckeys *ks, const struct call_run *run)
 	size_t size = 0, i;
 	FILE *m;
 
+	if (!run->ev && run->pk) {
+		seq_key_packed(ks, run);
+		return;
+	}
 	if (call_sequence(run->b, run->ev, run->nev, &q)) {
 		ks->oom = 1;
 		return;
@@ -275,7 +338,8 @@ int calls_diff(struct dprofile *da, struct dprofile *db, const struct ropts *o,
 	struct pap_forest t;
 	int rc = 0;
 
-	if (calls_runs_load(da, o, &xa) | calls_runs_load(db, o, &xb))
+	if (calls_runs_load_packed(da, o, &xa) |
+	    calls_runs_load_packed(db, o, &xb))
 		rc = -1;
 	ra = xa.run;
 	na = xa.n;
@@ -302,7 +366,8 @@ int calls_diff(struct dprofile *da, struct dprofile *db, const struct ropts *o,
 			struct call_run *s = j < na ? &ra[j] : &rb[j - na];
 
 			if (s->b == r->b &&
-			    pap_cctx_add(&t, s->ev, s->nev, s->count))
+			    (s->pk ? pap_cctx_add_packed(&t, s->pk, s->count) :
+			     pap_cctx_add(&t, s->ev, s->nev, s->count)))
 				rc = -1;
 		}
 		ctx_keys(i < na ? &ca : &cb, r->b, &t);

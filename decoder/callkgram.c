@@ -7,7 +7,8 @@
  * times as it occurred, each sequence weighted by its count.  A window
  * never spans two sequences.  The forest is libcore/kipf.c's k-IPF over
  * the items in place of Ball-Larus ids: a root is a name, a node at
- * depth d a window of d names.
+ * depth d a window of d names.  A sequence too long to expand is counted
+ * from its packed names (add_packed).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,113 @@
 
 #include "decoder.h"
 #include "util.h"
+
+/* A position in packed names: segment, copy, offset in it. */
+struct vpos {
+	size_t s, o;
+	uint64_t j;
+};
+
+/* A segment: names [at, at + len) standing for count copies. */
+struct vseg {
+	size_t at, len;
+	uint64_t count;
+};
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The windows of 1..k names from @p counted @w times more. */
+static int add_windows(struct pap_forest *ipf, const struct call_seq *q,
+		       const struct vseg *seg, size_t nseg, struct vpos p,
+		       uint32_t k, uint64_t w)
+{
+	uint32_t d, node = 0;
+
+	for (d = 0; d < k && p.s < nseg; d++) {
+		uint64_t item = q->item[seg[p.s].at + p.o];
+
+		node = d ? pap_forest_child(ipf, node, item) :
+			   pap_forest_root(ipf, item);
+		if (!node)
+			return PAP_ENOMEM;
+		ipf->nodes[node].count = pap_sat_add(ipf->nodes[node].count,
+						     w);
+		if (++p.o == seg[p.s].len) {
+			p.o = 0;
+			if (++p.j == seg[p.s].count) {
+				p.j = 0;
+				p.s++;
+			}
+		}
+	}
+	return PAP_OK;
+}
+
+/*
+ * Adds to @ipf the windows of @pk's names, each counted @w times, in
+ * time of its packed names times k^2: the windows that start in a copy
+ * of a repeat followed by k - 1 names of the same repeat are those of
+ * its first copy, counted for each such copy; those of the last copies,
+ * which reach past the repeat, are counted one by one.
+ */
+static int add_packed(struct pap_forest *ipf, const struct pap_cs_built *b,
+		      const struct pap_cseq_packed *pk, uint32_t k,
+		      uint64_t w)
+{
+	struct call_seq q;
+	struct pap_cev_rep *reps;
+	struct vseg *seg;
+	size_t nreps, nseg = 0, i, at = 0, o;
+	int err = PAP_OK;
+
+	if (call_sequence_packed(b, pk, &q, &reps, &nreps))
+		return PAP_EINVAL;
+	seg = calloc(2 * nreps + 2, sizeof(*seg));
+	if (!seg) {
+		call_seq_free(&q);
+		free(reps);
+		return PAP_ENOMEM;
+	}
+	for (i = 0; i <= nreps; i++) {
+		size_t to = i < nreps ? reps[i].at : q.n;
+
+		if (to > at) {
+			seg[nseg].at = at;
+			seg[nseg].len = to - at;
+			seg[nseg++].count = 1;
+		}
+		if (i < nreps) {
+			seg[nseg].at = reps[i].at;
+			seg[nseg].len = reps[i].len;
+			seg[nseg++].count = reps[i].count;
+			at = reps[i].at + reps[i].len;
+		}
+	}
+	for (i = 0; i < nseg && !err; i++) {
+		uint64_t len = seg[i].len, c = seg[i].count, tail, j;
+
+		/* copies whose windows reach past the repeat */
+		tail = c == 1 ? 1 : (k - 1 + len - 1) / len;
+		if (tail > c)
+			tail = c;
+		for (o = 0; o < len && !err && c > tail; o++)
+			err = add_windows(ipf, &q, seg, nseg,
+					  (struct vpos){ i, o, 0 }, k,
+					  sat_mul(w, c - tail));
+		for (j = c - tail; j < c && !err; j++)
+			for (o = 0; o < len && !err; o++)
+				err = add_windows(ipf, &q, seg, nseg,
+						  (struct vpos){ i, o, j }, k,
+						  w);
+	}
+	free(seg);
+	free(reps);
+	call_seq_free(&q);
+	return err;
+}
 
 int call_kgrams(const struct call_run *runs, size_t n,
 		const struct pap_cs_built *b, uint32_t k,
@@ -27,8 +135,8 @@ int call_kgrams(const struct call_run *runs, size_t n,
 
 	pap_kslab_init(&ks, k);
 	for (i = 0; i < n && !err; i++) {
-		if (runs[i].b != b)
-			continue;
+		if (runs[i].b != b || !runs[i].ev)
+			continue;	/* too long to expand: add_packed */
 		if (call_sequence(b, runs[i].ev, runs[i].nev, &q)) {
 			err = PAP_EINVAL;
 			break;
@@ -41,6 +149,9 @@ int call_kgrams(const struct call_run *runs, size_t n,
 	if (!err)
 		err = pap_kslab_to_kipf(&ks, ipf);
 	pap_kslab_free(&ks);
+	for (i = 0; i < n && !err; i++)
+		if (runs[i].b == b && !runs[i].ev && runs[i].pk)
+			err = add_packed(ipf, b, runs[i].pk, k, runs[i].count);
 	return err;
 }
 

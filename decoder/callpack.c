@@ -283,32 +283,24 @@ static void form(struct fout *w, const uint32_t *a, size_t n)
 	}
 }
 
-int call_pack_json(FILE *out, const struct pap_cs_built *b,
-		   const struct call_seq *q, size_t budget, int *cut)
+/* Folds @a[0..@m) (items of @p) and writes its JSON packed form. */
+static int pack_write(FILE *out, const struct pap_cs_built *b,
+		      struct packer *p, uint32_t *a, size_t m, size_t budget,
+		      int *cut)
 {
-	struct packer p = { 0 };
 	struct fout w = { 0 };
-	uint32_t *a = malloc((q->n + 1) * sizeof(*a));
 	char *buf = NULL;
-	size_t m = q->n, i, nbuf = 0;
+	size_t i, nbuf = 0;
 	int level, r = -1;
 
-	*cut = 0;
-	if (!a)
-		return -1;
-	for (i = 0; i < m; i++) {
-		a[i] = intern(&p, 1, q->item[i], NULL, 0);
-		if (a[i] == UINT32_MAX)
-			goto out;
-	}
-	for (level = 0; level < PACK_PASSES && pass(&p, a, &m); level++)
+	for (level = 0; level < PACK_PASSES && pass(p, a, &m); level++)
 		;
-	if (p.oom)
+	if (p->oom)
 		goto out;
 	w.f = open_memstream(&buf, &nbuf);
 	if (!w.f)
 		goto out;
-	w.p = &p;
+	w.p = p;
 	w.budget = budget;
 	form(&w, a, m);
 	flush_run(&w);
@@ -335,9 +327,72 @@ out:
 	free(w.pc.start);
 	free(w.pc.slot);
 	free(w.pc.hash);
-	free(p.it);
-	free(p.kids);
-	free(p.slot);
+	return r;
+}
+
+static void packer_free(struct packer *p)
+{
+	free(p->it);
+	free(p->kids);
+	free(p->slot);
+}
+
+int call_pack_json(FILE *out, const struct pap_cs_built *b,
+		   const struct call_seq *q, size_t budget, int *cut)
+{
+	struct packer p = { 0 };
+	uint32_t *a = malloc((q->n + 1) * sizeof(*a));
+	size_t i;
+	int r = -1;
+
+	*cut = 0;
+	if (!a)
+		return -1;
+	for (i = 0; i < q->n; i++) {
+		a[i] = intern(&p, 1, q->item[i], NULL, 0);
+		if (a[i] == UINT32_MAX)
+			goto out;
+	}
+	r = pack_write(out, b, &p, a, q->n, budget, cut);
+out:
+	packer_free(&p);
 	free(a);
 	return r;
+}
+
+int call_pack_json_packed(FILE *out, const struct pap_cs_built *b,
+			  const struct call_seq *q,
+			  const struct pap_cev_rep *reps, size_t nreps,
+			  size_t budget, int *cut)
+{
+	struct packer p = { 0 };
+	uint32_t *a = malloc((q->n + 1) * sizeof(*a));
+	size_t i, m = 0, r = 0;
+	int ret = -1;
+
+	*cut = 0;
+	if (!a)
+		return -1;
+	for (i = 0; i < q->n; i++) {
+		a[i] = intern(&p, 1, q->item[i], NULL, 0);
+		if (a[i] == UINT32_MAX)
+			goto out;
+	}
+	/* each repeat of the record one item over its body's names */
+	for (i = 0; i < q->n; m++) {
+		if (r < nreps && reps[r].at == i) {
+			a[m] = intern(&p, reps[r].count, 0, a + i,
+				      (uint32_t)reps[r].len);
+			i += reps[r++].len;
+		} else {
+			a[m] = a[i++];
+		}
+		if (a[m] == UINT32_MAX)
+			goto out;
+	}
+	ret = pack_write(out, b, &p, a, m, budget, cut);
+out:
+	packer_free(&p);
+	free(a);
+	return ret;
 }

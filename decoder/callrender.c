@@ -254,6 +254,58 @@ int call_sequence(const struct pap_cs_built *b, const struct pap_cev *ev,
 	return 0;
 }
 
+int call_sequence_packed(const struct pap_cs_built *b,
+			 const struct pap_cseq_packed *pk, struct call_seq *out,
+			 struct pap_cev_rep **reps, size_t *nreps)
+{
+	struct seq_ctx c = { out, 0 };
+	struct rwalk w = { b, seq_emit, NULL, &c, 1 };
+	struct rstack s = { 0 };
+	size_t i = 0, r, cap = 0, from;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	*reps = NULL;
+	*nreps = 0;
+	for (r = 0; r <= pk->nrep && !err; r++) {
+		size_t to = r < pk->nrep ? pk->rep[r].at : pk->nev;
+		uint64_t count = r < pk->nrep ? pk->rep[r].count : 0;
+
+		for (; i < to && !err; i++)
+			err = walk_event(&w, &s, &pk->ev[i]);
+		if (r == pk->nrep || err)
+			break;
+		/* the first entry's name is plain, the others' not: a body
+		 * holding it is walked once more, its first copy apart */
+		if (w.first) {
+			for (i = to; i < to + pk->rep[r].len && !err; i++)
+				err = walk_event(&w, &s, &pk->ev[i]);
+			count--;
+		}
+		from = out->n;
+		for (i = to; i < to + pk->rep[r].len && !err; i++)
+			err = walk_event(&w, &s, &pk->ev[i]);
+		if (err || out->n == from)
+			continue;
+		if (*nreps == cap && pap_grow(reps, &cap, sizeof(**reps), 8)) {
+			c.oom = 1;
+			break;
+		}
+		(*reps)[*nreps].at = from;
+		(*reps)[*nreps].len = out->n - from;
+		(*reps)[(*nreps)++].count = count;
+	}
+	free(s.f);
+	if (err || c.oom) {
+		call_seq_free(out);
+		free(*reps);
+		*reps = NULL;
+		*nreps = 0;
+		return -1;
+	}
+	return 0;
+}
+
 void call_seq_free(struct call_seq *q)
 {
 	free(q->item);

@@ -9,8 +9,11 @@
  * are those keys.  PROGSUM must be the sum of those ids, each unit's
  * metadata (METAFILE, else the search directories) must have the unit
  * sum UNITSUM, and libcore/callprog.c builds the program from the units'
- * functions.  The record's breakpoints are unpacked and decoded by
- * libcore/callseq.c, and callrender.c makes the sequence.
+ * functions.  The record's breakpoints are decoded as they are packed
+ * by libcore/callseq.c, into events whose repeats are kept once; they
+ * are expanded for the sequence (callrender.c) and the k-grams when
+ * they fit the bound below, and the calling contexts come from the
+ * packed events whatever their length.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -23,9 +26,10 @@
 #include "pathspec.h"
 #include "util.h"
 
-/* The events a record may decode into: this many per event shown at
- * most (--max-sequence), and never fewer than CALLS_DECODE_MIN, so that
- * a sequence over --max-sequence is decoded whole for its packed form. */
+/* The events a record may expand into (and the events its packed form
+ * may keep): this many per event shown at most (--max-sequence), and
+ * never fewer than CALLS_DECODE_MIN, so that a sequence over
+ * --max-sequence is expanded whole for its packed JSON form. */
 #define DECODE_FACTOR 4
 #define CALLS_DECODE_MIN 10000000u
 /* Marks and names of a packed form at least (--max-sequence if more). */
@@ -47,9 +51,11 @@ struct dcall {
 	const struct pap_prof_rec *r;
 	size_t recno;		/* among the CALLS records, from 1 */
 	struct cprog *prog;
-	struct pap_cev *ev;	/* NULL: not decoded */
+	struct pap_cev *ev;	/* NULL: not expanded */
 	size_t nev;
-	int over;		/* more events than could be decoded */
+	int over;		/* more events than could be expanded */
+	int packed;		/* pk holds the decoded record */
+	struct pap_cseq_packed pk;
 };
 
 struct calls {
@@ -259,11 +265,9 @@ static struct cprog *prog_of(struct calls *c, struct decoder *d,
 /* Decodes @dc; an error is named on standard error and counted. */
 static void decode_one(struct calls *c, struct dprofile *dp, struct dcall *dc)
 {
-	struct pap_bpack_buf buf = { 0 };
-	const struct pap_breakpoint *bps;
 	struct pap_cs_rec rec;
 	const char *why = NULL;
-	size_t nbps = 0, at = 0;
+	size_t at = 0;
 	int err;
 
 	if (dc->prog->built != 1) {
@@ -272,21 +276,19 @@ static void decode_one(struct calls *c, struct dprofile *dp, struct dcall *dc)
 		dp->d->errors++;
 		return;
 	}
-	err = pap_bunpack_into(&buf, dc->r->bps, dc->r->nbps, UINT32_MAX,
-			       &bps, &nbps);
-	if (err) {
-		fprintf(stderr, "%s: %s: calls record %zu: its breakpoints "
-			"cannot be unpacked: %s\n", pap_prog, dp->file,
-			dc->recno, pap_strerror(err));
-		dp->d->errors++;
-		pap_bpack_buf_free(&buf);
-		return;
-	}
+	/* read in place, repeats and all: never unpacked */
 	rec.value = dc->r->value;
-	rec.bps = (struct pap_breakpoint *)bps;
-	rec.nbps = nbps;
-	err = pap_cseq_decode(&dc->prog->b.prog, &rec, UINT64_MAX,
-			      c->decode_max, &dc->ev, &dc->nev, &why, &at);
+	rec.bps = dc->r->bps;
+	rec.nbps = dc->r->nbps;
+	err = pap_cseq_decode_packed(&dc->prog->b.prog, &rec, UINT64_MAX,
+				     c->decode_max, &dc->pk, &why, &at);
+	if (!err) {
+		dc->packed = 1;
+		err = pap_cseq_expand(&dc->pk, c->decode_max, &dc->ev,
+				      &dc->nev);
+		if (err && err != PAP_ELIMIT)
+			why = pap_strerror(err);
+	}
 	if (err == PAP_ELIMIT) {
 		dc->over = 1;
 		fprintf(stderr, "%s: %s: calls record %zu: more than %" PRIu64
@@ -299,7 +301,6 @@ static void decode_one(struct calls *c, struct dprofile *dp, struct dcall *dc)
 		dp->d->errors++;
 		dc->ev = NULL;
 	}
-	pap_bpack_buf_free(&buf);
 }
 
 /* Hottest first; the profile's order among equals. */
@@ -369,8 +370,10 @@ static void calls_free(struct calls *c)
 {
 	size_t i, u;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->c[i].ev);
+		pap_cseq_packed_free(&c->c[i].pk);
+	}
 	free(c->c);
 	for (i = 0; i < c->nprogs; i++) {
 		struct cprog *p = &c->progs[i];
@@ -385,9 +388,10 @@ static void calls_free(struct calls *c)
 	free(c->progs);
 }
 
-/* The decoded sequences of @c (those over the bound left out), for the
- * calling contexts; *@n of them, NULL when none or memory is short. */
-static struct call_run *runs_of(const struct calls *c, size_t *n)
+/* The decoded sequences of @c, for the calling contexts; with
+ * @packed those too long to expand (ev NULL, pk set), else only the
+ * others.  *@n of them, NULL when none or memory is short. */
+static struct call_run *runs_of(const struct calls *c, size_t *n, int packed)
 {
 	struct call_run *r = calloc(c->n + 1, sizeof(*r));
 	size_t i;
@@ -396,11 +400,12 @@ static struct call_run *runs_of(const struct calls *c, size_t *n)
 	for (i = 0; r && i < c->n; i++) {
 		const struct dcall *dc = &c->c[i];
 
-		if (!dc->ev || dc->over)
+		if (!dc->packed || (!packed && (!dc->ev || dc->over)))
 			continue;
 		r[*n].b = &dc->prog->b;
-		r[*n].ev = dc->ev;
-		r[*n].nev = dc->nev;
+		r[*n].ev = dc->over ? NULL : dc->ev;
+		r[*n].nev = dc->over ? 0 : dc->nev;
+		r[*n].pk = &dc->pk;
 		r[(*n)++].count = dc->r->count;
 	}
 	return r;
@@ -416,8 +421,21 @@ int calls_runs_load(struct dprofile *dp, const struct ropts *o,
 		return -1;
 	calls_load(c, dp, o);
 	out->owner = c;
-	out->run = runs_of(c, &out->n);
+	out->run = runs_of(c, &out->n, 0);
 	return out->run ? 0 : -1;
+}
+
+int calls_runs_load_packed(struct dprofile *dp, const struct ropts *o,
+			   struct call_runs *out)
+{
+	int r = calls_runs_load(dp, o, out);
+
+	if (!r) {
+		free(out->run);
+		out->run = runs_of(out->owner, &out->n, 1);
+		r = out->run ? 0 : -1;
+	}
+	return r;
 }
 
 void calls_runs_free(struct call_runs *r)
@@ -476,11 +494,35 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 			dc->r->count, dc->r->complete ? "true" : "false");
 		if (dc->over)
 			fputs("null, \"truncated\": true", out);
+		if (dc->over && dc->packed)
+			fprintf(out, ", \"events_total\": %" PRIu64,
+				dc->pk.total);
 		else
 			fprintf(out, "%zu", dc->nev);
 		if (dc->ev && dc->nev && dc->ev[0].kind == PAP_CEV_FORK)
 			fputs(", \"start\": \"fork\"", out);
-		if (dc->over) {
+		if (dc->over && dc->packed) {
+			struct pap_cev_rep *reps = NULL;
+			size_t nreps = 0;
+
+			/* the record's repeats, never expanded */
+			fputs(", \"packed\": ", out);
+			if (call_sequence_packed(&dc->prog->b, &dc->pk, &q,
+						 &reps, &nreps) ||
+			    call_pack_json_packed(out, &dc->prog->b, &q, reps,
+						  nreps, max > CALLS_PACK_BUDGET ?
+						  max : CALLS_PACK_BUDGET,
+						  &cut)) {
+				fputs("null", out);
+				fprintf(stderr, "%s: %s: calls record %zu: no "
+					"packed form\n", pap_prog, dp->file,
+					dc->recno);
+				dp->d->errors++;
+			}
+			if (cut)
+				fputs(", \"packed_cut\": true", out);
+			free(reps);
+		} else if (dc->over) {
 			fputs(", \"sequence\": []", out);
 		} else if (dc->nev <= max) {
 			fputs(", \"sequence\": ", out);
@@ -505,7 +547,7 @@ void print_calls_json(FILE *out, struct dprofile *dp, const struct ropts *o)
 		shown++;
 	}
 	fprintf(out, "\n], \"call_paths_left_out\": %zu", left);
-	runs = runs_of(&c, &nruns);
+	runs = runs_of(&c, &nruns, 1);
 	call_contexts_json(out, runs, nruns, dp->d, dp->file);
 	if (o->k)
 		call_kgrams_json(out, runs, nruns, o, dp->d, dp->file);
@@ -543,6 +585,30 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 			fputs(", not decoded (see the error above)\n", out);
 			continue;
 		}
+		if (dc->over && dc->packed) {
+			uint64_t max = o->max_sequence ? o->max_sequence :
+				       CALLS_MAX_SEQUENCE;
+			struct pap_cev *pre;
+			size_t npre;
+
+			/* the first events of the packed form */
+			fprintf(out, ", %" PRIu64 " events (decoded packed)",
+				dc->pk.total);
+			if (pap_cseq_expand_prefix(&dc->pk, max, &pre,
+						   &npre)) {
+				fputs(": out of memory to show them\n", out);
+				continue;
+			}
+			fprintf(out, ", the first %zu shown\n", npre);
+			if (call_tree_print(out, &dc->prog->b, pre, npre, 2)) {
+				fprintf(stderr, "%s: %s: calls record %zu: its "
+					"events make no sequence\n", pap_prog,
+					dp->file, dc->recno);
+				dp->d->errors++;
+			}
+			free(pre);
+			continue;
+		}
 		if (dc->over) {
 			fprintf(out, ", over %" PRIu64 " events: not shown\n",
 				c.decode_max);
@@ -564,7 +630,7 @@ void print_calls_text(FILE *out, struct dprofile *dp, const struct ropts *o)
 	}
 	if (shown < c.n)
 		fprintf(out, "(%zu more sequences: --top)\n", c.n - shown);
-	runs = runs_of(&c, &nruns);
+	runs = runs_of(&c, &nruns, 1);
 	call_contexts_text(out, runs, nruns, o, dp->d, dp->file);
 	if (o->k)
 		call_kgrams_text(out, runs, nruns, o, dp->d, dp->file, 0);

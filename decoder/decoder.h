@@ -674,6 +674,15 @@ struct call_seq {
 int call_sequence(const struct pap_cs_built *b, const struct pap_cev *ev,
 		  size_t n, struct call_seq *out);
 void call_seq_free(struct call_seq *q);
+/*
+ * call_sequence() of the events packed @pk stands for, packed alike: the
+ * names, of which the runs *@reps (ascending, disjoint; *@nreps of them,
+ * malloc'd) each stand for count copies.  Time and memory of @pk.  0 or
+ * -1 as call_sequence().
+ */
+int call_sequence_packed(const struct pap_cs_built *b,
+			 const struct pap_cseq_packed *pk, struct call_seq *out,
+			 struct pap_cev_rep **reps, size_t *nreps);
 /* Its first @max items as a JSON array of strings, or as names apart by
  * spaces. */
 void call_seq_json(FILE *out, const struct pap_cs_built *b,
@@ -699,9 +708,12 @@ uint32_t call_site_line(const struct pap_cs_built *b, uint32_t fn,
 /* A decoded call sequence and how many times it was recorded. */
 struct call_run {
 	const struct pap_cs_built *b;
-	const struct pap_cev *ev;
+	const struct pap_cev *ev;	/* NULL: too long to expand */
 	size_t nev;
 	uint64_t count;
+	/* the packed events (libcore/callseq.h), NULL if none: the
+	 * calling contexts come from it, whatever the length */
+	const struct pap_cseq_packed *pk;
 };
 
 /*
@@ -733,6 +745,12 @@ void call_kgrams_json(FILE *out, const struct call_run *runs, size_t n,
  */
 int call_pack_json(FILE *out, const struct pap_cs_built *b,
 		   const struct call_seq *q, size_t budget, int *cut);
+/* call_pack_json() of names packed as call_sequence_packed() gives them:
+ * each of @reps one repeat over its body's names, never expanded. */
+int call_pack_json_packed(FILE *out, const struct pap_cs_built *b,
+			  const struct call_seq *q,
+			  const struct pap_cev_rep *reps, size_t nreps,
+			  size_t budget, int *cut);
 /* The decoded sequences of a profile, each with its count (calls.c):
  * those that could not be decoded are named on stderr and counted in
  * the decoder's errors, those over --max-sequence's bound left out. */
@@ -743,6 +761,10 @@ struct call_runs {
 };
 int calls_runs_load(struct dprofile *dp, const struct ropts *o,
 		    struct call_runs *out);
+/* calls_runs_load() with the sequences too long to expand too (ev
+ * NULL, pk set). */
+int calls_runs_load_packed(struct dprofile *dp, const struct ropts *o,
+			   struct call_runs *out);
 void calls_runs_free(struct call_runs *r);
 /* The sequences of interest of o->calls_spec with their counts in @dp's
  * profile (callspec.c); nothing without --calls-spec. */

@@ -139,3 +139,27 @@ int pap_cctx_add(struct pap_forest *cct, const struct pap_cev *ev, size_t n,
 	free(s.f);
 	return err;
 }
+
+int pap_cctx_add_packed(struct pap_forest *cct,
+			const struct pap_cseq_packed *pk, uint64_t count)
+{
+	struct cstack s = { NULL, 0, 0 };
+	size_t i, r = 0;
+	int err = PAP_OK;
+
+	for (i = 0; i < pk->nev && !err; i++) {
+		uint64_t w = count;
+
+		while (r < pk->nrep && pk->rep[r].at + pk->rep[r].len <= i)
+			r++;
+		/* a body is walked once, its contexts counted for each
+		 * copy: it leaves the stack as it found it */
+		if (r < pk->nrep && pk->rep[r].at <= i)
+			w = pk->rep[r].count && count > UINT64_MAX /
+			    pk->rep[r].count ? UINT64_MAX :
+			    count * pk->rep[r].count;
+		err = step(cct, &s, &pk->ev[i], w);
+	}
+	free(s.f);
+	return err;
+}

@@ -61,6 +61,15 @@ static inline int pap_cctx_outside(uint64_t label)
  */
 int pap_cctx_add(struct pap_forest *cct, const struct pap_cev *ev, size_t n,
 		 uint64_t count);
+/*
+ * pap_cctx_add() of the events @pk stands for, in time and memory of
+ * @pk: each repeat's body is walked once with its entries counted count
+ * times, which is exact because a body leaves the open frames as it
+ * found them (callseq.h).  The forest grows as pap_cctx_add()'s would,
+ * node for node.
+ */
+int pap_cctx_add_packed(struct pap_forest *cct,
+			const struct pap_cseq_packed *pk, uint64_t count);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpack.h"
 #include "callseq.h"
 #include "util.h"
 
@@ -478,12 +479,131 @@ struct dent {
 	uint32_t expect;	/* CALLER: the callee a normal entry must be */
 };
 
+/* Random access to a record's breakpoints as they stand packed
+ * (bpack.h): item i stands for the breakpoints start[i]..start[i + 1]. */
+struct bpx {
+	const struct pap_breakpoint *in;
+	size_t n, hint;
+	uint64_t *start;	/* n + 1 */
+	/* a repeat item of a short distance D: the literal items its D
+	 * source breakpoints are, at flat[off[i]..), off[i] = SIZE_MAX
+	 * for the others (chains of short repeats copying each other
+	 * are then one step) */
+	size_t *off;
+	uint32_t *flat;
+	size_t nflat;
+};
+
+#define BPX_FLAT 64
+
+/* The item holding breakpoint @pos (< start[n]). */
+static size_t bpx_item(struct bpx *x, uint64_t pos)
+{
+	size_t lo = 0, hi = x->n, i = x->hint;
+
+	if (x->start[i] <= pos && pos < x->start[i + 1])
+		return i;
+	if (i && x->start[i - 1] <= pos && pos < x->start[i])
+		return x->hint = i - 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->start[mid] <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return x->hint = lo;
+}
+
+/* Breakpoint @pos of the unpacked sequence, followed through repeats
+ * to the item it copies: O(nesting * log items), nothing unpacked. */
+static const struct pap_breakpoint *bpx_at(struct bpx *x, uint64_t pos)
+{
+	for (;;) {
+		size_t i = bpx_item(x, pos);
+		const struct pap_breakpoint *b = &x->in[i];
+		uint64_t dist = b->r >> 32, p0 = x->start[i];
+
+		if (!pap_bp_is_repeat(b))
+			return b;
+		if (x->off && x->off[i] != SIZE_MAX)
+			return &x->in[x->flat[x->off[i] + (pos - p0) % dist]];
+		pos = p0 - dist + (pos - p0) % dist;
+	}
+}
+
+/* The items' starts and the short repeats' sources, in one pass
+ * forward: each source resolves through the items before it. */
+static int bpx_init(struct bpx *x, const struct pap_breakpoint *in, size_t n)
+{
+	size_t i, nflat = 0;
+	uint64_t total = 0, o;
+
+	x->in = in;
+	x->start = malloc((n + 1) * sizeof(*x->start));
+	x->off = malloc((n + 1) * sizeof(*x->off));
+	for (i = 0; i < n; i++)
+		if (pap_bp_is_repeat(&in[i]) && (in[i].r >> 32) <= BPX_FLAT)
+			nflat += in[i].r >> 32;
+	x->flat = malloc((nflat + 1) * sizeof(*x->flat));
+	if (!x->start || !x->off || !x->flat)
+		return PAP_ENOMEM;
+	x->start[0] = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t dist = in[i].r >> 32;
+
+		x->off[i] = SIZE_MAX;
+		x->start[i + 1] = total += pap_bp_is_repeat(&in[i]) ?
+					   (uint32_t)in[i].r : 1;
+		if (!pap_bp_is_repeat(&in[i]) || dist > BPX_FLAT)
+			continue;
+		x->n = i;	/* look in the items before */
+		for (o = 0; o < dist; o++)
+			x->flat[x->nflat + o] = (uint32_t)(bpx_at(x,
+				x->start[i] - dist + o) - in);
+		x->off[i] = x->nflat;
+		x->nflat += dist;
+	}
+	x->n = n;
+	x->hint = 0;
+	return 0;
+}
+
+static void bpx_free(struct bpx *x)
+{
+	free(x->start);
+	free(x->off);
+	free(x->flat);
+}
+
+/* A repeat item being tried as a period: the state at its end. */
+struct ckpt {
+	int on;
+	uint64_t end, dist, lo;	/* lo: the periodic run starts there */
+	size_t nev, depth;
+	uint64_t r;
+	uint8_t state;
+	uint32_t fn, x;
+	struct dent *st;	/* copy of the stack */
+	size_t stcap;
+	size_t item;		/* backoff: the item, */
+	uint64_t next;		/* try again at or below this end, */
+	uint64_t fails;		/* after this many failures */
+};
+
 struct dec {
 	const struct pap_cs_prog *prog;
 	const struct pap_cs_rec *rec;
 	uint64_t lim, r;
-	struct bnd *b;
-	size_t nb, bi;		/* boundaries bi.. are consumed */
+	struct bpx x;
+	uint64_t end;		/* breakpoints end.. are consumed */
+	struct bnd prev;	/* the boundary before end (end > 0) */
+	struct bnd taken;	/* the last one consumed */
+	int perr;		/* prev could not be read: why says */
+	struct ckpt cp;
+	struct pap_cev_rep *rep;
+	size_t nrep, repcap;
 	struct dent *st;
 	size_t depth, stcap;
 	struct pap_cev *ev;
@@ -497,8 +617,108 @@ struct dec {
 static int corrupt(struct dec *d, const char *why)
 {
 	d->why = why;
-	d->at = d->bi ? d->b[d->bi - 1].at : 0;
+	d->at = d->end ? d->prev.at : 0;
 	return PAP_ECORRUPT;
+}
+
+static int is_payload(uint32_t site)
+{
+	return site == PAP_CS_ID || PAP_CS_KIND(site) == PAP_CS_ARG;
+}
+
+/* The number of payload entries a mark of @site has, or -1 for no mark
+ * of a good form. */
+static int64_t mark_npay(uint32_t site, uint64_t at)
+{
+	uint32_t low = PAP_CS_LOW(site);
+
+	switch (PAP_CS_KIND(site)) {
+	case PAP_CS_OUT_ENTER:
+	case PAP_CS_OUT_RETURN:
+	case PAP_CS_CALLEE:
+		return low ? -1 : 1;
+	case PAP_CS_TAIL_ENTRY:
+	case PAP_CS_OUT_TAIL:
+		return low ? 1 : -1;
+	case PAP_CS_TAIL_RETURN:
+		return low ? -1 : 2;
+	case PAP_CS_TAIL_OUT:
+		return low ? 2 : -1;
+	case PAP_CS_FRAMES:
+		return low ? 2 * (int64_t)low : -1;
+	case PAP_CS_RESUME:
+		return low ? 0 : -1;
+	case PAP_CS_FORK_START:
+		/* only the record's first breakpoint */
+		return !low && at == 0 ? 0 : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Moves the consumed end to @end and reads the boundary before it,
+ * backward: the payload entries, then the mark or overflow breakpoint
+ * they follow, checking its form.  A bad form leaves a boundary no step
+ * takes and d->perr set, which ends the decoding.
+ */
+static void set_end(struct dec *d, uint64_t end)
+{
+	const struct pap_breakpoint *b;
+	uint64_t i, j, npay;
+	int64_t want;
+
+	d->end = end;
+	if (!end)
+		return;
+	i = end - 1;
+	b = bpx_at(&d->x, i);
+	while (is_payload(b->site) && i) {
+		b = bpx_at(&d->x, --i);
+	}
+	npay = end - 1 - i;
+	d->prev.site = b->site;
+	d->prev.r = b->r;
+	d->prev.at = (size_t)i;
+	d->prev.npay = (size_t)npay;
+	if (!b->r) {
+		d->why = "a breakpoint with register 0";
+		goto bad;
+	}
+	if (b->site < PAP_CS_MARKS) {
+		if (!npay)
+			return;
+		d->why = "a mark's payload of a bad form";
+		goto bad;
+	}
+	want = is_payload(b->site) ? -1 : mark_npay(b->site, i);
+	if (want < 0 && !is_payload(b->site) &&
+	    PAP_CS_KIND(b->site) != PAP_CS_FRAMES &&
+	    (PAP_CS_KIND(b->site) < PAP_CS_OUT_ENTER ||
+	     PAP_CS_KIND(b->site) > PAP_CS_OUT_TAIL)) {
+		d->why = "a mark this decoder does not know";
+		goto bad;
+	}
+	if (want < 0 || (uint64_t)want != npay) {
+		d->why = "a mark of a bad form";
+		goto bad;
+	}
+	for (j = 0; j < npay; j++) {
+		uint32_t ps = bpx_at(&d->x, i + 1 + j)->site;
+
+		if (j % 2 == 0 ? ps != PAP_CS_ID :
+		    PAP_CS_KIND(ps) != PAP_CS_ARG ||
+		    (PAP_CS_KIND(b->site) != PAP_CS_FRAMES && PAP_CS_LOW(ps))) {
+			d->why = "a mark's payload of a bad form";
+			goto bad;
+		}
+	}
+	return;
+bad:
+	d->at = (size_t)i;
+	if (!d->perr)
+		d->perr = PAP_ECORRUPT;
+	d->prev.site = UINT32_MAX;	/* no step takes it */
 }
 
 static int emit(struct dec *d, uint8_t kind, uint32_t fn, uint32_t site,
@@ -577,23 +797,23 @@ static int push_out(struct dec *d, uint8_t state, uint32_t fn, uint32_t site)
 /* Is the segment empty and the boundary before it a mark of @kind? */
 static int at_mark(const struct dec *d, uint32_t kind)
 {
-	return d->r == 1 && d->bi &&
-	       PAP_CS_KIND(d->b[d->bi - 1].site) == kind;
+	return d->r == 1 && d->end && d->prev.site != UINT32_MAX &&
+	       PAP_CS_KIND(d->prev.site) == kind;
 }
 
 /* Consumes the mark before the segment: the segment before it is next. */
 static const struct bnd *take(struct dec *d)
 {
-	const struct bnd *m = &d->b[--d->bi];
-
-	d->r = m->r;
-	return m;
+	d->taken = d->prev;
+	d->r = d->taken.r;
+	set_end(d, d->taken.at);
+	return &d->taken;
 }
 
 /* The function payload entry @i of mark @m names. */
 static int pay_fn(struct dec *d, const struct bnd *m, size_t i, uint32_t *fn)
 {
-	uint64_t id = d->rec->bps[m->at + 1 + i].r;
+	uint64_t id = bpx_at(&d->x, m->at + 1 + i)->r;
 	size_t lo = 0, hi = d->prog->nfn;
 
 	while (lo < hi) {
@@ -610,10 +830,10 @@ static int pay_fn(struct dec *d, const struct bnd *m, size_t i, uint32_t *fn)
 	return 0;
 }
 
-static const struct pap_breakpoint *pay(const struct dec *d,
-					const struct bnd *m, size_t i)
+static const struct pap_breakpoint *pay(struct dec *d, const struct bnd *m,
+					size_t i)
 {
-	return &d->rec->bps[m->at + 1 + i];
+	return bpx_at(&d->x, m->at + 1 + i);
 }
 
 /* Pops the digit of a node of radix @n and overflow code @code. */
@@ -628,8 +848,8 @@ static int pop_digit(struct dec *d, uint32_t n, uint32_t code, uint32_t *dig)
 		return corrupt(d, "a digit where the register is spent");
 	*dig = (uint32_t)(d->r % n);
 	q = d->r / n;
-	if (q == 1 && d->bi && d->b[d->bi - 1].site < PAP_CS_MARKS) {
-		const struct bnd *o = &d->b[d->bi - 1];
+	if (q == 1 && d->end && d->prev.site < PAP_CS_MARKS) {
+		const struct bnd *o = &d->prev;
 
 		if (o->site != code)
 			return corrupt(d, "an overflow breakpoint of another "
@@ -637,8 +857,7 @@ static int pop_digit(struct dec *d, uint32_t n, uint32_t code, uint32_t *dig)
 		if (!cs_overflows(o->r, n, *dig, d->lim))
 			return corrupt(d, "an overflow breakpoint whose fold "
 					  "fits");
-		d->bi--;
-		d->r = o->r;
+		take(d);
 		return 0;
 	}
 	if (cs_overflows(q, n, *dig, d->lim))
@@ -855,7 +1074,7 @@ static int dstep(struct dec *d, struct pos *p)
 
 	switch (p->state) {
 	case D_BASE:
-		if (d->r == 1 && !d->bi) {
+		if (d->r == 1 && !d->end) {
 			p->state = D_DONE;
 			return 0;
 		}
@@ -868,7 +1087,7 @@ static int dstep(struct dec *d, struct pos *p)
 		if (at_mark(d, PAP_CS_OUT_RETURN) ||
 		    at_mark(d, PAP_CS_OUT_TAIL))
 			goto outside;
-		if (at_mark(d, PAP_CS_FORK_START) && d->bi == 1)
+		if (at_mark(d, PAP_CS_FORK_START) && d->prev.at == 0)
 			return fork_start(d, p);
 		p->state = D_C;
 		return 0;
@@ -919,8 +1138,8 @@ static int dstep(struct dec *d, struct pos *p)
 	c = pap_cg_src_class(p->x);
 	if ((c == 3 || (c == 1 && g->sites[k - 1].kind ==
 			 PAP_SITE_RETURNS_TWICE)) &&
-	    d->r == 1 && d->bi &&
-	    d->b[d->bi - 1].site == (PAP_CS_RESUME | p->x)) {
+	    d->r == 1 && d->end &&
+	    d->prev.site == (PAP_CS_RESUME | p->x)) {
 		take(d);
 		err = emit(d, PAP_CEV_LONGJMP, p->fn, p->x, 0, 0);
 		if (!err)
@@ -1021,91 +1240,6 @@ outside:
 	return 0;
 }
 
-/* Splits the breakpoints into boundaries, checking each mark's form. */
-static int parse(struct dec *d)
-{
-	const struct pap_cs_rec *rec = d->rec;
-	size_t i = 0, j, npay;
-
-	d->b = malloc((rec->nbps + 1) * sizeof(*d->b));
-	if (!d->b)
-		return PAP_ENOMEM;
-	while (i < rec->nbps) {
-		const struct pap_breakpoint *x = &rec->bps[i];
-		uint32_t kind = PAP_CS_KIND(x->site), low = PAP_CS_LOW(x->site);
-		int ok = 0;
-
-		d->at = i;
-		if (!x->r) {
-			d->why = "a breakpoint with register 0";
-			return PAP_ECORRUPT;
-		}
-		if (x->site < PAP_CS_MARKS) {
-			npay = 0;
-		} else {
-			switch (kind) {
-			case PAP_CS_OUT_ENTER:
-			case PAP_CS_OUT_RETURN:
-			case PAP_CS_CALLEE:
-				ok = !low;
-				npay = 1;
-				break;
-			case PAP_CS_TAIL_ENTRY:
-			case PAP_CS_OUT_TAIL:
-				ok = low != 0;
-				npay = 1;
-				break;
-			case PAP_CS_TAIL_RETURN:
-				ok = !low;
-				npay = 2;
-				break;
-			case PAP_CS_TAIL_OUT:
-				ok = low != 0;
-				npay = 2;
-				break;
-			case PAP_CS_FRAMES:
-				ok = low != 0;
-				npay = 2 * (size_t)low;
-				break;
-			case PAP_CS_RESUME:
-				ok = low != 0;
-				npay = 0;
-				break;
-			case PAP_CS_FORK_START:
-				/* only the record's first breakpoint */
-				ok = !low && i == 0;
-				npay = 0;
-				break;
-			default:
-				d->why = "a mark this decoder does not know";
-				return PAP_ECORRUPT;
-			}
-			if (!ok || npay > rec->nbps - i - 1) {
-				d->why = "a mark of a bad form";
-				return PAP_ECORRUPT;
-			}
-			for (j = 0; j < npay; j++) {
-				uint32_t ps = rec->bps[i + 1 + j].site;
-
-				if (j % 2 == 0 ? ps != PAP_CS_ID :
-				    PAP_CS_KIND(ps) != PAP_CS_ARG ||
-				    (kind != PAP_CS_FRAMES && PAP_CS_LOW(ps))) {
-					d->why = "a mark's payload of a bad "
-						 "form";
-					return PAP_ECORRUPT;
-				}
-			}
-		}
-		d->b[d->nb].site = x->site;
-		d->b[d->nb].r = x->r;
-		d->b[d->nb].at = i;
-		d->b[d->nb++].npay = npay;
-		i += 1 + npay;
-	}
-	d->bi = d->nb;
-	return 0;
-}
-
 static int id_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -1144,26 +1278,147 @@ static int index_ids(struct dec *d)
 	return 0;
 }
 
-int pap_cseq_decode(const struct pap_cs_prog *prog,
-		    const struct pap_cs_rec *rec, uint64_t limit,
-		    size_t max_events, struct pap_cev **ev, size_t *n,
-		    const char **why, size_t *at)
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The stack entries equal? */
+static int dent_eq(const struct dent *a, const struct dent *b)
+{
+	return a->out == b->out && a->state == b->state && a->fn == b->fn &&
+	       a->site == b->site && a->tails == b->tails &&
+	       a->expect == b->expect;
+}
+
+/* Is the decoder where checkpoint @c left it? */
+static int ckpt_same(const struct dec *d, const struct ckpt *c,
+		     const struct pos *p)
+{
+	size_t i;
+
+	if (d->r != c->r || p->state != c->state || p->fn != c->fn ||
+	    p->x != c->x || d->depth != c->depth)
+		return 0;
+	for (i = 0; i < d->depth; i++)
+		if (!dent_eq(&d->st[i], &c->st[i]))
+			return 0;
+	return 1;
+}
+
+static int add_rep(struct dec *d, size_t at, size_t len, uint64_t count)
+{
+	if (d->nrep == d->repcap &&
+	    pap_grow(&d->rep, &d->repcap, sizeof(*d->rep), 16))
+		return PAP_ENOMEM;
+	d->rep[d->nrep].at = at;
+	d->rep[d->nrep].len = len;
+	d->rep[d->nrep++].count = count;
+	return 0;
+}
+
+/*
+ * Before a step: a repeat item of the record, (dist, len) at p0, makes
+ * the breakpoints from lo = p0 - dist to p0 + len periodic.  At a step
+ * that starts inside it with two periods or more below, the state is
+ * kept; at the first step one period lower, if the decoder is back in
+ * that state (node, register, whole stack), the period's events are the
+ * same in every period (decoding is a function of the state and the
+ * breakpoints read, which repeat), so they are kept once as a repeat of
+ * k periods and the decoding jumps k - 1 periods down.  Otherwise (a
+ * deepening recursion: the stack grows) it goes on period by period,
+ * trying again after 1, 2, 4... periods.
+ */
+static int period(struct dec *d, const struct pos *p)
+{
+	struct ckpt *c = &d->cp;
+	size_t i;
+	uint64_t k, w;
+
+	if (c->on && d->end <= c->end - c->dist) {
+		c->on = 0;
+		if (d->end == c->end - c->dist && ckpt_same(d, c, p) &&
+		    d->nev > c->nev && !d->perr) {
+			/* the next periods read down to prev.at */
+			w = d->end - d->prev.at;
+			k = (c->end - c->lo) / c->dist;
+			while (k >= 2 && c->end - k * c->dist < c->lo + w)
+				k--;
+			c->fails = 0;
+			if (k >= 2) {
+				if (add_rep(d, c->nev, d->nev - c->nev, k))
+					return PAP_ENOMEM;
+				set_end(d, c->end - k * c->dist);
+			}
+		} else {
+			c->fails = c->fails ? 2 * c->fails : 1;
+			c->next = d->end - c->fails * c->dist;
+		}
+	}
+	if (c->on || !d->end || d->perr)
+		return 0;
+	i = bpx_item(&d->x, d->end - 1);
+	if (!pap_bp_is_repeat(&d->x.in[i]))
+		return 0;
+	c->dist = d->x.in[i].r >> 32;
+	c->lo = d->x.start[i] - c->dist;
+	if (c->item != i) {
+		c->item = i;
+		c->fails = 0;
+	} else if (c->fails && d->end > c->next) {
+		return 0;
+	}
+	if (d->end - c->lo < 2 * c->dist)
+		return 0;
+	if (d->depth > c->stcap) {
+		void *q = realloc(c->st, d->depth * sizeof(*c->st));
+
+		if (!q)
+			return PAP_ENOMEM;
+		c->st = q;
+		c->stcap = d->depth;
+	}
+	if (d->depth)
+		memcpy(c->st, d->st, d->depth * sizeof(*c->st));
+	c->on = 1;
+	c->end = d->end;
+	c->nev = d->nev;
+	c->depth = d->depth;
+	c->r = d->r;
+	c->state = p->state;
+	c->fn = p->fn;
+	c->x = p->x;
+	return 0;
+}
+
+int pap_cseq_decode_packed(const struct pap_cs_prog *prog,
+			   const struct pap_cs_rec *rec, uint64_t limit,
+			   size_t max_events, struct pap_cseq_packed *out,
+			   const char **why, size_t *at)
 {
 	struct dec d = { 0 };
 	struct pos p = { D_BASE, 0, 0 };
+	uint64_t total = 0;
 	size_t i;
 	int err;
 
-	*ev = NULL;
-	*n = 0;
+	memset(out, 0, sizeof(*out));
 	d.prog = prog;
 	d.rec = rec;
 	d.lim = limit;
 	d.r = rec->value;
 	d.max_events = max_events;
+	d.cp.item = SIZE_MAX;
 	err = index_ids(&d);
+	if (!err && rec->nbps &&
+	    !pap_bpack_length(rec->bps, rec->nbps, UINT64_MAX))
+		err = corrupt(&d, "breakpoints whose repeats are no packing");
 	if (!err)
-		err = parse(&d);
+		err = bpx_init(&d.x, rec->bps, rec->nbps);
+	if (!err)
+		total = d.x.start[rec->nbps];
+	if (!err)
+		set_end(&d, total);
 	if (!err && !d.r)
 		err = corrupt(&d, "a register of 0");
 	if (!err && at_mark(&d, PAP_CS_FRAMES)) {
@@ -1172,27 +1427,145 @@ int pap_cseq_decode(const struct pap_cs_prog *prog,
 		err = take_frames(&d, 1, 0, &p.fn, &p.x, &real);
 		p.state = D_PEND;
 	}
-	while (!err && p.state != D_DONE)
-		err = dstep(&d, &p);
+	while (!err && p.state != D_DONE) {
+		err = d.perr;
+		if (!err)
+			err = period(&d, &p);
+		if (!err)
+			err = dstep(&d, &p);
+	}
+	if (!err && d.perr)
+		err = d.perr;
 	if (!err && d.depth)
 		err = corrupt(&d, "calls pending at the record's start");
 	if (err) {
 		*why = d.why ? d.why : pap_strerror(err);
 		*at = d.at;
 		free(d.ev);
+		free(d.rep);
 	} else {
+		/* backward to forward: the events, each repeat's body
+		 * (the same periods read backward) and the repeats' order */
 		for (i = 0; i < d.nev / 2; i++) {
 			struct pap_cev t = d.ev[i];
 
 			d.ev[i] = d.ev[d.nev - 1 - i];
 			d.ev[d.nev - 1 - i] = t;
 		}
-		*ev = d.ev;
-		*n = d.nev;
+		for (i = 0; i < d.nrep; i++)
+			d.rep[i].at = d.nev - d.rep[i].at - d.rep[i].len;
+		for (i = 0; i < d.nrep / 2; i++) {
+			struct pap_cev_rep t = d.rep[i];
+
+			d.rep[i] = d.rep[d.nrep - 1 - i];
+			d.rep[d.nrep - 1 - i] = t;
+		}
+		out->ev = d.ev;
+		out->nev = d.nev;
+		out->rep = d.rep;
+		out->nrep = d.nrep;
+		out->total = d.nev;
+		for (i = 0; i < d.nrep; i++)
+			out->total = pap_sat_add(out->total,
+				sat_mul(d.rep[i].len, d.rep[i].count - 1));
 	}
-	free(d.b);
+	bpx_free(&d.x);
 	free(d.st);
+	free(d.cp.st);
 	free(d.ids);
 	free(d.idx);
+	return err;
+}
+
+int pap_cseq_expand(const struct pap_cseq_packed *pk, size_t max_events,
+		    struct pap_cev **ev, size_t *n)
+{
+	size_t i, j = 0, o = 0;
+	uint64_t c;
+
+	*ev = NULL;
+	*n = 0;
+	if (pk->total > max_events)
+		return PAP_ELIMIT;
+	*ev = malloc((pk->total + 1) * sizeof(**ev));
+	if (!*ev)
+		return PAP_ENOMEM;
+	for (i = 0; i < pk->nrep; i++) {
+		const struct pap_cev_rep *r = &pk->rep[i];
+
+		memcpy(*ev + o, pk->ev + j, (r->at - j) * sizeof(**ev));
+		o += r->at - j;
+		for (c = 0; c < r->count; c++) {
+			memcpy(*ev + o, pk->ev + r->at,
+			       r->len * sizeof(**ev));
+			o += r->len;
+		}
+		j = r->at + r->len;
+	}
+	memcpy(*ev + o, pk->ev + j, (pk->nev - j) * sizeof(**ev));
+	*n = o + pk->nev - j;
+	return 0;
+}
+
+int pap_cseq_expand_prefix(const struct pap_cseq_packed *pk, size_t max,
+			   struct pap_cev **ev, size_t *n)
+{
+	size_t i, j = 0, o = 0, m;
+	uint64_t c;
+
+	m = pk->total < max ? (size_t)pk->total : max;
+	*n = 0;
+	*ev = malloc((m + 1) * sizeof(**ev));
+	if (!*ev)
+		return PAP_ENOMEM;
+	for (i = 0; i <= pk->nrep && o < m; i++) {
+		size_t to = i < pk->nrep ? pk->rep[i].at : pk->nev, len;
+
+		len = to - j < m - o ? to - j : m - o;
+		memcpy(*ev + o, pk->ev + j, len * sizeof(**ev));
+		o += len;
+		if (i == pk->nrep)
+			break;
+		for (c = 0; c < pk->rep[i].count && o < m; c++) {
+			len = pk->rep[i].len < m - o ? pk->rep[i].len : m - o;
+			memcpy(*ev + o, pk->ev + to, len * sizeof(**ev));
+			o += len;
+		}
+		j = to + pk->rep[i].len;
+	}
+	*n = o;
+	return 0;
+}
+
+void pap_cseq_packed_free(struct pap_cseq_packed *pk)
+{
+	free(pk->ev);
+	free(pk->rep);
+	memset(pk, 0, sizeof(*pk));
+}
+
+int pap_cseq_decode(const struct pap_cs_prog *prog,
+		    const struct pap_cs_rec *rec, uint64_t limit,
+		    size_t max_events, struct pap_cev **ev, size_t *n,
+		    const char **why, size_t *at)
+{
+	struct pap_cseq_packed pk;
+	int err;
+
+	*ev = NULL;
+	*n = 0;
+	err = pap_cseq_decode_packed(prog, rec, limit, max_events, &pk, why,
+				     at);
+	if (err)
+		return err;
+	err = pap_cseq_expand(&pk, max_events, ev, n);
+	if (err == PAP_ELIMIT) {
+		*why = "more events than the limit";
+		*at = 0;
+	} else if (err) {
+		*why = pap_strerror(err);
+		*at = 0;
+	}
+	pap_cseq_packed_free(&pk);
 	return err;
 }

@@ -59,8 +59,10 @@
  * interrupted instrumented code has a record of its own, like a thread
  * whose only top-level frame is the handler.
  *
- * Not handled yet: packed breakpoints (bpack pieces and repeats): the
- * decoder reads the plain breakpoints.
+ * The decoder reads the breakpoints as they are packed (bpack.h): it
+ * follows a repeat to the breakpoints it copies, never unpacking, and
+ * keeps the events of a repeat's periods once when the decoder's state
+ * recurs from one period to the next (pap_cseq_decode_packed()).
  */
 #ifndef PAP_CORE_CALLSEQ_H
 #define PAP_CORE_CALLSEQ_H
@@ -167,7 +169,8 @@ int pap_cseq_exec(const struct pap_cs_prog *prog, const struct pap_cev *ev,
 		  const char **why, size_t *at);
 
 /*
- * The decoder: from @rec's value and breakpoints (@limit as encoded),
+ * The decoder: from @rec's value and breakpoints (@limit as encoded;
+ * bpack repeats allowed),
  * the exact events, malloc'd into *@ev, *@n of them, walking backward
  * from the end with a stack of pending calls.  At most @max_events
  * (PAP_ELIMIT beyond).  PAP_ECORRUPT with *@why naming the problem and
@@ -180,6 +183,54 @@ int pap_cseq_decode(const struct pap_cs_prog *prog,
 		    const char **why, size_t *at);
 
 void pap_cs_rec_free(struct pap_cs_rec *rec);
+
+/* A run of events repeated: ev[at..at + len) of a packed sequence
+ * stands for @count copies of itself. */
+struct pap_cev_rep {
+	size_t at, len;
+	uint64_t count;
+};
+
+/*
+ * A sequence of events packed as its record is: the events, of which
+ * the runs named by @rep (ascending, disjoint, count >= 2) each stand
+ * for count copies.  A repeat's body leaves the open frames as it found
+ * them: walking it once and going on gives the state of walking it
+ * count times (callctx.c counts its contexts count times).  @total: the
+ * events it stands for (saturated).
+ */
+struct pap_cseq_packed {
+	struct pap_cev *ev;
+	size_t nev;
+	struct pap_cev_rep *rep;
+	size_t nrep;
+	uint64_t total;
+};
+
+/*
+ * pap_cseq_decode() without the expansion: @rec's breakpoints may hold
+ * bpack repeats, read in place.  For a repeat item of distance D, the
+ * decoder keeps its state at a step inside it and compares it one period
+ * (D breakpoints) down; when it recurs (same node, register and stack of
+ * pending calls), the period's events are kept once as a pap_cev_rep of
+ * every period the record's periodic run holds, and decoding jumps past
+ * them.  Time and memory then grow with the record and the period's
+ * events, not the run.  A period whose state does not recur (a deepening
+ * recursion) is decoded period by period, its events kept each time:
+ * that part grows with the recursion the run reached.  At most
+ * @max_events events kept (PAP_ELIMIT).  Errors as pap_cseq_decode().
+ */
+int pap_cseq_decode_packed(const struct pap_cs_prog *prog,
+			   const struct pap_cs_rec *rec, uint64_t limit,
+			   size_t max_events, struct pap_cseq_packed *out,
+			   const char **why, size_t *at);
+/* The events @pk stands for, malloc'd: PAP_ELIMIT beyond @max_events. */
+int pap_cseq_expand(const struct pap_cseq_packed *pk, size_t max_events,
+		    struct pap_cev **ev, size_t *n);
+/* The first min(@max, total) events @pk stands for, malloc'd. */
+int pap_cseq_expand_prefix(const struct pap_cseq_packed *pk, size_t max,
+			   struct pap_cev **ev, size_t *n);
+void pap_cseq_packed_free(struct pap_cseq_packed *pk);
 
 #ifdef __cplusplus
 }

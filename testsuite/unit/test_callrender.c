@@ -419,8 +419,8 @@ static void test_kgrams(void **state)
 	memcpy(ev, main_run, sizeof(ev));
 	map_events(&t, ev, n0);
 	map_events(&t, twice_run, n1);
-	runs[0] = (struct call_run){ &t.b, ev, n0, 3 };
-	runs[1] = (struct call_run){ &t.b, twice_run, n1, 2 };
+	runs[0] = (struct call_run){ &t.b, ev, n0, 3, NULL };
+	runs[1] = (struct call_run){ &t.b, twice_run, n1, 2, NULL };
 	pap_forest_init(&ipf);
 	assert_int_equal(call_kgrams(runs, 2, &t.b, 3, &ipf), 0);
 	for (r = 0; r < 2; r++)
@@ -473,6 +473,107 @@ static void test_kgrams(void **state)
 }
 
 /* The packed JSON of the items @it[0..@n) (enum values), into @buf. */
+/* Appends block @k (one call of main's at its level) to @ev. */
+static size_t put_block(struct pap_cev *ev, size_t n, unsigned k)
+{
+	static const struct pap_cev blocks[][8] = {
+		{ CALL(MAIN, 1), ENTER(F), EXIT(F), RET(MAIN, 1, 0) },
+		{ CALL(MAIN, 1), ENTER(F), CALL(F, 1), ENTER(F), EXIT(F),
+		  RET(F, 1, 0), EXIT(F), RET(MAIN, 1, 0) },
+		{ CALL(MAIN, 4), RET(MAIN, 4, 1) },
+		{ CALL(MAIN, 2), OUT(CMP), CALL(CMP, 1), ENTER(KEY),
+		  EXIT(KEY), RET(CMP, 1, 0), EXIT(CMP), RET(MAIN, 2, 1) },
+		{ CALL(MAIN, 3), ENTER(G), TAIL(G, 1), ENTER(H), EXIT(H),
+		  RET(MAIN, 3, 2) },
+	};
+	static const size_t len[] = { 4, 8, 2, 8, 6 };
+
+	memcpy(ev + n, blocks[k], len[k] * sizeof(*ev));
+	return n + len[k];
+}
+
+/*
+ * test_kgrams_packed: the k-grams of a sequence given packed (X B^c Y,
+ * B kept once) are those of its expansion, window for window: random
+ * blocks of main's calls make X, B and Y, k from 1 to 6.
+ */
+static void test_kgrams_packed(void **state)
+{
+	struct fixture t;
+	unsigned long seed = 1, round;
+
+	(void)state;
+	setup(&t);
+	for (round = 0; round < 400; round++) {
+		struct pap_cev *ev = malloc(256 * sizeof(*ev)), *full;
+		struct pap_cev_rep rep;
+		struct pap_cseq_packed pk;
+		struct pap_forest a, b;
+		struct call_run run;
+		size_t n = 0, x, bl, nfull = 0, i, j;
+		unsigned nb;
+		uint64_t c;
+		uint32_t k, v, path[8];
+
+		assert_non_null(ev);
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		ev[n++] = (struct pap_cev)OUT(MAIN);
+		for (nb = (seed >> 33) % 4; nb; nb--)
+			n = put_block(ev, n, (unsigned)(seed >> (40 + nb)) % 5);
+		x = n;
+		for (nb = 1 + (seed >> 20) % 3; nb; nb--)
+			n = put_block(ev, n, (unsigned)(seed >> (10 + nb)) % 5);
+		bl = n - x;
+		for (nb = (seed >> 50) % 4; nb; nb--)
+			n = put_block(ev, n, (unsigned)(seed >> (53 + nb)) % 5);
+		ev[n++] = (struct pap_cev)EXIT(MAIN);
+		map_events(&t, ev, n);
+		c = 2 + (seed >> 5) % 12;
+		k = 1 + (uint32_t)(round % 6);
+		full = malloc((n + c * bl) * sizeof(*full));
+		assert_non_null(full);
+		memcpy(full, ev, x * sizeof(*ev));
+		nfull = x;
+		for (i = 0; i < c; i++, nfull += bl)
+			memcpy(full + nfull, ev + x, bl * sizeof(*ev));
+		memcpy(full + nfull, ev + x + bl, (n - x - bl) * sizeof(*ev));
+		nfull += n - x - bl;
+		rep = (struct pap_cev_rep){ x, bl, c };
+		pk = (struct pap_cseq_packed){ ev, n, &rep, 1, nfull };
+		pap_forest_init(&a);
+		pap_forest_init(&b);
+		run = (struct call_run){ &t.b, full, nfull, 3, NULL };
+		assert_int_equal(call_kgrams(&run, 1, &t.b, k, &a), 0);
+		run = (struct call_run){ &t.b, NULL, 0, 3, &pk };
+		assert_int_equal(call_kgrams(&run, 1, &t.b, k, &b), 0);
+		assert_int_equal(a.n, b.n);
+		for (i = 1; i < a.n; i++) {
+			for (j = 0, v = (uint32_t)i; v && j < 8;
+			     v = a.nodes[v].parent)
+				path[j++] = (uint32_t)a.nodes[v].label;
+			for (v = 0; v < j / 2; v++) {
+				uint32_t tmp = path[v];
+
+				path[v] = path[j - 1 - v];
+				path[j - 1 - v] = tmp;
+			}
+			v = kg_find(&b, path, j);
+			if (!v || b.nodes[v].count != a.nodes[i].count)
+				fail_msg("round %lu k %u c %llu: a window of "
+					 "%zu names counted %llu, packed %llu",
+					 round, k, (unsigned long long)c, j,
+					 (unsigned long long)a.nodes[i].count,
+					 v ? (unsigned long long)
+					 b.nodes[v].count : 0ull);
+		}
+		pap_forest_free(&a);
+		pap_forest_free(&b);
+		free(full);
+		free(ev);
+	}
+	teardown(&t);
+}
+
 static int pack_of(struct fixture *t, const uint32_t *it, size_t n,
 		   size_t budget, char *buf, size_t size)
 {
@@ -605,7 +706,7 @@ static void test_deep(void **state)
 	fclose(f);
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
-	run = (struct call_run){ &t.b, out, n, 1 };
+	run = (struct call_run){ &t.b, out, n, 1, NULL };
 	f = tmpfile();
 	assert_non_null(f);
 	call_contexts_text(f, &run, 1, &o, &d, "deep");
@@ -641,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_longjmp),
 		cmocka_unit_test(test_tree_groups),
 		cmocka_unit_test(test_kgrams),
+		cmocka_unit_test(test_kgrams_packed),
 		cmocka_unit_test(test_pack),
 		cmocka_unit_test(test_deep),
 	};

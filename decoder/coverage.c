@@ -494,19 +494,89 @@ static size_t step_slot(const struct bl_spans *s, uint64_t sym,
 }
 
 /*
+ * One piece @sym of f->pieces read from state @st by the numbering
+ * (pap_bl_edge()), its ids noted; a piece read from a state it was read
+ * from before (struct bl_step) leaves the same state and notes the same
+ * ids, already in the set, so it costs a lookup.  0 or an error code.
+ */
+static int note_step(struct dfunc *f, const struct pap_plan *bl,
+		     uint64_t sym, struct pap_bl_state *st)
+{
+	struct bl_spans *s = f->spans;
+	size_t i = step_slot(s, sym, st), k;
+	struct bl_step x;
+	const uint32_t *e;
+	uint64_t id;
+	uint32_t len, j;
+	int err = 0;
+
+	if (s->step[i].used) {
+		st->id = s->step[i].id_out;
+		st->x = s->step[i].x_out;
+		st->first = 0;
+		return 0;
+	}
+	x.sym = sym;
+	x.id_in = st->id;
+	x.x_in = st->x;
+	x.first_in = (uint8_t)st->first;
+	e = pap_piece_edges(&f->pieces, sym, &len);
+	for (j = 0; j < len && !err; j++) {
+		int r = pap_bl_edge(bl, st, e[j], &id);
+
+		if (r < 0)
+			err = r;
+		else if (r)
+			err = note_id(f, id, 0, 0);
+	}
+	if (err || st->first || s->nsteps >= BL_STEPS_MAX)
+		return err;	/* an empty piece is not kept */
+	x.id_out = st->id;
+	x.x_out = st->x;
+	x.used = 1;
+	s->step[i] = x;
+	/* grown at half full, so that a free slot ends a probe */
+	if (++s->nsteps + 1 > s->nstepslots / 2) {
+		struct bl_spans g = *s;
+
+		g.nstepslots = 2 * s->nstepslots;
+		g.step = calloc(g.nstepslots, sizeof(*g.step));
+		if (!g.step)
+			return PAP_ENOMEM;
+		for (k = 0; k < s->nstepslots; k++)
+			if (s->step[k].used) {
+				struct pap_bl_state t = {
+					s->step[k].id_in,
+					s->step[k].x_in,
+					s->step[k].first_in };
+
+				g.step[step_slot(&g, s->step[k].sym,
+						 &t)] = s->step[k];
+			}
+		free(s->step);
+		s->step = g.step;
+		s->nstepslots = g.nstepslots;
+	}
+	return 0;
+}
+
+/*
  * The ids of the path of form @form (of at most BL_STEP_FORM_MAX pieces)
  * noted by running the numbering (pap_bl_edge()) over its pieces in
- * order, then pap_bl_end(): exactly pap_bl_split()'s ids and errors.  A
- * piece read from a state it was read from before (struct bl_step)
- * leaves the same state and notes the same ids, already in the set, so
- * it costs a lookup: a path costs about its pieces, not its edges.
+ * order, then pap_bl_end(): exactly pap_bl_split()'s ids and errors,
+ * each piece costing a lookup when read from a state seen before
+ * (note_step()).  A repeat of distance d is read d pieces at a time, the
+ * same d pieces each time: once a period leaves the state as it found
+ * it, every later whole period would too, noting the same ids, so they
+ * are skipped; a path costs about its form's items, not its pieces.
  */
 static int note_pieces(struct dfunc *f, const struct pap_plan *bl,
 		       const struct pap_rseq *form)
 {
 	struct bl_spans *s = f->spans;
 	struct pap_bl_state st;
-	uint64_t pos, id;
+	uint64_t id, done, j, chunk;
+	size_t k;
 	int err;
 
 	if (s->gen != f->pieces_gen || !s->step) {
@@ -519,59 +589,28 @@ static int note_pieces(struct dfunc *f, const struct pap_plan *bl,
 			return PAP_ENOMEM;
 	}
 	err = pap_bl_begin(bl, &st);
-	for (pos = 0; !err && pos < form->len; pos++) {
-		uint64_t sym = pap_rseq_get(form, pos);
-		size_t i = step_slot(s, sym, &st), k;
-		struct bl_step x;
-		const uint32_t *e;
-		uint32_t len, j;
+	for (k = 0; !err && k < form->n; k++) {
+		const struct pap_rseq_item *it = &form->it[k];
 
-		if (s->step[i].used) {
-			st.id = s->step[i].id_out;
-			st.x = s->step[i].x_out;
-			st.first = 0;
+		if (!it->dist) {
+			err = note_step(f, bl, it->sym, &st);
 			continue;
 		}
-		x.sym = sym;
-		x.id_in = st.id;
-		x.x_in = st.x;
-		x.first_in = (uint8_t)st.first;
-		e = pap_piece_edges(&f->pieces, sym, &len);
-		for (j = 0; j < len && !err; j++) {
-			int r = pap_bl_edge(bl, &st, e[j], &id);
+		for (done = 0; !err && done < it->len;) {
+			struct pap_bl_state was = st;
 
-			if (r < 0)
-				err = r;
-			else if (r)
-				err = note_id(f, id, 0, 0);
-		}
-		if (err || st.first || s->nsteps >= BL_STEPS_MAX)
-			continue;	/* an empty piece is not kept */
-		x.id_out = st.id;
-		x.x_out = st.x;
-		x.used = 1;
-		s->step[i] = x;
-		/* grown at half full, so that a free slot ends a probe */
-		if (++s->nsteps + 1 > s->nstepslots / 2) {
-			struct bl_spans g = *s;
-
-			g.nstepslots = 2 * s->nstepslots;
-			g.step = calloc(g.nstepslots, sizeof(*g.step));
-			if (!g.step)
-				return PAP_ENOMEM;
-			for (k = 0; k < s->nstepslots; k++)
-				if (s->step[k].used) {
-					struct pap_bl_state t = {
-						s->step[k].id_in,
-						s->step[k].x_in,
-						s->step[k].first_in };
-
-					g.step[step_slot(&g, s->step[k].sym,
-							 &t)] = s->step[k];
-				}
-			free(s->step);
-			s->step = g.step;
-			s->nstepslots = g.nstepslots;
+			chunk = it->len - done < it->dist ? it->len - done :
+							     it->dist;
+			for (j = 0; !err && j < chunk; j++)
+				err = note_step(f, bl,
+						pap_rseq_get(form, it->pos +
+							     done + j),
+						&st);
+			done += chunk;
+			if (!err && chunk == it->dist && st.id == was.id &&
+			    st.x == was.x && st.first == was.first)
+				done += (it->len - done) -
+					(it->len - done) % it->dist;
 		}
 	}
 	if (!err)

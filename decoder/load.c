@@ -346,6 +346,11 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 				  r->value, form);
 }
 
+/* Records without repeats of at most this many breakpoints have their
+ * Ball-Larus ids noted per piece (path_note_bl_digits()); a longer one
+ * would hold a list of its every piece, and is noted from its edges. */
+#define NOTE_DIGITS_BPS 64
+
 /* Paths with repeats of at most this many edges have their Ball-Larus
  * ids noted from their edges rather than from their form. */
 #define NOTE_EXPAND_EDGES ((size_t)1 << 14)
@@ -439,7 +444,8 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
 		return summarize_form(f, out, head, note, scratch);
-	if (note && !out->bl_only && path_bl_by_digits(f)) {
+	if (note && !out->bl_only && r->nbps <= NOTE_DIGITS_BPS &&
+	    path_bl_by_digits(f)) {
 		/* its pieces told, for path_note_bl_digits() */
 		struct pap_piece_visit v = { bl_digit_visit, &f->digits };
 

@@ -75,6 +75,10 @@ struct bl_spans {
 	struct bl_step *step;
 	size_t nsteps, nstepslots;
 	uint64_t gen;
+	/* the same over PAP+EPP pieces known by end and digit, sym the
+	 * end << 32 | digit (note_digits()) */
+	struct bl_step *dstep;
+	size_t ndsteps, ndstepslots;
 };
 
 /* One piece read from one state: where it leaves the numbering; its ids
@@ -104,6 +108,7 @@ void bl_spans_free(struct bl_spans *s)
 	free(s->slot);
 	free(s->pool);
 	free(s->step);
+	free(s->dstep);
 	free(s);
 }
 
@@ -256,6 +261,209 @@ static int note_edges(struct dfunc *f, const struct pap_plan *bl,
 	return note_span(f, bl, prev, 1, e + start, n - start);
 }
 
+static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
+		    size_t nedges, const struct pap_rseq *form, int whole);
+
+/*
+ * Can @f's ids be noted per digit (path_note_bl_digits())?  Its own plan
+ * is PAP+EPP over the graph of its EPP numbering: each acyclic piece of
+ * a decoding, and the fold edge it ends at, are edges that the piece's
+ * end and digit determine.
+ */
+int path_bl_by_digits(struct dfunc *f)
+{
+	const struct pap_plan *own = pap_meta_plan(f->fn), *bl;
+
+	if (f->bl_digits)
+		return f->bl_digits > 0;
+	f->bl_digits = -1;
+	if (!own || own->mode != PAP_MODE_PAP_EPP || !(bl = func_bl_plan(f)) ||
+	    bl->cfg != own->cfg || !spans_of(f))
+		return 0;
+	f->bl_digits = 1;
+	return 1;
+}
+
+void bl_digit_visit(void *ctx, uint32_t end, uint64_t d, uint32_t start,
+		    size_t at, size_t len)
+{
+	struct bl_digits *v = ctx;
+
+	if (v->n == v->cap &&
+	    pap_grow(&v->p, &v->cap, sizeof(*v->p), 64)) {
+		v->err = 1;
+		return;
+	}
+	v->p[v->n++] = (struct bl_digit){ end, start, d, at, len };
+}
+
+/* The key of piece @x, or 0 when it has none (a digit too large: its
+ * edges are run through the numbering every time). */
+static uint64_t digit_key(const struct bl_digit *x)
+{
+	if (x->d >= UINT32_MAX)
+		return 0;
+	return (uint64_t)x->end << 32 | x->d;
+}
+
+/* The slot of step (@key, @st) in s->dstep, or the empty one where it
+ * would go. */
+static size_t dstep_slot(const struct bl_spans *s, uint64_t key,
+			 const struct pap_bl_state *st)
+{
+	uint64_t h = (key * 0x9e3779b97f4a7c15ull) ^
+		     (st->id * 0xff51afd7ed558ccdull) ^
+		     ((uint64_t)st->x << 1) ^ (uint64_t)st->first;
+	size_t i = (size_t)(h ^ (h >> 31)) & (s->ndstepslots - 1);
+
+	for (; s->dstep[i].used; i = (i + 1) & (s->ndstepslots - 1)) {
+		const struct bl_step *x = &s->dstep[i];
+
+		if (x->sym == key && x->id_in == st->id &&
+		    x->x_in == st->x && x->first_in == st->first)
+			break;
+	}
+	return i;
+}
+
+/* Keeps step @x in slot @i of s->dstep (empty), growing the table at
+ * half full; nothing when memory is short or the table is full. */
+static void dstep_keep(struct bl_spans *s, size_t i, const struct bl_step *x)
+{
+	struct bl_spans g;
+	size_t k;
+
+	if (s->ndsteps >= BL_STEPS_MAX)
+		return;
+	s->dstep[i] = *x;
+	if (++s->ndsteps + 1 <= s->ndstepslots / 2)
+		return;
+	g = *s;
+	g.ndstepslots = 2 * s->ndstepslots;
+	g.dstep = calloc(g.ndstepslots, sizeof(*g.dstep));
+	if (!g.dstep) {
+		s->dstep[i].used = 0;	/* a free slot must end a probe */
+		s->ndsteps--;
+		return;
+	}
+	for (k = 0; k < s->ndstepslots; k++)
+		if (s->dstep[k].used) {
+			struct pap_bl_state t = { s->dstep[k].id_in,
+						  s->dstep[k].x_in,
+						  s->dstep[k].first_in };
+
+			g.dstep[dstep_slot(&g, s->dstep[k].sym, &t)] =
+				s->dstep[k];
+		}
+	free(s->dstep);
+	s->dstep = g.dstep;
+	s->ndstepslots = g.ndstepslots;
+}
+
+/*
+ * note_edges() of a path's edges @e (@n, execution order), decoded with
+ * its pieces told into @v (struct bl_digits): the numbering is run over
+ * the pieces in order (each piece's edges, then the fold edge it ends
+ * at), then pap_bl_end(), which gives pap_bl_split()'s ids and errors as
+ * note_edges() does; a piece (end and digit: the same edges) read from a
+ * state it was read from before leaves the same state and notes ids in
+ * the set already, so it costs a lookup.  Returns what note_edges()
+ * would (0 or an error code), or 1 to say it must be called instead.
+ */
+static int note_digits(struct dfunc *f, const struct pap_plan *bl,
+		       const uint32_t *e, size_t n, const struct bl_digits *v)
+{
+	const struct pap_cfg *cfg = bl->cfg;
+	struct bl_spans *s = f->spans;
+	struct pap_bl_state st;
+	size_t k, pos = 0;
+	uint64_t id;
+	int err;
+
+	if (v->err || !s)
+		return 1;
+	if (!n || e[0] >= cfg->nedges || cfg->edges[e[0]].src != cfg->entry)
+		return PAP_ECORRUPT;
+	if (!s->dstep) {
+		s->ndstepslots = 1024;
+		s->dstep = calloc(s->ndstepslots, sizeof(*s->dstep));
+		s->ndsteps = 0;
+		if (!s->dstep)
+			return 1;
+	}
+	err = pap_bl_begin(bl, &st);
+	/* the pieces were told from the exit back */
+	for (k = v->n; !err && k-- > 0;) {
+		const struct bl_digit *x = &v->p[k];
+		size_t cnt = x->len + (x->end != PAP_NONE), i = 0, j;
+		uint64_t key = digit_key(x);
+		struct bl_step t;
+
+		if (x->at + x->len > n || n - x->at - x->len != pos ||
+		    cnt > n - pos)
+			return 1;	/* not a tiling of @e */
+		if (key) {
+			i = dstep_slot(s, key, &st);
+			if (s->dstep[i].used) {
+				st.id = s->dstep[i].id_out;
+				st.x = s->dstep[i].x_out;
+				st.first = 0;
+				pos += cnt;
+				continue;
+			}
+		}
+		t.sym = key;
+		t.id_in = st.id;
+		t.x_in = st.x;
+		t.first_in = (uint8_t)st.first;
+		for (j = pos; j < pos + cnt && !err; j++) {
+			int r = pap_bl_edge(bl, &st, e[j], &id);
+
+			if (r < 0)
+				err = r;
+			else if (r)
+				err = note_id(f, id, 0, 0);
+		}
+		pos += cnt;
+		if (err || !key || st.first || !cnt)
+			continue;	/* an empty piece is not kept */
+		t.id_out = st.id;
+		t.x_out = st.x;
+		t.used = 1;
+		dstep_keep(s, i, &t);
+	}
+	if (!err && pos != n)
+		return 1;
+	if (!err)
+		err = pap_bl_end(bl, &st, &id);
+	return err ? err : note_id(f, id, 0, 0);
+}
+
+void path_note_bl_digits(struct dfunc *f, struct dpath *p,
+			 const uint32_t *edges, size_t nedges,
+			 const struct bl_digits *v)
+{
+	const struct pap_plan *bl;
+	int rc;
+
+	if (f->bl_noted < 0)
+		return;
+	bl = func_bl_plan(f);
+	if (!bl || p->bl_only || path_repeats(p) || !path_bl_by_digits(f)) {
+		note_bl(f, p, edges, nedges, NULL, 0);
+		return;
+	}
+	f->bl_noted = 1;
+	rc = note_digits(f, bl, edges, nedges, v);
+	if (rc == 1) {
+		/* this path's pieces, and any later one's, by its edges */
+		f->bl_digits = -1;
+		rc = note_edges(f, bl, edges, nedges);
+	}
+	if (rc)
+		f->bl_noted = -1;
+}
+
 int path_bl_by_pieces(struct dfunc *f)
 {
 	const struct pap_plan *own = pap_meta_plan(f->fn);
@@ -286,19 +494,89 @@ static size_t step_slot(const struct bl_spans *s, uint64_t sym,
 }
 
 /*
+ * One piece @sym of f->pieces read from state @st by the numbering
+ * (pap_bl_edge()), its ids noted; a piece read from a state it was read
+ * from before (struct bl_step) leaves the same state and notes the same
+ * ids, already in the set, so it costs a lookup.  0 or an error code.
+ */
+static int note_step(struct dfunc *f, const struct pap_plan *bl,
+		     uint64_t sym, struct pap_bl_state *st)
+{
+	struct bl_spans *s = f->spans;
+	size_t i = step_slot(s, sym, st), k;
+	struct bl_step x;
+	const uint32_t *e;
+	uint64_t id;
+	uint32_t len, j;
+	int err = 0;
+
+	if (s->step[i].used) {
+		st->id = s->step[i].id_out;
+		st->x = s->step[i].x_out;
+		st->first = 0;
+		return 0;
+	}
+	x.sym = sym;
+	x.id_in = st->id;
+	x.x_in = st->x;
+	x.first_in = (uint8_t)st->first;
+	e = pap_piece_edges(&f->pieces, sym, &len);
+	for (j = 0; j < len && !err; j++) {
+		int r = pap_bl_edge(bl, st, e[j], &id);
+
+		if (r < 0)
+			err = r;
+		else if (r)
+			err = note_id(f, id, 0, 0);
+	}
+	if (err || st->first || s->nsteps >= BL_STEPS_MAX)
+		return err;	/* an empty piece is not kept */
+	x.id_out = st->id;
+	x.x_out = st->x;
+	x.used = 1;
+	s->step[i] = x;
+	/* grown at half full, so that a free slot ends a probe */
+	if (++s->nsteps + 1 > s->nstepslots / 2) {
+		struct bl_spans g = *s;
+
+		g.nstepslots = 2 * s->nstepslots;
+		g.step = calloc(g.nstepslots, sizeof(*g.step));
+		if (!g.step)
+			return PAP_ENOMEM;
+		for (k = 0; k < s->nstepslots; k++)
+			if (s->step[k].used) {
+				struct pap_bl_state t = {
+					s->step[k].id_in,
+					s->step[k].x_in,
+					s->step[k].first_in };
+
+				g.step[step_slot(&g, s->step[k].sym,
+						 &t)] = s->step[k];
+			}
+		free(s->step);
+		s->step = g.step;
+		s->nstepslots = g.nstepslots;
+	}
+	return 0;
+}
+
+/*
  * The ids of the path of form @form (of at most BL_STEP_FORM_MAX pieces)
  * noted by running the numbering (pap_bl_edge()) over its pieces in
- * order, then pap_bl_end(): exactly pap_bl_split()'s ids and errors.  A
- * piece read from a state it was read from before (struct bl_step)
- * leaves the same state and notes the same ids, already in the set, so
- * it costs a lookup: a path costs about its pieces, not its edges.
+ * order, then pap_bl_end(): exactly pap_bl_split()'s ids and errors,
+ * each piece costing a lookup when read from a state seen before
+ * (note_step()).  A repeat of distance d is read d pieces at a time, the
+ * same d pieces each time: once a period leaves the state as it found
+ * it, every later whole period would too, noting the same ids, so they
+ * are skipped; a path costs about its form's items, not its pieces.
  */
 static int note_pieces(struct dfunc *f, const struct pap_plan *bl,
 		       const struct pap_rseq *form)
 {
 	struct bl_spans *s = f->spans;
 	struct pap_bl_state st;
-	uint64_t pos, id;
+	uint64_t id, done, j, chunk;
+	size_t k;
 	int err;
 
 	if (s->gen != f->pieces_gen || !s->step) {
@@ -311,59 +589,28 @@ static int note_pieces(struct dfunc *f, const struct pap_plan *bl,
 			return PAP_ENOMEM;
 	}
 	err = pap_bl_begin(bl, &st);
-	for (pos = 0; !err && pos < form->len; pos++) {
-		uint64_t sym = pap_rseq_get(form, pos);
-		size_t i = step_slot(s, sym, &st), k;
-		struct bl_step x;
-		const uint32_t *e;
-		uint32_t len, j;
+	for (k = 0; !err && k < form->n; k++) {
+		const struct pap_rseq_item *it = &form->it[k];
 
-		if (s->step[i].used) {
-			st.id = s->step[i].id_out;
-			st.x = s->step[i].x_out;
-			st.first = 0;
+		if (!it->dist) {
+			err = note_step(f, bl, it->sym, &st);
 			continue;
 		}
-		x.sym = sym;
-		x.id_in = st.id;
-		x.x_in = st.x;
-		x.first_in = (uint8_t)st.first;
-		e = pap_piece_edges(&f->pieces, sym, &len);
-		for (j = 0; j < len && !err; j++) {
-			int r = pap_bl_edge(bl, &st, e[j], &id);
+		for (done = 0; !err && done < it->len;) {
+			struct pap_bl_state was = st;
 
-			if (r < 0)
-				err = r;
-			else if (r)
-				err = note_id(f, id, 0, 0);
-		}
-		if (err || st.first || s->nsteps >= BL_STEPS_MAX)
-			continue;	/* an empty piece is not kept */
-		x.id_out = st.id;
-		x.x_out = st.x;
-		x.used = 1;
-		s->step[i] = x;
-		/* grown at half full, so that a free slot ends a probe */
-		if (++s->nsteps + 1 > s->nstepslots / 2) {
-			struct bl_spans g = *s;
-
-			g.nstepslots = 2 * s->nstepslots;
-			g.step = calloc(g.nstepslots, sizeof(*g.step));
-			if (!g.step)
-				return PAP_ENOMEM;
-			for (k = 0; k < s->nstepslots; k++)
-				if (s->step[k].used) {
-					struct pap_bl_state t = {
-						s->step[k].id_in,
-						s->step[k].x_in,
-						s->step[k].first_in };
-
-					g.step[step_slot(&g, s->step[k].sym,
-							 &t)] = s->step[k];
-				}
-			free(s->step);
-			s->step = g.step;
-			s->nstepslots = g.nstepslots;
+			chunk = it->len - done < it->dist ? it->len - done :
+							     it->dist;
+			for (j = 0; !err && j < chunk; j++)
+				err = note_step(f, bl,
+						pap_rseq_get(form, it->pos +
+							     done + j),
+						&st);
+			done += chunk;
+			if (!err && chunk == it->dist && st.id == was.id &&
+			    st.x == was.x && st.first == was.first)
+				done += (it->len - done) -
+					(it->len - done) % it->dist;
 		}
 	}
 	if (!err)

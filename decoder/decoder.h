@@ -61,6 +61,21 @@ struct idset {
 /* Adds @v to @s; 0, or -1 when memory is short. */
 int idset_add(struct idset *s, uint64_t v);
 
+/* The acyclic pieces of a PAP+EPP record as decoding tells them
+ * (struct pap_piece_visit), to note its Ball-Larus ids per digit. */
+struct bl_digits {
+	struct bl_digit {
+		uint32_t end, start;
+		uint64_t d;
+		size_t at, len;
+	} *p;
+	size_t n, cap;
+	int err;		/* one could not be kept */
+};
+/* A pap_piece_visit callback adding to the struct bl_digits @ctx. */
+void bl_digit_visit(void *ctx, uint32_t end, uint64_t d, uint32_t start,
+		    size_t at, size_t len);
+
 /* Blocks of a path kept for ordering paths without decoding them again. */
 #define DPATH_HEAD 20
 
@@ -109,6 +124,10 @@ struct dfunc {
 	struct idset blset;
 	int bl_noted;
 	struct bl_spans *spans;	/* stretches whose ids blset holds */
+	/* blset noted per PAP+EPP piece (path_note_bl_digits()): 1 yes,
+	 * -1 no, 0 not known yet */
+	int bl_digits;
+	struct bl_digits digits;	/* the last record's pieces */
 };
 
 struct seq_printer;
@@ -341,6 +360,14 @@ void path_note_bl_form(struct dfunc *f, struct dpath *p,
  * or PAP+EPP plan with an EPP numbering), each piece read from a state
  * of the numbering seen before costing a lookup? */
 int path_bl_by_pieces(struct dfunc *f);
+/* Can a record without repeats of @f be decoded with its pieces told
+ * (bl_digit_visit()) and its ids noted by path_note_bl_digits()? */
+int path_bl_by_digits(struct dfunc *f);
+/* path_note_bl() of @p, @edges decoded with its pieces told into @v:
+ * the same ids, a piece noted once per end and digit. */
+void path_note_bl_digits(struct dfunc *f, struct dpath *p,
+			 const uint32_t *edges, size_t nedges,
+			 const struct bl_digits *v);
 /* path_note_bl() from @p's @edges, repeats or not. */
 void path_note_bl_edges(struct dfunc *f, struct dpath *p,
 			const uint32_t *edges, size_t nedges);

@@ -247,8 +247,9 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
  * Record @r of @f decoded into @edges (emptied first); 0 or an error code.
  * Pieces are remembered in @f's memo, so a piece seen before costs a copy.
  */
-static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
-			struct pap_path *edges)
+static int decode_edges_visit(struct dfunc *f, const struct pap_prof_rec *r,
+			      struct pap_path *edges,
+			      const struct pap_piece_visit *v)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_breakpoint *bps;
@@ -270,10 +271,17 @@ static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
 		return err;
 	if (!f->memo)
 		f->memo = pap_memo_new(DECODE_MEMO_EDGES);
-	err = pap_decode_path_memo(plan, f->memo, bps, nbps, r->value, edges);
+	err = pap_decode_path_visit(plan, f->memo, bps, nbps, r->value, edges,
+				    v);
 	if (f->unpacked.cap > DECODE_KEEP_BPS)
 		pap_bpack_buf_free(&f->unpacked);	/* not kept for the next */
 	return err;
+}
+
+static int decode_edges(struct dfunc *f, const struct pap_prof_rec *r,
+			struct pap_path *edges)
+{
+	return decode_edges_visit(f, r, edges, NULL);
 }
 
 /*
@@ -337,6 +345,11 @@ int path_form(struct dfunc *f, const struct dpath *p, struct pap_rseq *form)
 	return pap_pathform_build(plan, f->memo, &f->pieces, r->bps, r->nbps,
 				  r->value, form);
 }
+
+/* Records without repeats of at most this many breakpoints have their
+ * Ball-Larus ids noted per piece (path_note_bl_digits()); a longer one
+ * would hold a list of its every piece, and is noted from its edges. */
+#define NOTE_DIGITS_BPS 64
 
 /* Paths with repeats of at most this many edges have their Ball-Larus
  * ids noted from their edges rather than from their form. */
@@ -431,7 +444,17 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
 		return summarize_form(f, out, head, note, scratch);
-	err = decode_edges(f, r, scratch);
+	if (note && !out->bl_only && r->nbps <= NOTE_DIGITS_BPS &&
+	    path_bl_by_digits(f)) {
+		/* its pieces told, for path_note_bl_digits() */
+		struct pap_piece_visit v = { bl_digit_visit, &f->digits };
+
+		f->digits.n = 0;
+		f->digits.err = 0;
+		err = decode_edges_visit(f, r, scratch, &v);
+	} else {
+		err = decode_edges(f, r, scratch);
+	}
 	if (err)
 		return err;
 	cfg = pap_meta_plan(f->fn)->cfg;
@@ -1004,7 +1027,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			break;
 		}
 		if (dp->note_bl && !path_repeats(&p))
-			path_note_bl(f, &p, scratch.edges, scratch.len);
+			path_note_bl_digits(f, &p, scratch.edges,
+					    scratch.len, &f->digits);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
 			dp->saturated = 1;
@@ -1064,6 +1088,8 @@ void func_release(struct dfunc *f)
 	f->pmemo = NULL;
 	bl_spans_free(f->spans);
 	f->spans = NULL;
+	free(f->digits.p);
+	memset(&f->digits, 0, sizeof(f->digits));
 	free(f->numtext);
 	f->numtext = NULL;
 }
@@ -1073,7 +1099,10 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 		   struct dprofile *out)
 {
 	struct dfunc *df = NULL;
+	struct pap_meta_fn *kfn = NULL;
+	const char *key = NULL;
 	size_t i, cap = 0;
+	int kmatch = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->d = d;
@@ -1091,7 +1120,14 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 			continue;	/* print_selective()'s */
 		if (pap_rec_key_prefix(r->kind))
 			continue;	/* a program kind's: kept, no path */
-		fn = resolve_fn(d, r->fn);
+		/* a function's records come together, their key one
+		 * string of the profile's: resolved and matched once */
+		if (r->fn != key) {
+			key = r->fn;
+			kfn = resolve_fn(d, key);
+			kmatch = -1;
+		}
+		fn = kfn;
 		if (fn && fn->sel)
 			continue;
 		if (!fn) {
@@ -1101,8 +1137,11 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 				d->errors++;
 			continue;
 		}
-		if (o && o->have_regex &&
-		    regexec(&o->fn_regex, fn->name, 0, NULL, 0))
+		if (kmatch < 0)
+			kmatch = !(o && o->have_regex &&
+				   regexec(&o->fn_regex, fn->name, 0, NULL,
+					   0));
+		if (!kmatch)
 			continue;
 		if (!df || df->fn != fn)
 			df = func_of(out, &cap, fn);

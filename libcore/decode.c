@@ -143,10 +143,13 @@ static int piece_back(const struct pap_plan *p, struct pap_memo *m,
  */
 static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
 		       uint32_t end, uint64_t r, struct pap_path *out,
-		       uint32_t *first_end, uint32_t *start_out, int *at_entry)
+		       uint32_t *first_end, uint32_t *start_out, int *at_entry,
+		       const struct pap_piece_visit *v)
 {
 	const struct pap_cfg *cfg = p->cfg;
 	uint32_t start;
+	uint64_t d;
+	size_t at;
 	int err;
 
 	for (;;) {
@@ -154,18 +157,23 @@ static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
 					       cfg->edges[end].src;
 		uint64_t n = end == PAP_NONE ? p->exit_radix :
 				p->npaths[x] < 2 ? 2 : p->npaths[x];
+		uint64_t q = r / n;	/* one division for both */
 
-		if (r / n == 0)
+		if (q == 0)
 			return PAP_ECORRUPT;
 		if (end != PAP_NONE) {
 			err = pap_path_push(out, end);
 			if (err)
 				return err;
 		}
-		err = piece_back(p, m, x, r % n, out, &start);
+		d = r - q * n;
+		at = out->len;
+		err = piece_back(p, m, x, d, out, &start);
 		if (err)
 			return err;
-		r /= n;
+		if (v)
+			v->piece(v->ctx, end, d, start, at, out->len - at);
+		r = q;
 		if (start == PAP_NONE) {
 			if (r != 1)
 				return PAP_ECORRUPT;
@@ -190,7 +198,8 @@ static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
  * digit the breakpoint made where it began. */
 static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 			  const struct pap_breakpoint *bps, size_t nbps,
-			  uint64_t r, struct pap_path *out)
+			  uint64_t r, struct pap_path *out,
+			  const struct pap_piece_visit *v)
 {
 	uint32_t end = PAP_NONE, first_end, start;
 	size_t j = nbps;
@@ -198,7 +207,7 @@ static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 
 	for (;;) {
 		err = epp_segment(p, m, end, r, out, &first_end, &start,
-				  &at_entry);
+				  &at_entry, v);
 		if (err)
 			return err;
 		if (at_entry)
@@ -321,7 +330,7 @@ int pap_decode_epp_segment(const struct pap_plan *plan,
 	if (end != PAP_NONE && end >= plan->cfg->nedges)
 		return PAP_ECORRUPT;
 	err = epp_segment(plan, memo, end, r, out, first_end, start,
-			  at_entry);
+			  at_entry, NULL);
 	if (err) {
 		out->len = from;
 		return err;
@@ -347,9 +356,29 @@ int pap_decode_path_memo(const struct pap_plan *plan, struct pap_memo *memo,
 	if (plan->mode == PAP_MODE_PAP)
 		err = decode_pap(plan, memo, bps, nbps, final, out);
 	else if (plan->mode == PAP_MODE_PAP_EPP)
-		err = decode_pap_epp(plan, memo, bps, nbps, final, out);
+		err = decode_pap_epp(plan, memo, bps, nbps, final, out, NULL);
 	else
 		err = PAP_EINVAL;
+	if (err) {
+		out->len = from;
+		return err;
+	}
+	path_reverse(out, from);
+	return PAP_OK;
+}
+
+int pap_decode_path_visit(const struct pap_plan *plan,
+			  struct pap_memo *memo,
+			  const struct pap_breakpoint *bps, size_t nbps,
+			  uint64_t final, struct pap_path *out,
+			  const struct pap_piece_visit *v)
+{
+	size_t from = out->len;
+	int err;
+
+	if (plan->mode != PAP_MODE_PAP_EPP)
+		return pap_decode_path_memo(plan, memo, bps, nbps, final, out);
+	err = decode_pap_epp(plan, memo, bps, nbps, final, out, v);
 	if (err) {
 		out->len = from;
 		return err;

@@ -90,6 +90,28 @@ int pap_decode_path_memo(const struct pap_plan *plan, struct pap_memo *memo,
 			 uint64_t final, struct pap_path *out);
 
 /*
+ * What pap_decode_path_visit() tells of each acyclic piece of a PAP+EPP
+ * path as it pops its digit: the fold edge @end it ends at (PAP_NONE:
+ * EXIT), its digit @d, the fold edge @start it starts at (PAP_NONE:
+ * ENTRY), and where its @len edges were pushed, backward, at @at of the
+ * output before it is turned round (the edge @end, when there is one,
+ * just before them).  Pieces come from the exit back; a path that turns
+ * out corrupt after some were told is still refused.
+ */
+struct pap_piece_visit {
+	void (*piece)(void *ctx, uint32_t end, uint64_t d, uint32_t start,
+		      size_t at, size_t len);
+	void *ctx;
+};
+/* pap_decode_path_memo() telling @v of each piece (PAP+EPP only; other
+ * modes decode as pap_decode_path_memo() and tell nothing). */
+int pap_decode_path_visit(const struct pap_plan *plan,
+			  struct pap_memo *memo,
+			  const struct pap_breakpoint *bps, size_t nbps,
+			  uint64_t final, struct pap_path *out,
+			  const struct pap_piece_visit *v);
+
+/*
  * One PAP segment, as pap_decode_path() decodes it: backward from @node
  * with value @r until it is used up at @stop, through @memo; its edges are
  * appended to @out in execution order.  PAP_ECORRUPT if no segment fits.

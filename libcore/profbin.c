@@ -856,6 +856,7 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 	char fn[PAP_FNKEY_MAX];
 	struct pap_fnkey k;
 	uint64_t len, nd, groups[PB_GROUPS], i, g, at, key_at;
+	uint32_t name = UINT32_MAX;	/* fn's in p, once it has a record */
 	int err;
 
 	at = key_at = in->pos;
@@ -989,9 +990,10 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 						   UINT64_MAX))
 				return pb_error(in, at, "a repeat reaching "
 						"before the path's start");
-			err = pap_profile_add(p, fn, kind,
-					      pb_groups[g].complete, value,
-					      s->bps, (uint32_t)n, count);
+			err = pap_profile_add_named(p, fn, &name, kind,
+						    pb_groups[g].complete,
+						    value, s->bps,
+						    (uint32_t)n, count);
 			/* this path is the next one's "before" */
 			t = s->prev;
 			s->prev = s->bps;

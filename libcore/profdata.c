@@ -425,6 +425,26 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 			kind, complete, value, bps, nbps, count, at);
 }
 
+int pap_profile_add_named(struct pap_profile *p, const char *fn,
+			  uint32_t *name, uint8_t kind, uint8_t complete,
+			  uint64_t value, const struct pap_breakpoint *bps,
+			  uint32_t nbps, uint64_t count)
+{
+	size_t at;
+
+	if (*name == UINT32_MAX) {
+		int err = prof_name(p, fn, name);
+
+		if (err) {
+			*name = UINT32_MAX;
+			return err;
+		}
+	}
+	return prof_add(p, *name, prof_hash(p->names[*name].hash, kind,
+					    complete, value, bps, nbps),
+			kind, complete, value, bps, nbps, count, &at);
+}
+
 void pap_profile_add_many(struct pap_profile *p, struct pap_prof_item *items,
 			  size_t n)
 {

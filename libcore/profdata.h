@@ -166,6 +166,16 @@ int pap_profile_add_at(struct pap_profile *p, const char *fn, uint8_t kind,
 		       const struct pap_breakpoint *bps, uint32_t nbps,
 		       uint64_t count, size_t *at);
 
+/*
+ * pap_profile_add() of the records of one function @fn in a row: *@name
+ * is UINT32_MAX before the first, and then the index of @fn in @p's
+ * names, found once.
+ */
+int pap_profile_add_named(struct pap_profile *p, const char *fn,
+			  uint32_t *name, uint8_t kind, uint8_t complete,
+			  uint64_t value, const struct pap_breakpoint *bps,
+			  uint32_t nbps, uint64_t count);
+
 /* One record for pap_profile_add_many(): pap_profile_add_at()'s
  * arguments, and its results. */
 struct pap_prof_item {

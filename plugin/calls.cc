@@ -18,7 +18,8 @@
  *            last = E;
  *   C_k      [radix > 1] cr = cfold(cr, radix, digit of last, k);
  *            me->site = k; me->expect = p;   (p: the address called)
- *   R_k      c = me->expect; if (c != ENTERED) me->expect = IDLE;
+ *   R_k      [callee surely entered, no tail chain] nothing but last;
+ *            else c = me->expect; if (c != ENTERED) me->expect = IDLE;
  *            [indirect, sc] if (c == ENTERED) __pap_ccallee(p);
  *            [setjmp] if the call did not just return from setjmp
  *                    __pap_cresume(me, R_k^1);
@@ -551,6 +552,19 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	basic_block join;
 
 	pap_calls_after(s, &gsi);
+	if (site->kind == PAP_SITE_DIRECT &&
+	    !(site->flags & (PAP_SITE_MAYBE_OUT | PAP_SITE_MAYBE_TAIL))) {
+		/* the callee is surely entered and ends in no tail chain: its
+		 * entry consumed the call (fast path, or __pap_center past
+		 * the bound, ABI 12), expect is ENTERED, class 0 */
+		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
+			pap_u32_cst(src0)));
+		if (gsi_end_p(gsi))
+			gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+		else
+			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		return;
+	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ex,
 		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr)));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ent, EQ_EXPR, ex,

@@ -362,8 +362,12 @@ struct pap_cframe *__pap_center(struct pap_cframe *t, const char *key,
 	if (t >= __pap_cs_limit) {
 		/* past the bound: the frame above the limit takes every
 		 * deeper activation, and the sequence is lost; an exit
-		 * from it comes back to the limit */
+		 * from it comes back to the limit.  The call it came by is
+		 * consumed, as the fast path does: a site whose callee is
+		 * surely entered reads no expect after it (ABI 12) */
 		rt_clost = 1;
+		if (t->expect == self)
+			t->expect = PAP_CF_ENTERED;
 		return cpush(__pap_cs_limit, key, PAP_CF_DEEP);
 	}
 	if (t->expect == PAP_CF_TAIL && t->texpect == self) {

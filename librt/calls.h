@@ -12,7 +12,10 @@
  *   entry        me = pap_c_enter(KEY_f, &f); last = PAP_CG_SRC_E;
  *   C_k          pap_c_node(radix, digit of last, k);
  *                pap_c_call(me, k, address called);
- *   return of k  c = pap_c_return(me);
+ *   return of k  c = pap_c_return(me);  (c = 0 without reading it for a
+ *                direct call of a function of the unit surely entered
+ *                and ending in no tail chain: its entry consumed the
+ *                call, whichever path it took, so expect is ENTERED)
  *                indirect, c == 0: pap_c_cluster(ncl, i, p, k);
  *                last = pap_cg_src(k, c);
  *   tail call k  pap_c_node(...); pap_c_tail(me, k, KEY_f, &g);

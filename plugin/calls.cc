@@ -18,7 +18,8 @@
  *            last = E;
  *   C_k      [radix > 1] cr = cfold(cr, radix, digit of last, k);
  *            me->site = k; me->expect = p;   (p: the address called)
- *   R_k      c = me->expect; if (c != ENTERED) me->expect = IDLE;
+ *   R_k      [callee surely entered, no tail chain] nothing but last;
+ *            else c = me->expect; if (c != ENTERED) me->expect = IDLE;
  *            [indirect, sc] if (c == ENTERED) __pap_ccallee(p);
  *            [setjmp] if the call did not just return from setjmp
  *                    __pap_cresume(me, R_k^1);
@@ -32,9 +33,10 @@
  *
  * cfold is r*n + d with the overflow test written without a division:
  * r*n + d overflows 64 bits exactly when r > Q or r == Q and d > R, for
- * Q = (2^64-1) / n and R = (2^64-1) % n, that is when r >= Q + (d <= R)
- * (one compare; Q + 1 <= 2^63 cannot wrap), and then __pap_cbreak() takes
- * the breakpoint and returns 1*n + d.  A digit is the position of last
+ * Q = (2^64-1) / n and R = (2^64-1) % n: the hot test is r >= Q (one
+ * compare with a constant; r > Q where no d exceeds R), the cold arm
+ * keeps r == Q with d <= R, and otherwise __pap_cbreak() takes the
+ * breakpoint and returns 1*n + d.  A digit is the position of last
  * among the node's predecessors (ascending): the number of them after
  * the first that are at most last, a sum of compares, or, for a large
  * fan-in, a static table over the range of their codes.
@@ -258,19 +260,12 @@ static void pap_calls_fold_digit(uint32_t n, tree d, gimple_seq dseq,
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, MULT_EXPR, r, nn));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(val, PLUS_EXPR, val, d));
 	if (n - 1 > rem) {
-		/* d > rem is possible: r == q overflows for those d, so
-		 * the bound is q + (d <= rem), one compare (a constant
-		 * where d is) */
-		tree b = pap_tmp(boolean_type_node, "pap_co");
-		tree w = pap_tmp(u64, "pap_cw");
-
+		/* d > rem is possible: r == q overflows for those d.  The
+		 * hot test is r >= q, one compare with a constant; the cold
+		 * arm tells r == q and d <= rem, no overflow, from the rest
+		 * (r > q or d > rem) */
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			b, LE_EXPR, d, build_int_cstu(u64, rem)));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(w, NOP_EXPR, b));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			w, PLUS_EXPR, w, build_int_cstu(u64, q)));
-		gimple_seq_add_stmt(&seq, gimple_build_assign(
-			o, GE_EXPR, r, w));
+			o, GE_EXPR, r, build_int_cstu(u64, q)));
 	} else {
 		gimple_seq_add_stmt(&seq, gimple_build_assign(
 			o, GT_EXPR, r, build_int_cstu(u64, q)));
@@ -282,9 +277,31 @@ static void pap_calls_fold_digit(uint32_t n, tree d, gimple_seq dseq,
 	brk = gimple_build_call(pap_rt_decl(PAP_RT_CBREAK), 4, r, nn, d,
 				pap_u32_cst(code));
 	gimple_call_set_lhs(brk, val);
-	gimple_seq_add_stmt(&slow, brk);
-	join = pap_calls_branch(cond, slow, NULL,
-				profile_probability::very_unlikely());
+	if (n - 1 > rem) {
+		tree b1 = pap_tmp(boolean_type_node, "pap_co");
+		tree b2 = pap_tmp(boolean_type_node, "pap_co");
+		gimple_seq brkseq = NULL;
+		gcond *c2;
+
+		gimple_seq_add_stmt(&slow, gimple_build_assign(
+			b1, NE_EXPR, r, build_int_cstu(u64, q)));
+		gimple_seq_add_stmt(&slow, gimple_build_assign(
+			b2, GT_EXPR, d, build_int_cstu(u64, rem)));
+		gimple_seq_add_stmt(&slow, gimple_build_assign(
+			b1, BIT_IOR_EXPR, b1, b2));
+		c2 = gimple_build_cond(NE_EXPR, b1, boolean_false_node,
+				       NULL_TREE, NULL_TREE);
+		gimple_seq_add_stmt(&slow, c2);
+		join = pap_calls_branch(cond, slow, NULL,
+					profile_probability::very_unlikely());
+		gimple_seq_add_stmt(&brkseq, brk);
+		pap_calls_branch(c2, brkseq, NULL,
+				 profile_probability::likely());
+	} else {
+		gimple_seq_add_stmt(&slow, brk);
+		join = pap_calls_branch(cond, slow, NULL,
+					profile_probability::very_unlikely());
+	}
 	*gsi = gsi_start_bb(join);
 	gsi_insert_before(gsi, gimple_build_assign(cr, val), GSI_SAME_STMT);
 	gcc_assert(gsi_stmt(*gsi) == at);
@@ -536,6 +553,19 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	basic_block join;
 
 	pap_calls_after(s, &gsi);
+	if (site->kind == PAP_SITE_DIRECT &&
+	    !(site->flags & (PAP_SITE_MAYBE_OUT | PAP_SITE_MAYBE_TAIL))) {
+		/* the callee is surely entered and ends in no tail chain: its
+		 * entry consumed the call (fast path, or __pap_center past
+		 * the bound, ABI 12), expect is ENTERED, class 0 */
+		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
+			pap_u32_cst(src0)));
+		if (gsi_end_p(gsi))
+			gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+		else
+			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		return;
+	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ex,
 		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr)));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ent, EQ_EXPR, ex,

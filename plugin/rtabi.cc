@@ -173,8 +173,13 @@ tree pap_rt_var(enum pap_rt_var v)
 	TREE_STATIC(var) = 0;
 	DECL_ARTIFICIAL(var) = 1;
 	TREE_USED(var) = 1;
-	/* the runtime's, in libpaprt, loaded at start (pap/abi.h) */
-	set_decl_tls_model(var, TLS_MODEL_INITIAL_EXEC);
+	/* the runtime's, in libpaprt, loaded at start (pap/abi.h): code
+	 * that is no shared library's goes into an executable, which
+	 * pap-gcc links with libpaprt.a, so the variable is the
+	 * executable's own, at a constant offset from the thread pointer
+	 * (a shared library's link with such code fails, never runs) */
+	set_decl_tls_model(var, flag_shlib ? TLS_MODEL_INITIAL_EXEC :
+				TLS_MODEL_LOCAL_EXEC);
 	pap_rt_vars[v] = var;
 	return var;
 }

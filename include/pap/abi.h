@@ -93,7 +93,8 @@
  * "Inter-procedural paths"): each thread has a register __pap_cr, the
  * top __pap_cs of a shadow stack of struct pap_cframe (one per open
  * instrumented activation) and its last usable frame __pap_cs_limit, all
- * initial-exec thread-local.  The probes are inline code whose meaning
+ * initial-exec thread-local (local-exec from an executable's code, ABI
+ * 12).  The probes are inline code whose meaning
  * librt/calls.h gives as C (pap_c_enter, pap_c_node, pap_c_call,
  * pap_c_return, pap_c_cluster, pap_c_tail, pap_c_exit); their slow paths
  * are the __pap_c* calls below.  A unit's constructor also calls
@@ -112,7 +113,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 11
+#define PAP_ABI_VERSION 12
 
 #ifdef __cplusplus
 extern "C" {
@@ -145,7 +146,12 @@ PAP_API void __pap_end(uint64_t **counters, const char *fn, uint64_t act,
  * bytes; the plugin emits stores at these offsets).  ABI 11: a free
  * frame (above the top) is clean, expect PAP_CF_IDLE or PAP_CF_ENTERED
  * and flags 0, and the runtime keeps it so where it pops or abandons a
- * frame, so that an entry's fast path stores the key alone. */
+ * frame, so that an entry's fast path stores the key alone.  ABI 12:
+ * __pap_center consumes the call it came by past the stack's bound
+ * too, so that the return of a call surely entered reads nothing; and
+ * code that is no shared library's (not -fPIC) reaches __pap_cs,
+ * __pap_cs_limit and __pap_cr local-exec: the executable defines them
+ * (pap-gcc links libpaprt.a into it). */
 struct pap_cframe {
 	uintptr_t expect;	/* 0: PAP_CF_*, or the address called */
 	const char *key;	/* 8: the activation's function key */

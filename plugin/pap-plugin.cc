@@ -56,6 +56,9 @@ static struct plugin_info pap_plugin_info = {
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
 	"  calls-tail            with calls: calls in tail position stay tail\n"
 	"                        calls (a runtime mark each; doc/plugin.md)\n"
+	"  rt-static             the program links the static runtime, as\n"
+	"                        pap-gcc does: the runtime's variables are\n"
+	"                        reached local-exec outside -fPIC code\n"
 	"  clusters=sc|ic|ac     how an indirect call's callee is named: by\n"
 	"                        the runtime always (sc), or by compares\n"
 	"                        with the unit's address-taken functions of\n"
@@ -216,6 +219,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
 			    !strcmp(key, "trace") || !strcmp(key, "calls") ||
 			    !strcmp(key, "calls-tail") ||
+			    !strcmp(key, "rt-static") ||
 			    !strcmp(key, "system-headers");
 
 		if (flag && value) {
@@ -243,6 +247,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.calls = 1;
 		} else if (!strcmp(key, "calls-tail")) {
 			pap_opts.calls_tail = 1;
+		} else if (!strcmp(key, "rt-static")) {
+			pap_opts.rt_static = 1;
 		} else if (!strcmp(key, "clusters")) {
 			if (!strcmp(value, "sc")) {
 				pap_opts.clusters = pap_options::PAP_CLUSTERS_SC;
@@ -319,7 +325,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, calls, calls-tail, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
+			      "mode, calls, calls-tail, rt-static, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

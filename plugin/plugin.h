@@ -30,6 +30,10 @@ struct pap_options {
 	int calls;
 	/* calls-tail: calls in tail position are tail sites (calls.cc) */
 	int calls_tail;
+	/* rt-static: the runtime is linked statically into the executable
+	 * (pap-gcc), so code not built for a shared library reaches its
+	 * variables local-exec (rtabi.cc) */
+	int rt_static;
 	enum pap_calls_clusters { PAP_CLUSTERS_SC, PAP_CLUSTERS_IC,
 				  PAP_CLUSTERS_AC } clusters;
 };

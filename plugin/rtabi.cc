@@ -173,13 +173,14 @@ tree pap_rt_var(enum pap_rt_var v)
 	TREE_STATIC(var) = 0;
 	DECL_ARTIFICIAL(var) = 1;
 	TREE_USED(var) = 1;
-	/* the runtime's, in libpaprt, loaded at start (pap/abi.h): code
-	 * that is no shared library's goes into an executable, which
-	 * pap-gcc links with libpaprt.a, so the variable is the
-	 * executable's own, at a constant offset from the thread pointer
-	 * (a shared library's link with such code fails, never runs) */
-	set_decl_tls_model(var, flag_shlib ? TLS_MODEL_INITIAL_EXEC :
-				TLS_MODEL_LOCAL_EXEC);
+	/* the runtime's, in libpaprt, loaded at start (pap/abi.h).  With
+	 * rt-static (pap-gcc) an executable links libpaprt.a, so code not
+	 * built for a shared library finds the variable at a constant
+	 * offset from the thread pointer; otherwise the runtime may be
+	 * libpaprt.so (gcc -fplugin ... -lpaprt), reached through the GOT */
+	set_decl_tls_model(var, pap_opts.rt_static && !flag_shlib ?
+				TLS_MODEL_LOCAL_EXEC :
+				TLS_MODEL_INITIAL_EXEC);
 	pap_rt_vars[v] = var;
 	return var;
 }

@@ -26,7 +26,7 @@ usage_error() {
 		[ "$(sed -n 2p err)" = "Try '$name --help' for more information." ]
 }
 
-echo "1..18"
+echo "1..19"
 
 check "pap-decode: an unknown option" \
 	'usage_error pap-decode "$decode" --no-such-option x.prof'
@@ -114,6 +114,18 @@ if command -v pkg-config >/dev/null; then
 else
 	skip "pap.pc (no pkg-config)"
 fi
+# gcc -fplugin=pap.so linked with the shared runtime (pkg-config's
+# -lpaprt): the runtime's variables must be reached through the GOT
+cat >direct.c <<'EOF'
+static int __attribute__((noinline)) f(int x) { return x * 3; }
+int main(void) { return f(1) == 3 ? 0 : 1; }
+EOF
+rtlib=$top_builddir/librt/.libs
+check "gcc -fplugin=pap.so with calls, linked with libpaprt.so: links, runs, records its calls" \
+	'gcc -O2 -fplugin="$top_builddir/plugin/.libs/pap.so" -fplugin-arg-pap-calls \
+		-o direct direct.c -L"$rtlib" -Wl,-rpath,"$rtlib" -lpaprt -lpthread 2>err &&
+	 PAP_PROFILE=direct.prof ./direct && "$decode" --format=json direct.prof |
+	 tr -d " \n" | grep -q "\"sequence\":\[\"main\",\"f\",\"main\"\]"'
 # the installed documentation
 check "the documentation is installed under docdir, pap.pc under pkgconfig" \
 	'grep -q "^dist_doc_DATA = README.md" "$top_srcdir/Makefile.am" && grep -q "^pkgconfig_DATA = pap.pc" "$top_srcdir/Makefile.am"'

@@ -52,7 +52,7 @@
  *
  * With -fplugin-arg-pap-calls-tail (off by default: each tail entry is
  * a runtime mark, and a tail recursion whose marks do not repeat, such
- * as Ackermann's, makes the packer's lookups grow with the run), a call
+ * as Ackermann's, then costs several times calls' instructions), a call
  * is a tail site when tailcall.cc:pap_tail_return() finds it in
  * tail position (what the intra modes keep as a tail call), in a
  * function without setjmp receivers or nonlocal labels; nothing follows

@@ -131,6 +131,13 @@ static inline int path_long(const struct dpath *p)
 }
 
 /*
+ * The blocks the edges @e (decode of record @r of @f) run through, as
+ * path_open() gives them, into @blocks (room for e->len + 2); their
+ * number.
+ */
+size_t path_edge_blocks(const struct dfunc *f, const struct pap_prof_rec *r,
+			const struct pap_path *e, uint32_t *blocks);
+/*
  * Record @r of @f decoded into @out as func_decode() decodes each path
  * (its summary, its blocks left for path_open()), alone: what a report
  * that shows a few records of a function decodes.  0 or an error code.
@@ -209,6 +216,11 @@ struct dprofile {
 	 * exactly (0: all), the others by count alone */
 	size_t rank;
 	int note_bl;		/* func_decode() gathers blset */
+	/* if set, func_decode() calls it with each path it decodes whole
+	 * (@edges; not from its form), in the records' order */
+	void (*on_whole)(void *ctx, struct dfunc *f, const struct dpath *p,
+			 const struct pap_path *edges);
+	void *on_whole_ctx;
 	const struct pap_profile *prof;
 	const char *file;
 };

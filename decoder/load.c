@@ -442,6 +442,14 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	return PAP_OK;
 }
 
+size_t path_edge_blocks(const struct dfunc *f, const struct pap_prof_rec *r,
+			const struct pap_path *e, uint32_t *blocks)
+{
+	uint32_t head[DPATH_HEAD];
+
+	return edge_blocks(pap_meta_plan(f->fn)->cfg, r, e, blocks, head);
+}
+
 int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
 		   struct dpath *out)
 {
@@ -1005,6 +1013,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 		}
 		if (dp->note_bl && !path_repeats(&p))
 			path_note_bl(f, &p, scratch.edges, scratch.len);
+		if (dp->on_whole && !path_repeats(&p))
+			dp->on_whole(dp->on_whole_ctx, f, &p, &scratch);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
 			dp->saturated = 1;

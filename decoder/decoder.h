@@ -451,8 +451,26 @@ struct func_flow {
 	uint32_t lo, hi;
 	uint64_t *count;
 	uint32_t *paths;
+	/* while counting: per line the last path counted there, per block
+	 * its runs in the path and the blocks it holds, room for a path's
+	 * blocks, the paths counted so far */
+	uint32_t *last, *mult, *seen, *scratch;
+	size_t nscratch;
+	uint32_t id;
+	/* 1: the paths decoded whole were counted as func_decode() decoded
+	 * them (func_flow_whole()); -1: that failed */
+	int whole;
 };
-/* Counts @f's paths into @fl, each path decoded once; 0, or -1 when
+/* Sets @fl up to count @f's paths: 0, or -1 when memory is short (then
+ * nothing to free). */
+int func_flow_start(struct dfunc *f, struct func_flow *fl);
+/* dprofile's on_whole for @ctx a func_flow started on @f: counts @p,
+ * decoded whole into @edges, if func_flow() would count it from its
+ * blocks; fl->whole set to 1 before func_decode() says that it did. */
+void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
+		     const struct pap_path *edges);
+/* Counts @f's paths into @fl (started, or else zero), each path decoded
+ * once (not again if counted by func_flow_whole()); 0, or -1 when
  * memory is short (then nothing to free). */
 int func_flow(struct dfunc *f, struct func_flow *fl);
 void func_flow_free(struct func_flow *fl);

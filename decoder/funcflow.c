@@ -4,17 +4,26 @@
  * in one pass: each path is decoded (or its packed form built) once for
  * its block, edge and line counts and the hottest paths' edges, where
  * flow_counts(), line_counts() and print_dot() would each decode it.
+ * The paths decoded whole can be counted while func_decode() decodes
+ * them (func_flow_whole()), so that they are not decoded a second time.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "decoder.h"
 
-/* Block @b ran @times more on path @i: its lines in fl's range count
- * them, and count path @i once (line_counts()'s rule). */
+/* Is @p counted from its blocks one by one (else from its form)? */
+static int flow_by_blocks(const struct dpath *p)
+{
+	return p->bl_only || (!path_long(p) &&
+			      !pap_bpack_has_repeat(p->rec->bps,
+						    p->rec->nbps));
+}
+
+/* Block @b is on the path being counted (fl->id): its lines in fl's
+ * range count that path once (line_counts()'s rule). */
 static void flow_block_lines(const struct pap_meta_fn *fn,
-			     struct func_flow *fl, uint32_t b, size_t i,
-			     uint64_t times, uint32_t *last)
+			     struct func_flow *fl, uint32_t b)
 {
 	const uint32_t *ln;
 	uint32_t k, l;
@@ -27,34 +36,94 @@ static void flow_block_lines(const struct pap_meta_fn *fn,
 		if (l < fl->lo || l > fl->hi)
 			continue;
 		l -= fl->lo;
-		if (last[l] != i + 1) {
-			last[l] = (uint32_t)i + 1;
+		if (fl->last[l] != fl->id) {
+			fl->last[l] = fl->id;
 			fl->paths[l]++;
 		}
-		fl->count[l] += times;
 	}
 }
 
-/* Path @i, @p, from its blocks one by one. */
-static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i,
-			  uint32_t *last)
+/*
+ * A path of @count runs through @blocks (@n of them) and @edges (@ne):
+ * each block's count grows by its runs times @count, once per block
+ * however often the path holds it, and each line it runs through counts
+ * one path more.
+ */
+static void flow_blocks(const struct pap_meta_fn *fn, struct func_flow *fl,
+			const uint32_t *blocks, size_t n,
+			const uint32_t *edges, size_t ne, uint64_t count)
 {
-	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	struct dpath *p = &f->paths[i];
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	size_t j, nseen = 0;
+
+	fl->id++;
+	for (j = 0; j < n; j++)
+		if (!fl->mult[blocks[j]]++)
+			fl->seen[nseen++] = blocks[j];
+	for (j = 0; j < nseen; j++) {
+		uint32_t b = fl->seen[j];
+
+		fl->block[b] += (uint64_t)fl->mult[b] * count;
+		fl->mult[b] = 0;
+		flow_block_lines(fn, fl, b);
+	}
+	for (j = 0; j < ne; j++)
+		if (edges[j] < cfg->nedges)
+			fl->edge[edges[j]] += count;
+}
+
+/* Marks in fl->hot the edges of path @i (@edges, @ne of them) not
+ * marked by a hotter path. */
+static void flow_hot(struct func_flow *fl, size_t i, const uint32_t *edges,
+		     size_t ne)
+{
 	size_t j;
 
+	if (i >= FLOW_HOT_PATHS)
+		return;
+	for (j = 0; j < ne; j++)
+		if (!fl->hot[edges[j]])
+			fl->hot[edges[j]] = (uint8_t)(i + 1);
+}
+
+void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
+		     const struct pap_path *edges)
+{
+	struct func_flow *fl = ctx;
+	size_t n;
+
+	if (!fl->block || !flow_by_blocks(p))
+		return;
+	if (edges->len + 2 > fl->nscratch) {
+		free(fl->scratch);
+		fl->nscratch = edges->len + 2;
+		fl->scratch = malloc(fl->nscratch * sizeof(*fl->scratch));
+		if (!fl->scratch) {
+			/* counted again by func_flow(), from the start */
+			fl->nscratch = 0;
+			fl->whole = -1;
+			return;
+		}
+	}
+	n = path_edge_blocks(f, p->rec, edges, fl->scratch);
+	flow_blocks(f->fn, fl, fl->scratch, n, edges->edges, edges->len,
+		    p->count);
+}
+
+/* Path @i, @p, from its blocks one by one: counted unless fl->whole
+ * says it was, its edges marked if among the hottest. */
+static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i)
+{
+	struct dpath *p = &f->paths[i];
+
+	if (fl->whole > 0 && i >= FLOW_HOT_PATHS)
+		return 0;
 	if (path_open(f, p))
 		return -1;
-	for (j = 0; j < p->n; j++) {
-		fl->block[p->blocks[j]] += p->count;
-		flow_block_lines(f->fn, fl, p->blocks[j], i, p->count, last);
-	}
-	for (j = 0; j < p->nedges; j++) {
-		if (p->edges[j] < cfg->nedges)
-			fl->edge[p->edges[j]] += p->count;
-		if (i < FLOW_HOT_PATHS && !fl->hot[p->edges[j]])
-			fl->hot[p->edges[j]] = (uint8_t)(i + 1);
-	}
+	if (fl->whole <= 0)
+		flow_blocks(f->fn, fl, p->blocks, p->n, p->edges, p->nedges,
+			    p->count);
+	flow_hot(fl, i, p->edges, p->nedges);
 	path_close(p);
 	return 0;
 }
@@ -62,20 +131,20 @@ static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i,
 /* Path @i, @p, from its form's block and edge counts (@bc, @ec, zero
  * on entry and on return). */
 static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
-			  uint64_t *bc, uint64_t *ec, uint32_t *last)
+			  uint64_t *bc, uint64_t *ec)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
 	struct dpath *p = &f->paths[i];
 	uint32_t b, e;
 	int err = path_counts(f, p, 1, bc, ec);
 
+	fl->id++;
 	for (b = 0; b < cfg->nnodes; b++) {
 		if (!bc[b])
 			continue;
 		if (!err) {
 			fl->block[b] += bc[b] * p->count;
-			flow_block_lines(f->fn, fl, b, i, bc[b] * p->count,
-					 last);
+			flow_block_lines(f->fn, fl, b);
 		}
 		bc[b] = 0;
 	}
@@ -92,14 +161,23 @@ static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
 	return err;
 }
 
-int func_flow(struct dfunc *f, struct func_flow *fl)
+/* Lets go of what counting uses, keeping the counts. */
+static void flow_scratch_free(struct func_flow *fl)
+{
+	free(fl->last);
+	free(fl->mult);
+	free(fl->seen);
+	free(fl->scratch);
+	fl->last = fl->mult = fl->seen = fl->scratch = NULL;
+	fl->nscratch = 0;
+}
+
+int func_flow_start(struct dfunc *f, struct func_flow *fl)
 {
 	const struct pap_meta_fn *fn = f->fn;
 	const struct pap_cfg *cfg = fn->graph.cfg;
-	uint32_t b, k, l, *last = NULL;
-	uint64_t *bc = NULL, *ec = NULL;
-	size_t i, n;
-	int rc = 0;
+	uint32_t b, k, l;
+	size_t n;
 
 	memset(fl, 0, sizeof(*fl));
 	fl->lo = PAP_MAX_LINE;
@@ -121,32 +199,63 @@ int func_flow(struct dfunc *f, struct func_flow *fl)
 	fl->hot = calloc(cfg->nedges + 1, 1);
 	fl->count = calloc(n, sizeof(*fl->count));
 	fl->paths = calloc(n, sizeof(*fl->paths));
-	last = calloc(n, sizeof(*last));
+	fl->last = calloc(n, sizeof(*fl->last));
+	fl->mult = calloc(cfg->nnodes + 1, sizeof(*fl->mult));
+	fl->seen = calloc(cfg->nnodes + 1, sizeof(*fl->seen));
+	if (!fl->block || !fl->edge || !fl->hot || !fl->count ||
+	    !fl->paths || !fl->last || !fl->mult || !fl->seen) {
+		func_flow_free(fl);
+		return -1;
+	}
+	return 0;
+}
+
+int func_flow(struct dfunc *f, struct func_flow *fl)
+{
+	const struct pap_meta_fn *fn = f->fn;
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	uint64_t *bc = NULL, *ec = NULL;
+	uint32_t b, k, l;
+	size_t i;
+
+	if (!fl->block && func_flow_start(f, fl))
+		return -1;
+	if (fl->whole < 0) {
+		/* counting while decoding failed: everything again */
+		struct func_flow fresh;
+
+		func_flow_free(fl);
+		if (func_flow_start(f, &fresh))
+			return -1;
+		*fl = fresh;
+	}
 	bc = calloc(cfg->nnodes + 1, sizeof(*bc));
 	ec = calloc(cfg->nedges + 1, sizeof(*ec));
-	if (!fl->block || !fl->edge || !fl->hot || !fl->count ||
-	    !fl->paths || !last || !bc || !ec) {
+	if (!bc || !ec) {
+		free(bc);
+		free(ec);
 		func_flow_free(fl);
-		rc = -1;
-		goto out;
+		return -1;
 	}
 	for (i = 0; i < f->npaths; i++) {
-		struct dpath *p = &f->paths[i];
-
 		progress("counting flow", i, f->npaths);
-		if (p->bl_only || (!path_long(p) &&
-				   !pap_bpack_has_repeat(p->rec->bps,
-							 p->rec->nbps)))
-			flow_open_path(f, fl, i, last);
+		if (flow_by_blocks(&f->paths[i]))
+			flow_open_path(f, fl, i);
 		else
-			flow_form_path(f, fl, i, bc, ec, last);
+			flow_form_path(f, fl, i, bc, ec);
 	}
 	progress_done();
-out:
-	free(last);
 	free(bc);
 	free(ec);
-	return rc;
+	/* each line counts the runs of the blocks it is in */
+	for (b = 0; b < fn->graph.nblocks; b++)
+		for (k = 0; k < blines(fn, b)[0]; k++) {
+			l = blines(fn, b)[k + 1];
+			if (l >= fl->lo && l <= fl->hi)
+				fl->count[l - fl->lo] += fl->block[b];
+		}
+	flow_scratch_free(fl);
+	return 0;
 }
 
 void func_flow_free(struct func_flow *fl)
@@ -156,5 +265,6 @@ void func_flow_free(struct func_flow *fl)
 	free(fl->hot);
 	free(fl->count);
 	free(fl->paths);
+	flow_scratch_free(fl);
 	memset(fl, 0, sizeof(*fl));
 }

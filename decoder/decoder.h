@@ -216,11 +216,16 @@ struct dprofile {
 	 * exactly (0: all), the others by count alone */
 	size_t rank;
 	int note_bl;		/* func_decode() gathers blset */
-	/* if set, func_decode() calls it with each path it decodes whole
-	 * (@edges; not from its form), in the records' order */
+	/* if set, func_decode() calls them with each path as it decodes
+	 * it, in the records' order: on_whole with the @edges of a path
+	 * decoded whole (path_repeats() 0), on_form with the @form of one
+	 * with repeats (its pieces in f->pieces) and its items' weights
+	 * @w (pap_rseq_weights()) */
 	void (*on_whole)(void *ctx, struct dfunc *f, const struct dpath *p,
 			 const struct pap_path *edges);
-	void *on_whole_ctx;
+	void (*on_form)(void *ctx, struct dfunc *f, const struct dpath *p,
+			const struct pap_rseq *form, const uint64_t *w);
+	void *on_path_ctx;
 	const struct pap_profile *prof;
 	const char *file;
 };

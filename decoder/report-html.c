@@ -1073,7 +1073,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		if (!func_flow_start(r->f, &fl) && !r->f->decoded) {
 			fl.whole = 1;
 			dp->on_whole = func_flow_whole;
-			dp->on_whole_ctx = &fl;
+			dp->on_path_ctx = &fl;
 		}
 		if (func_decode(dp, r->f))
 			rc = -1;

@@ -458,12 +458,17 @@ struct func_flow {
 	uint32_t *paths;
 	/* while counting: per line the last path counted there, per block
 	 * its runs in the path and the blocks it holds, room for a path's
-	 * blocks, the paths counted so far */
+	 * blocks, the paths counted so far; a path's block and edge counts
+	 * from its form, per piece its summed weight, the pieces listed */
 	uint32_t *last, *mult, *seen, *scratch;
 	size_t nscratch;
 	uint32_t id;
-	/* 1: the paths decoded whole were counted as func_decode() decoded
-	 * them (func_flow_whole()); -1: that failed */
+	uint64_t *bc, *ec, *weight;
+	uint32_t *syms;
+	uint8_t *listed;
+	size_t nweight;
+	/* 1: the paths were counted as func_decode() decoded them
+	 * (func_flow_whole(), func_flow_form()); -1: that failed */
 	int whole;
 };
 /* Sets @fl up to count @f's paths: 0, or -1 when memory is short (then
@@ -474,9 +479,13 @@ int func_flow_start(struct dfunc *f, struct func_flow *fl);
  * blocks; fl->whole set to 1 before func_decode() says that it did. */
 void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
 		     const struct pap_path *edges);
+/* dprofile's on_form, as func_flow_whole() for the paths with repeats
+ * (counted from @form, @w). */
+void func_flow_form(void *ctx, struct dfunc *f, const struct dpath *p,
+		    const struct pap_rseq *form, const uint64_t *w);
 /* Counts @f's paths into @fl (started, or else zero), each path decoded
- * once (not again if counted by func_flow_whole()); 0, or -1 when
- * memory is short (then nothing to free). */
+ * once (not again if counted as decoded); 0, or -1 when memory is short
+ * (then nothing to free). */
 int func_flow(struct dfunc *f, struct func_flow *fl);
 void func_flow_free(struct func_flow *fl);
 void print_annotated(FILE *out, struct dprofile *dp, struct pap_meta *meta);

@@ -1069,15 +1069,17 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 
 		r->f = &dp->fs[i];
 		r->idx = i;
-		/* the paths decoded whole counted as they are decoded */
+		/* the paths counted as they are decoded */
 		if (!func_flow_start(r->f, &fl) && !r->f->decoded) {
 			fl.whole = 1;
 			dp->on_whole = func_flow_whole;
+			dp->on_form = func_flow_form;
 			dp->on_path_ctx = &fl;
 		}
 		if (func_decode(dp, r->f))
 			rc = -1;
 		dp->on_whole = NULL;
+		dp->on_form = NULL;
 		row_coverage(r);
 		if (func_flow(r->f, &fl))
 			rc = -1;

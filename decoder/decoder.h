@@ -150,6 +150,13 @@ static inline int path_long(const struct dpath *p)
 }
 
 /*
+ * The blocks the edges @e (decode of record @r of @f) run through, as
+ * path_open() gives them, into @blocks (room for e->len + 2); their
+ * number.
+ */
+size_t path_edge_blocks(const struct dfunc *f, const struct pap_prof_rec *r,
+			const struct pap_path *e, uint32_t *blocks);
+/*
  * Record @r of @f decoded into @out as func_decode() decodes each path
  * (its summary, its blocks left for path_open()), alone: what a report
  * that shows a few records of a function decodes.  0 or an error code.
@@ -228,6 +235,16 @@ struct dprofile {
 	 * exactly (0: all), the others by count alone */
 	size_t rank;
 	int note_bl;		/* func_decode() gathers blset */
+	/* if set, func_decode() calls them with each path as it decodes
+	 * it, in the records' order: on_whole with the @edges of a path
+	 * decoded whole (path_repeats() 0), on_form with the @form of one
+	 * with repeats (its pieces in f->pieces) and its items' weights
+	 * @w (pap_rseq_weights()) */
+	void (*on_whole)(void *ctx, struct dfunc *f, const struct dpath *p,
+			 const struct pap_path *edges);
+	void (*on_form)(void *ctx, struct dfunc *f, const struct dpath *p,
+			const struct pap_rseq *form, const uint64_t *w);
+	void *on_path_ctx;
 	const struct pap_profile *prof;
 	const char *file;
 };
@@ -466,9 +483,36 @@ struct func_flow {
 	uint32_t lo, hi;
 	uint64_t *count;
 	uint32_t *paths;
+	/* while counting: per line the last path counted there, per block
+	 * its runs in the path and the blocks it holds, room for a path's
+	 * blocks, the paths counted so far; a path's block and edge counts
+	 * from its form, per piece its summed weight, the pieces listed */
+	uint32_t *last, *mult, *seen, *scratch;
+	size_t nscratch;
+	uint32_t id;
+	uint64_t *bc, *ec, *weight;
+	uint32_t *syms;
+	uint8_t *listed;
+	size_t nweight;
+	/* 1: the paths were counted as func_decode() decoded them
+	 * (func_flow_whole(), func_flow_form()); -1: that failed */
+	int whole;
 };
-/* Counts @f's paths into @fl, each path decoded once; 0, or -1 when
- * memory is short (then nothing to free). */
+/* Sets @fl up to count @f's paths: 0, or -1 when memory is short (then
+ * nothing to free). */
+int func_flow_start(struct dfunc *f, struct func_flow *fl);
+/* dprofile's on_whole for @ctx a func_flow started on @f: counts @p,
+ * decoded whole into @edges, if func_flow() would count it from its
+ * blocks; fl->whole set to 1 before func_decode() says that it did. */
+void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
+		     const struct pap_path *edges);
+/* dprofile's on_form, as func_flow_whole() for the paths with repeats
+ * (counted from @form, @w). */
+void func_flow_form(void *ctx, struct dfunc *f, const struct dpath *p,
+		    const struct pap_rseq *form, const uint64_t *w);
+/* Counts @f's paths into @fl (started, or else zero), each path decoded
+ * once (not again if counted as decoded); 0, or -1 when memory is short
+ * (then nothing to free). */
 int func_flow(struct dfunc *f, struct func_flow *fl);
 void func_flow_free(struct func_flow *fl);
 void print_annotated(FILE *out, struct dprofile *dp, struct pap_meta *meta);

@@ -4,17 +4,27 @@
  * in one pass: each path is decoded (or its packed form built) once for
  * its block, edge and line counts and the hottest paths' edges, where
  * flow_counts(), line_counts() and print_dot() would each decode it.
+ * The paths can be counted while func_decode() decodes them
+ * (func_flow_whole(), func_flow_form()), so that they are not decoded a
+ * second time.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "decoder.h"
 
-/* Block @b ran @times more on path @i: its lines in fl's range count
- * them, and count path @i once (line_counts()'s rule). */
+/* Is @p counted from its blocks one by one (else from its form)? */
+static int flow_by_blocks(const struct dpath *p)
+{
+	return p->bl_only || (!path_long(p) &&
+			      !pap_bpack_has_repeat(p->rec->bps,
+						    p->rec->nbps));
+}
+
+/* Block @b is on the path being counted (fl->id): its lines in fl's
+ * range count that path once (line_counts()'s rule). */
 static void flow_block_lines(const struct pap_meta_fn *fn,
-			     struct func_flow *fl, uint32_t b, size_t i,
-			     uint64_t times, uint32_t *last)
+			     struct func_flow *fl, uint32_t b)
 {
 	const uint32_t *ln;
 	uint32_t k, l;
@@ -27,79 +37,263 @@ static void flow_block_lines(const struct pap_meta_fn *fn,
 		if (l < fl->lo || l > fl->hi)
 			continue;
 		l -= fl->lo;
-		if (last[l] != i + 1) {
-			last[l] = (uint32_t)i + 1;
+		if (fl->last[l] != fl->id) {
+			fl->last[l] = fl->id;
 			fl->paths[l]++;
 		}
-		fl->count[l] += times;
 	}
 }
 
-/* Path @i, @p, from its blocks one by one. */
-static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i,
-			  uint32_t *last)
+/*
+ * A path of @count runs through @blocks (@n of them) and @edges (@ne):
+ * each block's count grows by its runs times @count, once per block
+ * however often the path holds it, and each line it runs through counts
+ * one path more.
+ */
+static void flow_blocks(const struct pap_meta_fn *fn, struct func_flow *fl,
+			const uint32_t *blocks, size_t n,
+			const uint32_t *edges, size_t ne, uint64_t count)
 {
-	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	struct dpath *p = &f->paths[i];
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	size_t j, nseen = 0;
+
+	fl->id++;
+	for (j = 0; j < n; j++)
+		if (!fl->mult[blocks[j]]++)
+			fl->seen[nseen++] = blocks[j];
+	for (j = 0; j < nseen; j++) {
+		uint32_t b = fl->seen[j];
+
+		fl->block[b] += (uint64_t)fl->mult[b] * count;
+		fl->mult[b] = 0;
+		flow_block_lines(fn, fl, b);
+	}
+	for (j = 0; j < ne; j++)
+		if (edges[j] < cfg->nedges)
+			fl->edge[edges[j]] += count;
+}
+
+/* Marks in fl->hot the edges of path @i (@edges, @ne of them) not
+ * marked by a hotter path. */
+static void flow_hot(struct func_flow *fl, size_t i, const uint32_t *edges,
+		     size_t ne)
+{
 	size_t j;
 
+	if (i >= FLOW_HOT_PATHS)
+		return;
+	for (j = 0; j < ne; j++)
+		if (!fl->hot[edges[j]])
+			fl->hot[edges[j]] = (uint8_t)(i + 1);
+}
+
+void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
+		     const struct pap_path *edges)
+{
+	struct func_flow *fl = ctx;
+	size_t n;
+
+	if (!fl->block || fl->whole <= 0 || !flow_by_blocks(p))
+		return;
+	if (edges->len + 2 > fl->nscratch) {
+		free(fl->scratch);
+		fl->nscratch = edges->len + 2;
+		fl->scratch = malloc(fl->nscratch * sizeof(*fl->scratch));
+		if (!fl->scratch) {
+			/* counted again by func_flow(), from the start */
+			fl->nscratch = 0;
+			fl->whole = -1;
+			return;
+		}
+	}
+	n = path_edge_blocks(f, p->rec, edges, fl->scratch);
+	flow_blocks(f->fn, fl, fl->scratch, n, edges->edges, edges->len,
+		    p->count);
+}
+
+/* Path @i, @p, from its blocks one by one: counted unless @counted,
+ * its edges marked if among the hottest. */
+static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i,
+			  int counted)
+{
+	struct dpath *p = &f->paths[i];
+
+	if (counted && i >= FLOW_HOT_PATHS)
+		return 0;
 	if (path_open(f, p))
 		return -1;
-	for (j = 0; j < p->n; j++) {
-		fl->block[p->blocks[j]] += p->count;
-		flow_block_lines(f->fn, fl, p->blocks[j], i, p->count, last);
-	}
-	for (j = 0; j < p->nedges; j++) {
-		if (p->edges[j] < cfg->nedges)
-			fl->edge[p->edges[j]] += p->count;
-		if (i < FLOW_HOT_PATHS && !fl->hot[p->edges[j]])
-			fl->hot[p->edges[j]] = (uint8_t)(i + 1);
-	}
+	if (!counted)
+		flow_blocks(f->fn, fl, p->blocks, p->n, p->edges, p->nedges,
+			    p->count);
+	flow_hot(fl, i, p->edges, p->nedges);
 	path_close(p);
 	return 0;
 }
 
-/* Path @i, @p, from its form's block and edge counts (@bc, @ec, zero
- * on entry and on return). */
+/* Path @i, @p, from its form's block and edge counts: counted unless
+ * @counted, its edges marked if among the hottest. */
 static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
-			  uint64_t *bc, uint64_t *ec, uint32_t *last)
+			  int counted)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
 	struct dpath *p = &f->paths[i];
 	uint32_t b, e;
-	int err = path_counts(f, p, 1, bc, ec);
+	int err;
 
-	for (b = 0; b < cfg->nnodes; b++) {
-		if (!bc[b])
+	if (counted && i >= FLOW_HOT_PATHS)
+		return 0;
+	err = path_counts(f, p, 1, counted ? NULL : fl->bc, fl->ec);
+	if (!counted)
+		fl->id++;
+	for (b = 0; !counted && b < cfg->nnodes; b++) {
+		if (!fl->bc[b])
 			continue;
 		if (!err) {
-			fl->block[b] += bc[b] * p->count;
-			flow_block_lines(f->fn, fl, b, i, bc[b] * p->count,
-					 last);
+			fl->block[b] += fl->bc[b] * p->count;
+			flow_block_lines(f->fn, fl, b);
 		}
-		bc[b] = 0;
+		fl->bc[b] = 0;
 	}
 	for (e = 0; e < cfg->nedges; e++) {
-		if (!ec[e])
+		if (!fl->ec[e])
 			continue;
 		if (!err) {
-			fl->edge[e] += ec[e] * p->count;
+			if (!counted)
+				fl->edge[e] += fl->ec[e] * p->count;
 			if (i < FLOW_HOT_PATHS && !fl->hot[e])
 				fl->hot[e] = (uint8_t)(i + 1);
 		}
-		ec[e] = 0;
+		fl->ec[e] = 0;
 	}
 	return err;
 }
 
-int func_flow(struct dfunc *f, struct func_flow *fl)
+/* Pieces past this many are counted item by item (not summed first),
+ * so that the sums' room stays small. */
+#define FLOW_SUM_PIECES ((size_t)1 << 20)
+
+/* The edges of piece @sym, @wk times more. */
+static void flow_piece(struct dfunc *f, struct func_flow *fl, uint64_t sym,
+		       uint64_t wk)
+{
+	const struct pap_cfg *cfg = f->fn->graph.cfg;
+	uint32_t len, i;
+	const uint32_t *pe = pap_piece_edges(&f->pieces, sym, &len);
+
+	for (i = 0; i < len; i++) {
+		if (pe[i] < cfg->nedges)
+			fl->ec[pe[i]] += wk;
+		if (cfg->edges[pe[i]].dst < cfg->nblocks)
+			fl->bc[cfg->edges[pe[i]].dst] += wk;
+	}
+}
+
+/*
+ * Path @p's counts from its @form (items' weights @w): each distinct
+ * piece's weight summed first, then its edges walked once, however
+ * often the form holds it; the blocks counted are the pieces' edges'
+ * destinations, as path_counts() counts them.  -1 when memory is short.
+ */
+static int flow_form(struct dfunc *f, struct func_flow *fl,
+		     const struct dpath *p, const struct pap_rseq *form,
+		     const uint64_t *w)
+{
+	const struct pap_cfg *cfg = f->fn->graph.cfg;
+	size_t k, nsyms = 0, npieces = f->pieces.n;
+	int sum = npieces <= FLOW_SUM_PIECES;
+	uint32_t b, e;
+
+	if (sum && npieces > fl->nweight) {
+		uint64_t *nw = realloc(fl->weight, npieces * sizeof(*nw));
+		uint32_t *ns = nw ? realloc(fl->syms,
+					    npieces * sizeof(*ns)) : NULL;
+		uint8_t *nl = ns ? realloc(fl->listed, npieces) : NULL;
+
+		if (nw)
+			fl->weight = nw;
+		if (ns)
+			fl->syms = ns;
+		if (nl)
+			fl->listed = nl;
+		if (!nl)
+			return -1;
+		memset(fl->weight + fl->nweight, 0,
+		       (npieces - fl->nweight) * sizeof(*nw));
+		memset(fl->listed + fl->nweight, 0, npieces - fl->nweight);
+		fl->nweight = npieces;
+	}
+	for (k = 0; k < form->n; k++) {
+		uint64_t s = form->it[k].sym;
+
+		if (form->it[k].dist)
+			continue;
+		if (!sum) {
+			flow_piece(f, fl, s, w[k]);
+			continue;
+		}
+		if (!fl->listed[s]) {
+			fl->listed[s] = 1;
+			fl->syms[nsyms++] = (uint32_t)s;
+		}
+		fl->weight[s] += w[k];
+	}
+	for (k = 0; k < nsyms; k++) {
+		uint32_t s = fl->syms[k];
+
+		flow_piece(f, fl, s, fl->weight[s]);
+		fl->weight[s] = 0;
+		fl->listed[s] = 0;
+	}
+	fl->id++;
+	for (b = 0; b < cfg->nnodes; b++) {
+		if (!fl->bc[b])
+			continue;
+		fl->block[b] += fl->bc[b] * p->count;
+		flow_block_lines(f->fn, fl, b);
+		fl->bc[b] = 0;
+	}
+	for (e = 0; e < cfg->nedges; e++) {
+		if (!fl->ec[e])
+			continue;
+		fl->edge[e] += fl->ec[e] * p->count;
+		fl->ec[e] = 0;
+	}
+	return 0;
+}
+
+void func_flow_form(void *ctx, struct dfunc *f, const struct dpath *p,
+		    const struct pap_rseq *form, const uint64_t *w)
+{
+	struct func_flow *fl = ctx;
+
+	if (fl->block && fl->whole > 0 && flow_form(f, fl, p, form, w))
+		fl->whole = -1;	/* counted again by func_flow() */
+}
+
+/* Lets go of what counting uses, keeping the counts. */
+static void flow_scratch_free(struct func_flow *fl)
+{
+	free(fl->last);
+	free(fl->mult);
+	free(fl->seen);
+	free(fl->scratch);
+	free(fl->bc);
+	free(fl->ec);
+	free(fl->weight);
+	free(fl->syms);
+	free(fl->listed);
+	fl->last = fl->mult = fl->seen = fl->scratch = fl->syms = NULL;
+	fl->bc = fl->ec = fl->weight = NULL;
+	fl->listed = NULL;
+	fl->nscratch = fl->nweight = 0;
+}
+
+int func_flow_start(struct dfunc *f, struct func_flow *fl)
 {
 	const struct pap_meta_fn *fn = f->fn;
 	const struct pap_cfg *cfg = fn->graph.cfg;
-	uint32_t b, k, l, *last = NULL;
-	uint64_t *bc = NULL, *ec = NULL;
-	size_t i, n;
-	int rc = 0;
+	uint32_t b, k, l;
+	size_t n;
 
 	memset(fl, 0, sizeof(*fl));
 	fl->lo = PAP_MAX_LINE;
@@ -121,32 +315,57 @@ int func_flow(struct dfunc *f, struct func_flow *fl)
 	fl->hot = calloc(cfg->nedges + 1, 1);
 	fl->count = calloc(n, sizeof(*fl->count));
 	fl->paths = calloc(n, sizeof(*fl->paths));
-	last = calloc(n, sizeof(*last));
-	bc = calloc(cfg->nnodes + 1, sizeof(*bc));
-	ec = calloc(cfg->nedges + 1, sizeof(*ec));
+	fl->last = calloc(n, sizeof(*fl->last));
+	fl->mult = calloc(cfg->nnodes + 1, sizeof(*fl->mult));
+	fl->seen = calloc(cfg->nnodes + 1, sizeof(*fl->seen));
+	fl->bc = calloc(cfg->nnodes + 1, sizeof(*fl->bc));
+	fl->ec = calloc(cfg->nedges + 1, sizeof(*fl->ec));
 	if (!fl->block || !fl->edge || !fl->hot || !fl->count ||
-	    !fl->paths || !last || !bc || !ec) {
+	    !fl->paths || !fl->last || !fl->mult || !fl->seen || !fl->bc ||
+	    !fl->ec) {
 		func_flow_free(fl);
-		rc = -1;
-		goto out;
+		return -1;
+	}
+	return 0;
+}
+
+int func_flow(struct dfunc *f, struct func_flow *fl)
+{
+	const struct pap_meta_fn *fn = f->fn;
+	uint32_t b, k, l;
+	size_t i;
+
+	if (!fl->block && func_flow_start(f, fl))
+		return -1;
+	if (fl->whole < 0) {
+		/* counting while decoding failed: everything again */
+		func_flow_free(fl);
+		if (func_flow_start(f, fl))
+			return -1;
 	}
 	for (i = 0; i < f->npaths; i++) {
 		struct dpath *p = &f->paths[i];
 
 		progress("counting flow", i, f->npaths);
-		if (p->bl_only || (!path_long(p) &&
-				   !pap_bpack_has_repeat(p->rec->bps,
-							 p->rec->nbps)))
-			flow_open_path(f, fl, i, last);
+		/* what func_decode() counted: the paths decoded whole
+		 * (func_flow_whole()) and those from their form
+		 * (func_flow_form()) */
+		if (flow_by_blocks(p))
+			flow_open_path(f, fl, i, fl->whole > 0);
 		else
-			flow_form_path(f, fl, i, bc, ec, last);
+			flow_form_path(f, fl, i,
+				       fl->whole > 0 && path_repeats(p));
 	}
 	progress_done();
-out:
-	free(last);
-	free(bc);
-	free(ec);
-	return rc;
+	/* each line counts the runs of the blocks it is in */
+	for (b = 0; b < fn->graph.nblocks; b++)
+		for (k = 0; k < blines(fn, b)[0]; k++) {
+			l = blines(fn, b)[k + 1];
+			if (l >= fl->lo && l <= fl->hi)
+				fl->count[l - fl->lo] += fl->block[b];
+		}
+	flow_scratch_free(fl);
+	return 0;
 }
 
 void func_flow_free(struct func_flow *fl)
@@ -156,5 +375,6 @@ void func_flow_free(struct func_flow *fl)
 	free(fl->hot);
 	free(fl->count);
 	free(fl->paths);
+	flow_scratch_free(fl);
 	memset(fl, 0, sizeof(*fl));
 }

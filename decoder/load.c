@@ -365,10 +365,12 @@ static size_t piece_nblocks(struct dfunc *f, uint64_t sym)
  * A PAP or PAP+EPP record's summary from its form: its length in blocks
  * and edges as sums over the pieces times their multiplicities, its
  * first blocks from its first pieces; with @note, its Ball-Larus ids
- * noted (path_note_bl()) from the same form.
+ * noted (path_note_bl()) from the same form; the form given to @dp's
+ * on_form if any.
  */
 static int summarize_form(struct dfunc *f, struct dpath *out,
-			  uint32_t *head, int note, struct pap_path *scratch)
+			  uint32_t *head, int note, struct pap_path *scratch,
+			  const struct dprofile *dp)
 {
 	const struct pap_cfg *cfg = pap_meta_plan(f->fn)->cfg;
 	struct pap_rseq form;
@@ -403,6 +405,8 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
 			if (cfg->edges[e[j]].dst < cfg->nblocks)
 				head[n++] = cfg->edges[e[j]].dst;
 	}
+	if (!err && dp && dp->on_form)
+		dp->on_form(dp->on_path_ctx, f, out, &form, w);
 	/* a short path's ids are cheaper had from its edges, stretches
 	 * seen before costing a compare (path_note_bl_edges()), unless
 	 * they are had from the form's pieces (path_bl_by_pieces()) */
@@ -427,7 +431,7 @@ static int summarize_form(struct dfunc *f, struct dpath *out,
  */
 static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 		      struct dpath *out, struct pap_path *scratch,
-		      uint32_t *head, int note)
+		      uint32_t *head, int note, const struct dprofile *dp)
 {
 	const struct pap_plan *plan = pap_meta_plan(f->fn);
 	const struct pap_cfg *cfg;
@@ -443,7 +447,7 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	 * decoding it whole is the cheaper way to its summary */
 	if (plan && !out->bl_only && plan->mode != PAP_MODE_EPP &&
 	    pap_bpack_has_repeat(r->bps, r->nbps))
-		return summarize_form(f, out, head, note, scratch);
+		return summarize_form(f, out, head, note, scratch, dp);
 	if (note && !out->bl_only && r->nbps <= NOTE_DIGITS_BPS &&
 	    path_bl_by_digits(f)) {
 		/* its pieces told, for path_note_bl_digits() */
@@ -465,6 +469,14 @@ static int decode_rec(struct dfunc *f, const struct pap_prof_rec *r,
 	return PAP_OK;
 }
 
+size_t path_edge_blocks(const struct dfunc *f, const struct pap_prof_rec *r,
+			const struct pap_path *e, uint32_t *blocks)
+{
+	uint32_t head[DPATH_HEAD];
+
+	return edge_blocks(pap_meta_plan(f->fn)->cfg, r, e, blocks, head);
+}
+
 int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
 		   struct dpath *out)
 {
@@ -473,7 +485,7 @@ int path_of_record(struct dfunc *f, const struct pap_prof_rec *r,
 	int err;
 
 	pap_path_init(&scratch);
-	err = decode_rec(f, r, out, &scratch, head, 0);
+	err = decode_rec(f, r, out, &scratch, head, 0, NULL);
 	pap_path_free(&scratch);
 	out->head = NULL;
 	return err;
@@ -842,7 +854,7 @@ static int sort_run(struct dfunc *f, size_t i, size_t j, size_t upto)
 				continue;
 			f->paths[k].head = heads + (k - i) * DPATH_HEAD;
 			failed = decode_rec(f, f->paths[k].rec, &p, &scratch,
-					    f->paths[k].head, 0) != PAP_OK;
+					    f->paths[k].head, 0, NULL) != PAP_OK;
 		}
 		pap_path_free(&scratch);
 	}
@@ -1010,7 +1022,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			h = heads + kept * DPATH_HEAD;
 		progress("decoding", i, f->nrecs);
 		e = decode_rec(f, r, &p, &scratch, h ? h : head,
-			       dp->note_bl);
+			       dp->note_bl, dp);
 		p.head = h;
 		kept += h && !e;
 		if (e) {
@@ -1029,6 +1041,8 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 		if (dp->note_bl && !path_repeats(&p))
 			path_note_bl_digits(f, &p, scratch.edges,
 					    scratch.len, &f->digits);
+		if (dp->on_whole && !path_repeats(&p))
+			dp->on_whole(dp->on_path_ctx, f, &p, &scratch);
 		f->paths[f->npaths++] = p;
 		if (p.count == UINT64_MAX || f->total > UINT64_MAX - p.count)
 			dp->saturated = 1;

@@ -389,9 +389,11 @@ static int run_report(struct cli *c, const char *path)
 	    (c->format == FMT_TEXT || c->format == FMT_JSON))
 		c->o.top = REPORT_TOP;
 	note_path_filters(c);
-	/* text and json decode a function when they print it */
-	c->o.lazy = (c->format == FMT_TEXT || c->format == FMT_JSON) &&
-		    !c->coverage && !c->html;
+	/* text, json and HTML decode a function when they print it (HTML
+	 * keeps every function's paths for --write-spec) */
+	c->o.lazy = ((c->format == FMT_TEXT || c->format == FMT_JSON) &&
+		     !c->coverage && !c->html) ||
+		    (c->html && !c->coverage && !c->spec);
 	/* the HTML pages show their hottest paths: only those in order */
 	c->o.rank = c->html && !c->coverage && !c->spec ?
 		    html_shown_paths(&c->o) : 0;

@@ -8,14 +8,20 @@
  * server, no file outside the directory.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "decoder.h"
 #include "selective.h"
 #include "target.h"
+
+extern char **environ;
 
 #define HTML_PATHS 25		/* paths per function page without --top */
 #define HTML_K 3		/* k-IPF depth without --k */
@@ -169,33 +175,106 @@ static int page_close(struct page *pg, FILE *f)
 }
 
 /*
- * The graphs of a report, laid out by one run of dot: each drawn
- * function's graph is written to @in, dot turns them all into @out, and
- * the pages take their SVG documents from it in the same order.
+ * The graphs of a report, laid out by one run of dot beside the report:
+ * each drawn function's graph is written to dot's input, then a graph of
+ * ours that no function can be named (SYNC_GRAPH), and dot's output is
+ * read up to that graph's drawing.  dot writes each graph's drawing as
+ * soon as it has read the graph, so a page is written, and its
+ * function's paths let go, as soon as its picture is drawn: memory holds
+ * one function's paths, and one process starts for all the pictures.
  */
+#define SYNC_TITLE "pap sync"	/* a space: no C function's name */
+#define SYNC_GRAPH "digraph \"" SYNC_TITLE "\" {}\n"
+
+/* dot runs; is not installed; could not be started; ended early */
+enum { DOT_RUNNING, DOT_MISSING, DOT_FAILED, DOT_ENDED };
+
 struct html_dot {
-	char in[32], out[32];
-	FILE *dot;		/* the graphs being written; NULL: none */
-	FILE *svg;		/* dot's output once it ran; NULL: none */
-	int tmp_failed;		/* no temporary files could be had */
+	int state;
+	pid_t pid;		/* 0: none started */
+	FILE *to, *from;	/* dot's input and output */
+	struct sigaction pipe_was;	/* SIGPIPE's action before */
+	char *svg;		/* the last graph's drawing, if kept */
+	size_t len, cap;
+	long size;		/* its size in bytes */
 };
 
+/* Starts dot; hd->state says whether it runs. */
 static void dot_begin(struct html_dot *hd)
 {
-	int fd;
+	posix_spawn_file_actions_t fa;
+	struct sigaction ign;
+	char *argv[] = { "dot", "-Tsvg", NULL };
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err;
 
 	memset(hd, 0, sizeof(*hd));
-	snprintf(hd->in, sizeof(hd->in), "/tmp/pap-dot-XXXXXX");
-	snprintf(hd->out, sizeof(hd->out), "/tmp/pap-svg-XXXXXX");
-	fd = mkstemp(hd->in);
-	if (fd < 0 || !(hd->dot = fdopen(fd, "w"))) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(hd->in);
-		}
-		hd->in[0] = 0;
-		hd->tmp_failed = 1;
+	hd->state = DOT_FAILED;
+	/* a dot that ends early is said on the pages, not by a signal */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &hd->pipe_was);
+	if (pipe(in) || pipe(out))
+		goto fail;
+	/* the child has them as its input and output only */
+	for (err = 0; err < 2; err++) {
+		fcntl(in[err], F_SETFD, FD_CLOEXEC);
+		fcntl(out[err], F_SETFD, FD_CLOEXEC);
 	}
+	if (posix_spawn_file_actions_init(&fa))
+		goto fail;
+	err = posix_spawn_file_actions_adddup2(&fa, in[0], 0) ||
+	      posix_spawn_file_actions_adddup2(&fa, out[1], 1) ||
+	      posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+					       O_WRONLY, 0);
+	if (!err)
+		err = posix_spawnp(&hd->pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		hd->pid = 0;
+		if (err == ENOENT)
+			hd->state = DOT_MISSING;
+		goto fail;
+	}
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	hd->to = fdopen(in[1], "w");
+	if (!hd->to)
+		goto fail;
+	in[1] = -1;
+	hd->from = fdopen(out[0], "r");
+	if (!hd->from)
+		goto fail;
+	out[0] = -1;
+	hd->state = DOT_RUNNING;
+	return;
+fail:
+	if (in[0] >= 0)
+		close(in[0]);
+	if (in[1] >= 0)
+		close(in[1]);
+	if (out[0] >= 0)
+		close(out[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+}
+
+/* Waits for dot to end: its exit status, or -1 (none started, or
+ * killed). */
+static int dot_wait(struct html_dot *hd)
+{
+	int st;
+
+	if (!hd->pid)
+		return -1;
+	while (waitpid(hd->pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			hd->pid = 0;
+			return -1;
+		}
+	hd->pid = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* Is @df's graph drawn: small enough for graphviz? */
@@ -204,98 +283,134 @@ static int cfg_drawn(const struct dfunc *df)
 	return df->fn->graph.nblocks <= HTML_CFG_BLOCKS;
 }
 
-/* Runs dot over the graphs written; hd->svg its output when it ran. */
-static void dot_run(struct html_dot *hd)
+/* Keeps @n bytes of @s in hd->svg unless that would pass HTML_SVG_MAX
+ * (the drawing is left out then); counts them in hd->size. */
+static void svg_keep(struct html_dot *hd, const char *s, size_t n)
 {
-	char cmd[128];
-	int fd, bad;
+	hd->size += (long)n;
+	if (!hd->svg || hd->size > HTML_SVG_MAX)
+		return;
+	if (hd->len + n > hd->cap) {
+		size_t cap = hd->cap;
+		char *p;
 
-	if (!hd->dot)
-		return;
-	bad = fclose(hd->dot) != 0;
-	hd->dot = NULL;
-	fd = bad ? -1 : mkstemp(hd->out);
-	if (fd < 0) {
-		hd->out[0] = 0;
-		hd->tmp_failed = 1;
-		return;
+		while (cap < hd->len + n)
+			cap *= 2;
+		p = realloc(hd->svg, cap);
+		if (!p) {
+			free(hd->svg);
+			hd->svg = NULL;
+			hd->len = hd->cap = 0;
+			return;
+		}
+		hd->svg = p;
+		hd->cap = cap;
 	}
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "dot -Tsvg %s >%s 2>/dev/null", hd->in,
-		 hd->out);
-	if (system(cmd) == 0)
-		hd->svg = fopen(hd->out, "r");
-}
-
-static void dot_end(struct html_dot *hd)
-{
-	if (hd->dot)
-		fclose(hd->dot);
-	if (hd->svg)
-		fclose(hd->svg);
-	if (hd->in[0])
-		unlink(hd->in);
-	if (hd->out[0])
-		unlink(hd->out);
+	memcpy(hd->svg + hd->len, s, n);
+	hd->len += n;
 }
 
 /*
- * Copies the next SVG document of @in (from its "<svg" line to its
- * "</svg>" line) to @out when it has at most @max bytes: 0; 1 when it
- * has more (*size), skipped; -1 when there is none.
+ * Reads dot's next SVG document (from its "<svg" line to its "</svg>"
+ * line), hd->size its size, into hd->svg with @keep: 1 when it is the
+ * drawing of SYNC_GRAPH, 0 when another's, -1 when dot's output ended.
  */
-static int svg_next(FILE *in, FILE *out, long max, long *size)
+static int svg_read(struct html_dot *hd, int keep)
 {
 	char buf[8192];
-	long start = -1, end;
-	int bol = 1, at_bol;
+	int bol = 1, at_bol, in = 0, sync = 0;
 	size_t n;
 
-	while (fgets(buf, sizeof(buf), in)) {
+	if (keep)
+		hd->len = 0;
+	hd->size = 0;
+	if (keep && !hd->svg && (hd->svg = malloc(8192)) != NULL)
+		hd->cap = 8192;
+	while (fgets(buf, sizeof(buf), hd->from)) {
+		const char *g;
+
 		n = strlen(buf);
 		at_bol = bol;
 		bol = n && buf[n - 1] == '\n';
-		if (start < 0) {
-			if (at_bol && !strncmp(buf, "<svg", 4))
-				start = ftell(in) - (long)n;
-			else
+		if (!in) {
+			if (!at_bol || strncmp(buf, "<svg", 4))
 				continue;  /* prologue, doctype, comments */
+			in = 1;
 		}
-		if (at_bol && !strncmp(buf, "</svg>", 6))
-			break;
-	}
-	if (start < 0)
-		return -1;
-	end = ftell(in);
-	*size = end - start;
-	if (*size > max)
-		return 1;
-	if (fseek(in, start, SEEK_SET))
-		return -1;
-	for (bol = 1; ftell(in) < end && fgets(buf, sizeof(buf), in);
-	     bol = n && buf[n - 1] == '\n') {
-		const char *g = bol && !strncmp(buf, "<g id=\"page", 11) ?
-				strstr(buf, "_graph0\" class=\"graph\"") : NULL;
-
-		n = strlen(buf);
+		if (at_bol && !strcmp(buf, "<title>" SYNC_TITLE "</title>\n"))
+			sync = 1;
 		/* dot numbers the second graph of a run as if a page of the
 		 * first: its group is the graph's as when drawn alone */
-		if (g) {
-			fputs("<g id=\"", out);
-			fputs(g + 1, out);
+		g = at_bol && !strncmp(buf, "<g id=\"page", 11) ?
+		    strstr(buf, "_graph0\" class=\"graph\"") : NULL;
+		if (!keep) {
+			hd->size += (long)n;
+		} else if (g) {
+			hd->size += (long)(g + 1 - buf) - 7;
+			svg_keep(hd, "<g id=\"", 7);
+			svg_keep(hd, g + 1, n - (size_t)(g + 1 - buf));
 		} else {
-			fwrite(buf, 1, n, out);
+			svg_keep(hd, buf, n);
 		}
+		if (at_bol && !strncmp(buf, "</svg>", 6))
+			return sync;
 	}
-	return 0;
+	return -1;
 }
 
-/* The CFG as inline SVG from dot's run, or a note saying why not;
- * @counted: its graph was written for dot (its paths were counted). */
-static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
-		     int counted)
+/*
+ * Has dot draw @df's graph from its flow @fl: 0, the drawing in hd->svg
+ * (NULL when out of memory) and its size in hd->size; -1 when there is
+ * none (dot is not running, ended, or drew nothing of it).
+ */
+static int dot_draw(struct html_dot *hd, struct dfunc *df,
+		    const struct func_flow *fl)
 {
-	long size = 0;
+	int rc;
+
+	if (hd->state != DOT_RUNNING)
+		return -1;
+	print_dot_flow(hd->to, df, fl->block, fl->edge, fl->hot);
+	fputs(SYNC_GRAPH, hd->to);
+	if (fflush(hd->to) == 0) {
+		rc = svg_read(hd, 1);
+		if (rc > 0)
+			return -1;	/* ours only: dot refused the graph */
+		if (rc == 0) {
+			long size = hd->size;
+
+			/* then ours (anything else before it is not asked) */
+			while ((rc = svg_read(hd, 0)) == 0)
+				;
+			hd->size = size;
+			if (rc > 0)
+				return 0;
+		}
+	}
+	/* dot ended: the graphs after have no picture either */
+	hd->state = dot_wait(hd) == 127 ? DOT_MISSING : DOT_ENDED;
+	return -1;
+}
+
+/* Stops dot and puts SIGPIPE's action back. */
+static void dot_end(struct html_dot *hd)
+{
+	if (hd->to)
+		fclose(hd->to);
+	if (hd->from)
+		fclose(hd->from);
+	hd->to = hd->from = NULL;
+	dot_wait(hd);
+	free(hd->svg);
+	hd->svg = NULL;
+	sigaction(SIGPIPE, &hd->pipe_was, NULL);
+}
+
+/* The CFG as inline SVG drawn by dot from the flow @fl, or a note
+ * saying why not (@fl->block NULL: its paths could not be counted). */
+static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
+		     const struct func_flow *fl)
+{
 	int rc;
 
 	/* graphviz's layout grows faster than the graph: a large one would
@@ -307,26 +422,31 @@ static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
 			df->fn->graph.nblocks, HTML_CFG_BLOCKS);
 		return;
 	}
-	if (!counted) {
+	if (!fl->block) {
 		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
 		return;
 	}
-	if (hd->tmp_failed) {
-		fputs("<p class=\"muted\">no picture: cannot write a temporary "
-		      "file</p>", f);
-		return;
-	}
-	rc = hd->svg ? svg_next(hd->svg, f, HTML_SVG_MAX, &size) : -1;
-	if (rc > 0)
+	rc = dot_draw(hd, df, fl);
+	if (rc == 0 && hd->size > HTML_SVG_MAX)
 		fprintf(f, "<p class=\"muted\">no picture: its drawing has "
 			"%ld KB, more than the %ld KB a page holds; "
 			"<code>pap-decode --format=svg --function</code> "
-			"gives it</p>", size >> 10, HTML_SVG_MAX >> 10);
-	else if (rc < 0)
+			"gives it</p>", hd->size >> 10, HTML_SVG_MAX >> 10);
+	else if (rc == 0 && !hd->svg)
+		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
+	else if (rc == 0)
+		fwrite(hd->svg, 1, hd->len, f);
+	else if (hd->state == DOT_MISSING)
 		fputs("<p class=\"muted\">no picture: graphviz's <code>dot"
 		      "</code> is not installed (<code>apt-get install graphviz"
 		      "</code>); <code>pap-decode --format=dot</code> gives the "
 		      "graph</p>", f);
+	else
+		fprintf(f, "<p class=\"muted\">no picture: graphviz's <code>"
+			"dot</code> %s; <code>pap-decode --format=dot</code> "
+			"gives the graph</p>", hd->state == DOT_FAILED ?
+			"could not be started" : hd->state == DOT_ENDED ?
+			"ended before drawing it" : "drew nothing of it");
 }
 
 struct html_seq {
@@ -618,7 +738,7 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	      "<p class=\"muted\">Edge width and colour follow the flow (blue "
 	      "cold, red hot); #1-#3 mark the hottest paths; dashed edges "
 	      "never ran.</p><div class=\"cfg\">", f);
-	html_cfg(f, df, hd, fl->count != NULL);
+	html_cfg(f, df, hd, fl);
 	fputs("</div></section>\n", f);
 	html_paths(f, df, o);
 	html_kipf(f, df, o);
@@ -635,9 +755,14 @@ static const char *const index_page[NORDERS] = {
 	"index-coverage.html"
 };
 
+/* A function's row of the index, kept once its page is written and
+ * its paths let go. */
 struct index_row {
 	struct dfunc *f;
 	size_t idx;
+	uint64_t total;		/* its activations */
+	size_t npaths;		/* its distinct paths */
+	uint64_t hottest;	/* its hottest path's count */
 	double coverage;	/* share of acyclic paths taken; -1: none */
 	char cov[96];
 };
@@ -651,12 +776,50 @@ static int row_cmp_coverage(const void *a, const void *b)
 	return strcmp(x->f->fn->name, y->f->fn->name);
 }
 
+/* By activations, then name (the text report's --sort orders). */
+static int row_cmp_activations(const void *a, const void *b)
+{
+	const struct index_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->f->fn->name, y->f->fn->name);
+}
+
+static int row_cmp_paths(const void *a, const void *b)
+{
+	const struct index_row *x = a, *y = b;
+
+	if (x->npaths != y->npaths)
+		return x->npaths > y->npaths ? -1 : 1;
+	return row_cmp_activations(a, b);
+}
+
 static const struct index_row *sort_rows;
+static int (*sort_cmp)(const void *, const void *);
 
 static int row_cmp_order(const void *a, const void *b)
 {
-	return row_cmp_coverage(&sort_rows[*(const size_t *)a],
-				&sort_rows[*(const size_t *)b]);
+	return sort_cmp(&sort_rows[*(const size_t *)a],
+			&sort_rows[*(const size_t *)b]);
+}
+
+/* The rows in order @by (BY_NAME: as they are, the functions' order);
+ * NULL when out of memory. */
+static size_t *index_order(const struct index_row *rows, size_t n, int by)
+{
+	size_t *ord = malloc((n + 1) * sizeof(*ord)), i;
+
+	if (!ord)
+		return NULL;
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	sort_rows = rows;
+	sort_cmp = by == BY_ACTIVATIONS ? row_cmp_activations :
+		   by == BY_PATHS ? row_cmp_paths : row_cmp_coverage;
+	if (by != BY_NAME)
+		qsort(ord, n, sizeof(*ord), row_cmp_order);
+	return ord;
 }
 
 /* The index's section on selectively built functions (@sel), if any:
@@ -826,8 +989,8 @@ static int write_index(const char *dir, struct dprofile *dp,
 			return page_close(&pg, f);
 		}
 		struct dfunc *df = r->f;
-		double share = df->npaths && df->total ?
-			100.0 * df->paths[0].count / df->total : 0;
+		double share = r->npaths && r->total ?
+			100.0 * r->hottest / r->total : 0;
 
 		fprintf(f, "<tr><td><a href=\"f%zu.html\">", r->idx);
 		html_text(f, df->fn->name);
@@ -837,8 +1000,8 @@ static int write_index(const char *dir, struct dprofile *dp,
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu"
 			"</td><td class=\"n\"><span class=\"bar\" style=\""
 			"width:%.0fpx\"></span>%.1f%%</td><td class=\"n\">%s"
-			"</td></tr>\n", (unsigned long long)df->total,
-			df->npaths, share * 0.6 + 1, share, r->cov);
+			"</td></tr>\n", (unsigned long long)r->total,
+			r->npaths, share * 0.6 + 1, share, r->cov);
 	}
 	fputs("</table></section>\n", f);
 	html_selective(f, sel);
@@ -846,11 +1009,28 @@ static int write_index(const char *dir, struct dprofile *dp,
 	return page_close(&pg, f);
 }
 
+/* @r's coverage column, of its function's acyclic paths taken. */
+static void row_coverage(struct index_row *r)
+{
+	struct bl_coverage c;
+	char of[32], share[32];
+
+	r->coverage = -1;
+	snprintf(r->cov, sizeof(r->cov), "-");
+	if (!func_coverage(r->f, &c) && c.feasible) {
+		r->coverage = (double)c.taken / (double)c.feasible;
+		fmt_count(of, sizeof(of), c.feasible);
+		fmt_share(share, sizeof(share), (double)c.taken,
+			  (double)c.feasible);
+		snprintf(r->cov, sizeof(r->cov), "%s (%llu of %s)", share,
+			 (unsigned long long)c.taken, of);
+	}
+}
+
 int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 {
 	struct sel_report sel = { NULL, 0 };
 	struct index_row *rows;
-	struct func_flow *flows;
 	struct html_dot hd;
 	size_t *ord = NULL, i;
 	struct stat st;
@@ -870,80 +1050,61 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		return -1;
 	}
 	rows = calloc(dp->nfs + 1, sizeof(*rows));
-	flows = calloc(dp->nfs + 1, sizeof(*flows));
-	if (!rows || !flows) {
-		free(rows);
-		free(flows);
+	if (!rows)
 		return -1;
-	}
 	/* a record of a selective function that matches no path is said;
 	 * the rest is written */
 	sel_failed = dp->prof && sel_report_build(dp->d, dp->prof, o, &sel);
-	/* each function's paths counted once, its graph written for the
-	 * one run of dot; the line counts kept for its page */
+	/* decoded one function at a time (o->lazy), its paths ordered as
+	 * far as its page shows them */
+	if (o->lazy)
+		dp->rank = o->rank;
+	/* each function decoded, its paths counted once (coverage, flow),
+	 * its graph drawn, its page written, then its paths let go but for
+	 * its row of the index */
 	dot_begin(&hd);
 	for (i = 0; i < dp->nfs; i++) {
 		struct index_row *r = &rows[i];
-		struct bl_coverage c;
-		char of[32], share[32];
-		struct func_flow *fl = &flows[i];
+		struct func_flow fl;
 
 		r->f = &dp->fs[i];
 		r->idx = i;
-		r->coverage = -1;
-		snprintf(r->cov, sizeof(r->cov), "-");
-		if (!func_coverage(r->f, &c) && c.feasible) {
-			r->coverage = (double)c.taken / (double)c.feasible;
-			fmt_count(of, sizeof(of), c.feasible);
-			fmt_share(share, sizeof(share), (double)c.taken,
-				  (double)c.feasible);
-			snprintf(r->cov, sizeof(r->cov), "%s (%llu of %s)",
-				 share, (unsigned long long)c.taken, of);
+		/* the paths counted as they are decoded */
+		if (!func_flow_start(r->f, &fl) && !r->f->decoded) {
+			fl.whole = 1;
+			dp->on_whole = func_flow_whole;
+			dp->on_form = func_flow_form;
+			dp->on_path_ctx = &fl;
 		}
-		if (func_flow(r->f, fl)) {
+		if (func_decode(dp, r->f))
 			rc = -1;
-			continue;
+		dp->on_whole = NULL;
+		dp->on_form = NULL;
+		row_coverage(r);
+		if (func_flow(r->f, &fl))
+			rc = -1;
+		if (html_function(dir, r->f, i, o, &hd, &fl))
+			rc = -1;
+		func_flow_free(&fl);
+		r->total = r->f->total;
+		r->npaths = r->f->npaths;
+		r->hottest = r->f->npaths ? r->f->paths[0].count : 0;
+		if (o->lazy) {
+			func_release(r->f);
+			func_trim(r->f, 0);
 		}
-		if (hd.dot && cfg_drawn(r->f))
-			print_dot_flow(hd.dot, r->f, fl->block, fl->edge,
-				       fl->hot);
-		free(fl->block);
-		free(fl->edge);
-		free(fl->hot);
-		fl->block = fl->edge = NULL;
-		fl->hot = NULL;
 	}
-	dot_run(&hd);
-	for (i = 0; i < dp->nfs; i++)
-		if (html_function(dir, rows[i].f, i, o, &hd, &flows[i]))
-			rc = -1;
 	dot_end(&hd);
 	if (write_calls(dir, dp, o, &calls))
 		rc = -1;
 	for (by = 0; by < NORDERS && rc == 0; by++) {
-		if (by == BY_COVERAGE) {
-			free(ord);
-			ord = malloc((dp->nfs + 1) * sizeof(*ord));
-			for (i = 0; ord && i < dp->nfs; i++)
-				ord[i] = i;
-			sort_rows = rows;
-			if (ord)
-				qsort(ord, dp->nfs, sizeof(*ord),
-				      row_cmp_order);
-		} else {
-			free(ord);
-			ord = function_order(dp, by == BY_ACTIVATIONS ?
-					     ORDER_ACTIVATIONS : by == BY_PATHS ?
-					     ORDER_PATHS : ORDER_NAME);
-		}
+		free(ord);
+		ord = index_order(rows, dp->nfs, by);
 		if (!ord || write_index(dir, dp, rows, ord, by, &sel, calls))
 			rc = -1;
 	}
 	free(ord);
 	free(rows);
-	for (i = 0; i < dp->nfs; i++)
-		func_flow_free(&flows[i]);
-	free(flows);
 	sel_report_free(&sel);
 	return rc || sel_failed ? -1 : 0;
 }

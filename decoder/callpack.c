@@ -340,24 +340,7 @@ static void packer_free(struct packer *p)
 int call_pack_json(FILE *out, const struct pap_cs_built *b,
 		   const struct call_seq *q, size_t budget, int *cut)
 {
-	struct packer p = { 0 };
-	uint32_t *a = malloc((q->n + 1) * sizeof(*a));
-	size_t i;
-	int r = -1;
-
-	*cut = 0;
-	if (!a)
-		return -1;
-	for (i = 0; i < q->n; i++) {
-		a[i] = intern(&p, 1, q->item[i], NULL, 0);
-		if (a[i] == UINT32_MAX)
-			goto out;
-	}
-	r = pack_write(out, b, &p, a, q->n, budget, cut);
-out:
-	packer_free(&p);
-	free(a);
-	return r;
+	return call_pack_json_packed(out, b, q, NULL, 0, budget, cut);
 }
 
 int call_pack_json_packed(FILE *out, const struct pap_cs_built *b,

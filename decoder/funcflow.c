@@ -130,26 +130,22 @@ static int flow_open_path(struct dfunc *f, struct func_flow *fl, size_t i,
 	return 0;
 }
 
-/* Path @i, @p, from its form's block and edge counts: counted unless
- * @counted, its edges marked if among the hottest. */
-static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
-			  int counted)
+/*
+ * Moves one path's block and edge counts (bc and ec, left zero) into the
+ * function's flow, @count times each, when @add; marks its edges as the
+ * path of rank @hot's when @hot < FLOW_HOT_PATHS.
+ */
+static void flow_take(struct dfunc *f, struct func_flow *fl, uint64_t count,
+		      int add, size_t hot)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	struct dpath *p = &f->paths[i];
 	uint32_t b, e;
-	int err;
 
-	if (counted && i >= FLOW_HOT_PATHS)
-		return 0;
-	err = path_counts(f, p, 1, counted ? NULL : fl->bc, fl->ec);
-	if (!counted)
-		fl->id++;
-	for (b = 0; !counted && b < cfg->nnodes; b++) {
+	for (b = 0; b < cfg->nnodes; b++) {
 		if (!fl->bc[b])
 			continue;
-		if (!err) {
-			fl->block[b] += fl->bc[b] * p->count;
+		if (add) {
+			fl->block[b] += fl->bc[b] * count;
 			flow_block_lines(f->fn, fl, b);
 		}
 		fl->bc[b] = 0;
@@ -157,14 +153,29 @@ static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
 	for (e = 0; e < cfg->nedges; e++) {
 		if (!fl->ec[e])
 			continue;
-		if (!err) {
-			if (!counted)
-				fl->edge[e] += fl->ec[e] * p->count;
-			if (i < FLOW_HOT_PATHS && !fl->hot[e])
-				fl->hot[e] = (uint8_t)(i + 1);
-		}
+		if (add)
+			fl->edge[e] += fl->ec[e] * count;
+		if (hot < FLOW_HOT_PATHS && !fl->hot[e])
+			fl->hot[e] = (uint8_t)(hot + 1);
 		fl->ec[e] = 0;
 	}
+}
+
+/* Path @i, @p, from its form's block and edge counts: counted unless
+ * @counted, its edges marked if among the hottest. */
+static int flow_form_path(struct dfunc *f, struct func_flow *fl, size_t i,
+			  int counted)
+{
+	struct dpath *p = &f->paths[i];
+	int err;
+
+	if (counted && i >= FLOW_HOT_PATHS)
+		return 0;
+	err = path_counts(f, p, 1, counted ? NULL : fl->bc, fl->ec);
+	if (!counted)
+		fl->id++;
+	flow_take(f, fl, p->count, !err && !counted,
+		  err ? FLOW_HOT_PATHS : i);
 	return err;
 }
 
@@ -198,10 +209,8 @@ static int flow_form(struct dfunc *f, struct func_flow *fl,
 		     const struct dpath *p, const struct pap_rseq *form,
 		     const uint64_t *w)
 {
-	const struct pap_cfg *cfg = f->fn->graph.cfg;
 	size_t k, nsyms = 0, npieces = f->pieces.n;
 	int sum = npieces <= FLOW_SUM_PIECES;
-	uint32_t b, e;
 
 	if (sum && npieces > fl->nweight) {
 		uint64_t *nw = realloc(fl->weight, npieces * sizeof(*nw));
@@ -245,19 +254,7 @@ static int flow_form(struct dfunc *f, struct func_flow *fl,
 		fl->listed[s] = 0;
 	}
 	fl->id++;
-	for (b = 0; b < cfg->nnodes; b++) {
-		if (!fl->bc[b])
-			continue;
-		fl->block[b] += fl->bc[b] * p->count;
-		flow_block_lines(f->fn, fl, b);
-		fl->bc[b] = 0;
-	}
-	for (e = 0; e < cfg->nedges; e++) {
-		if (!fl->ec[e])
-			continue;
-		fl->edge[e] += fl->ec[e] * p->count;
-		fl->ec[e] = 0;
-	}
+	flow_take(f, fl, p->count, 1, FLOW_HOT_PATHS);
 	return 0;
 }
 

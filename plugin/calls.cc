@@ -537,6 +537,18 @@ static tree pap_calls_site_before(struct pap_calls *c, uint32_t k)
 	return p;
 }
 
+/*
+ * Puts @seq where @gsi points: before its statement, or at the end of an
+ * empty block; @gsi then points into what was put there or after it.
+ */
+static void pap_calls_insert(gimple_stmt_iterator *gsi, gimple_seq seq)
+{
+	if (gsi_end_p(*gsi))
+		gsi_insert_seq_after(gsi, seq, GSI_NEW_STMT);
+	else
+		gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+}
+
 /* Site @k's return probe (R_k) after its call; @p the address called. */
 static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 {
@@ -560,10 +572,7 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		 * the bound, ABI 12), expect is ENTERED, class 0 */
 		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
 			pap_u32_cst(src0)));
-		if (gsi_end_p(gsi))
-			gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-		else
-			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		pap_calls_insert(&gsi, seq);
 		return;
 	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(ex,
@@ -575,10 +584,7 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 	cond = gimple_build_cond(EQ_EXPR, ent, boolean_false_node, NULL_TREE,
 				 NULL_TREE);
 	gimple_seq_add_stmt(&seq, cond);
-	if (gsi_end_p(gsi))
-		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-	else
-		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+	pap_calls_insert(&gsi, seq);
 	seq = NULL;
 	gimple_seq_add_stmt(&then_seq, gimple_build_assign(
 		pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, uptr),
@@ -601,10 +607,7 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		cond = gimple_build_cond(NE_EXPR, istail, boolean_false_node,
 					 NULL_TREE, NULL_TREE);
 		gimple_seq_add_stmt(&seq, cond);
-		if (gsi_end_p(gsi))
-			gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-		else
-			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+		pap_calls_insert(&gsi, seq);
 		seq = NULL;
 		gimple_seq_add_stmt(&then_seq, gimple_build_call(
 			pap_rt_decl(PAP_RT_CRETURN), 2, c->me, ex));
@@ -761,10 +764,7 @@ static void pap_calls_site_after(struct pap_calls *c, uint32_t k, tree p)
 		gimple_seq_add_stmt(&seq, gimple_build_assign(c->last,
 			pap_u32_cst(src0)));
 	}
-	if (gsi_end_p(gsi))
-		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-	else
-		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+	pap_calls_insert(&gsi, seq);
 }
 
 /* The exit probe (X) before the return statement @ret. */

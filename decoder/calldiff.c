@@ -62,27 +62,24 @@ static const char *fname(const struct pap_cs_built *b, uint32_t fn)
 }
 
 /*
- * The key of a sequence too long to expand: its names as the record
- * packs them (a repeat's names once, with its count), which the record
- * makes the same for the same sequence, and the number of names.
+ * The key of sequence @q, names with @nreps repeats @reps (none for an
+ * expanded sequence; a sequence too long to expand has its names as
+ * the record packs them, a repeat's names once with its count, which
+ * the record makes the same for the same sequence): the hash of its
+ * names, their number, and its first names for people.
  */
-static void seq_key_packed(struct ckeys *ks, const struct call_run *run)
+static void seq_key_names(struct ckeys *ks, const struct call_run *run,
+			  const struct call_seq *q,
+			  const struct pap_cev_rep *reps, size_t nreps)
 {
-	struct call_seq q;
-	struct pap_cev_rep *reps;
 	uint64_t h = 0xcbf29ce484222325ull, names = 0;
 	char *text = NULL, num[32];
-	size_t size = 0, i, r = 0, nreps, shown = 0;
+	size_t size = 0, i, r = 0, shown = 0;
 	int opened = 0;		/* the repeat's "(" is shown */
-	FILE *m;
+	FILE *m = open_memstream(&text, &size);
 
-	if (call_sequence_packed(run->b, run->pk, &q, &reps, &nreps)) {
-		ks->oom = 1;
-		return;
-	}
-	m = open_memstream(&text, &size);
-	for (i = 0; i < q.n; i++) {
-		uint32_t v = q.item[i];
+	for (i = 0; i < q->n; i++) {
+		uint32_t v = q->item[i];
 		const char *pre = v & CALL_SEQ_OUTSIDE ? ">" : "";
 		const char *name = fname(run->b, v & ~CALL_SEQ_OUTSIDE);
 		uint64_t c = 1;
@@ -111,48 +108,33 @@ static void seq_key_packed(struct ckeys *ks, const struct call_run *run)
 			r++;
 		}
 	}
-	if (m)
+	if (m && names > SHOWN_NAMES)
 		fprintf(m, " ... (%" PRIu64 " names)", names);
 	if (m)
 		fclose(m);
 	add_key(ks, h, (size_t)names, m ? text : NULL, run->count);
-	call_seq_free(&q);
-	free(reps);
 }
 
-/* One decoded sequence's key. */
+/* One decoded sequence's key, from its expansion or, too long to
+ * expand, from its packed form. */
 static void seq_key(struct ckeys *ks, const struct call_run *run)
 {
 	struct call_seq q;
-	uint64_t h = 0xcbf29ce484222325ull;
-	char *text = NULL;
-	size_t size = 0, i;
-	FILE *m;
+	struct pap_cev_rep *reps = NULL;
+	size_t nreps = 0;
+	int err;
 
-	if (!run->ev && run->pk) {
-		seq_key_packed(ks, run);
-		return;
-	}
-	if (call_sequence(run->b, run->ev, run->nev, &q)) {
+	if (!run->ev && run->pk)
+		err = call_sequence_packed(run->b, run->pk, &q, &reps, &nreps);
+	else
+		err = call_sequence(run->b, run->ev, run->nev, &q);
+	if (err) {
 		ks->oom = 1;
 		return;
 	}
-	m = open_memstream(&text, &size);
-	for (i = 0; i < q.n; i++) {
-		uint32_t v = q.item[i];
-		const char *pre = v & CALL_SEQ_OUTSIDE ? ">" : "";
-		const char *name = fname(run->b, v & ~CALL_SEQ_OUTSIDE);
-
-		h = fnv_str(fnv_str(h, pre), name);
-		if (m && i < SHOWN_NAMES)
-			fprintf(m, "%s%s%s", i ? " " : "", pre, name);
-	}
-	if (m && q.n > SHOWN_NAMES)
-		fprintf(m, " ... (%zu names)", q.n);
-	if (m)
-		fclose(m);
-	add_key(ks, h, q.n, m ? text : NULL, run->count);
+	seq_key_names(ks, run, &q, reps, nreps);
 	call_seq_free(&q);
+	free(reps);
 }
 
 /* One context's part of its key: ">" for an entry from outside, the

@@ -14,15 +14,19 @@
 # more than those that ended early (one jumped over after its early end
 # counts in the selective build only).
 # PAP_SELRANDOM_GENPROG (default 6) genprog and PAP_SELRANDOM_CSMITH
-# (default 6) csmith programs from seed PAP_SELRANDOM_SEED (default 1).
+# (default 6; 2 each under --enable-sanitizers, whose plugin and runtime
+# are the plain build's) csmith programs from seed PAP_SELRANDOM_SEED
+# (default 1).
 # TAP output, one line per program.
 set -u
 . "${top_srcdir:-.}/testsuite/e2e/prologue.sh"
 . "$top_srcdir/testsuite/e2e/selspec.sh"
 suite=$top_srcdir/bench/suite
 inc=/usr/include/csmith
-ngenprog=${PAP_SELRANDOM_GENPROG:-6}
-ncsmith=${PAP_SELRANDOM_CSMITH:-6}
+nrandom=6
+[ "${PAP_TEST_SANITIZED:-no}" = yes ] && nrandom=2
+ngenprog=${PAP_SELRANDOM_GENPROG:-$nrandom}
+ncsmith=${PAP_SELRANDOM_CSMITH:-$nrandom}
 seed=${PAP_SELRANDOM_SEED:-1}
 opts=-O2
 

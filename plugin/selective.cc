@@ -44,7 +44,7 @@ static struct pap_spec pap_spec_paths;
 static const char **pap_spec_files;	/* per path: its file */
 static bool *pap_spec_used;		/* per path: its function was seen */
 static bool pap_sel_on;
-static enum pap_sel_strategy pap_sel_asked = PAP_SEL_PSP3;
+static enum pap_sel_strategy pap_sel_asked = PAP_SEL_FOLLOW;
 
 bool pap_sel_enabled(void)
 {

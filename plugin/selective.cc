@@ -19,7 +19,10 @@
  * numbered over the whole graph instead (strategy psp1) and gets no
  * check: it needs no termination to be exact.  Larger checks are left
  * out too: checks only end paths not of interest early, so leaving them
- * out changes no count (doc/algorithms.md).
+ * out changes no count (doc/algorithms.md).  Strategy follow steps its
+ * automaton on the step edges, except in a counted loop (a loop whose
+ * iterations are forced to be alike), which only counts its iterations
+ * and replays them where it ends (pap_sel_defer()).
  */
 #include "gcc-common.h"
 #include "cfghooks.h"
@@ -41,7 +44,7 @@ static struct pap_spec pap_spec_paths;
 static const char **pap_spec_files;	/* per path: its file */
 static bool *pap_spec_used;		/* per path: its function was seen */
 static bool pap_sel_on;
-static enum pap_sel_strategy pap_sel_asked = PAP_SEL_PSP3;
+static enum pap_sel_strategy pap_sel_asked = PAP_SEL_FOLLOW;
 
 bool pap_sel_enabled(void)
 {
@@ -875,6 +878,389 @@ static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
 }
 
 /*
+ * Counted loops of strategy follow.  A loop whose one step edge is its
+ * back edge @e, whose iteration is forced (every block of the loop has
+ * one edge on in the loop, the only one out of the latch being @e), and
+ * which is entered only at its header, repeats one symbol: the digit at
+ * @e is the same in every iteration but the first (@rest), since the
+ * accumulator restarts on @e.  Such an edge does not step: it counts,
+ * "pend += 1", and every edge leaving the loop first replays what was
+ * counted (pap_sel_flush()), so the automaton sees the same symbols in
+ * the same order before any other step.  The first iteration's digit is
+ * the accumulator where the loop was entered plus a constant (or a
+ * constant), kept in @first on each edge into the header.
+ */
+struct pap_sel_defer {
+	uint32_t e;			/* the back edge, core id */
+	uint64_t rest;			/* its digit after the first */
+	tree pend, first;
+};
+
+/* The accumulator as a function of its value at some point: @var
+ * (that value) + @c, or the constant @c. */
+struct pap_sel_aff {
+	bool var;
+	uint64_t c;
+};
+
+/* Applies plan edge @pe's operations to *@s, all of them, or those
+ * before its first FOLD, giving then the digit there (a + k, as
+ * pap_sel_digit()). */
+static void pap_sel_aff_edge(const struct pap_plan *plan, uint32_t pe,
+			     struct pap_sel_aff *s, bool digit)
+{
+	uint32_t k;
+
+	for (k = plan->op_off[pe]; k < plan->op_off[pe + 1]; k++) {
+		const struct pap_op *op = &plan->ops[k];
+
+		if (op->kind == PAP_OP_ADD) {
+			s->c += op->k;
+		} else if (op->kind == PAP_OP_SET || op->kind == PAP_OP_INIT) {
+			s->var = false;
+			s->c = op->k;
+		} else if (op->kind == PAP_OP_FOLD && digit) {
+			s->c += op->k;
+			return;
+		}
+	}
+}
+
+/* Can core edge @x run on into the instrumented body: on the numbered
+ * graph, no boundary edge. */
+static bool pap_sel_runs(const struct pap_sel_plan *sp, uint32_t x)
+{
+	return sp->to_plan[x] != PAP_NONE && !sp->term[x];
+}
+
+/* Does path @k hold position @q (its own numbering) at core edge @e with
+ * digit @d, the innermost block ending there being @q alone?  Then
+ * *@c is that block's close. */
+static bool pap_sel_single(const struct pap_sel_auto *au, uint32_t k,
+			   uint32_t q, uint32_t e, uint64_t d, uint32_t *c)
+{
+	uint32_t g = au->off[k] + q;
+
+	if (au->edge[g] != e || au->digit[g] != d ||
+	    au->close_off[g] == au->close_off[g + 1] ||
+	    au->close_first[au->close_off[g]] != q)
+		return false;
+	*c = au->close_off[g];
+	return true;
+}
+
+/*
+ * Is core edge @e the back edge of a counted loop as above?  Then
+ * *@df gets its digit after the first iteration and @inl marks the
+ * loop's nodes, and @firsts (per core edge, for the edges into the
+ * header) the first iteration's digit from the accumulator before that
+ * edge.  Only where some path of interest repeats that symbol as a block
+ * of its own: elsewhere counting would save nothing.
+ */
+static bool pap_sel_defer_find(const struct pap_sel_plan *sp,
+			       const struct pap_cfgtext *g, edge *gcc_edge,
+			       uint32_t e, uint8_t *inl,
+			       struct pap_sel_aff *firsts, uint64_t *rest)
+{
+	const struct pap_cfg *cfg = g->cfg;
+	const struct pap_sel_auto *au = sp->aut;
+	uint32_t h = cfg->edges[e].dst, t = cfg->edges[e].src;
+	uint32_t *out = XCNEWVEC(uint32_t, cfg->nnodes);
+	uint32_t *next = XNEWVEC(uint32_t, cfg->nnodes);
+	auto_vec<uint32_t> stack;
+	struct pap_sel_aff s;
+	uint32_t x, v, i, k, q, c;
+	bool ok = true, used = false;
+
+	memset(inl, 0, cfg->nnodes);
+	inl[h] = inl[t] = 1;
+	if (t != h)
+		stack.safe_push(t);
+	while (ok && !stack.is_empty()) {
+		v = stack.pop();
+		for (i = cfg->in_off[v]; i < cfg->in_off[v + 1]; i++) {
+			x = cfg->in_edge[i];
+			if (!pap_sel_runs(sp, x) || inl[cfg->edges[x].src])
+				continue;
+			if (cfg->edges[x].src == cfg->entry)
+				ok = false;
+			inl[cfg->edges[x].src] = 1;
+			stack.safe_push(cfg->edges[x].src);
+		}
+	}
+	for (x = 0; ok && x < cfg->nedges; x++) {
+		const struct pap_edge *pe = &cfg->edges[x];
+		bool s_in = inl[pe->src], d_in = inl[pe->dst];
+
+		if (!pap_sel_runs(sp, x) || (!s_in && !d_in))
+			continue;
+		if (pe->kind == PAP_EDGE_FAKE || !gcc_edge[x] ||
+		    (gcc_edge[x]->flags & (EDGE_ABNORMAL | EDGE_EH)))
+			ok = false;
+		else if (s_in && d_in) {
+			if (x != e && au->step[x])
+				ok = false;
+			out[pe->src]++;
+			next[pe->src] = x;
+		} else if (s_in) {
+			if (pe->dst == cfg->exit)
+				ok = false;	/* no room before a return */
+		} else if (pe->dst != h) {
+			ok = false;
+		}
+	}
+	for (v = 0; ok && v < cfg->nnodes; v++)
+		if (inl[v] && out[v] != 1)
+			ok = false;
+	if (ok && next[t] != e)
+		ok = false;
+	/* the digit after a pass through @e, then before any edge in */
+	if (ok) {
+		s.var = true;
+		s.c = 0;
+		pap_sel_aff_edge(sp->plan, sp->to_plan[e], &s, false);
+		for (v = h, i = 0; v != t && i < cfg->nnodes; i++) {
+			pap_sel_aff_edge(sp->plan, sp->to_plan[next[v]], &s,
+					 false);
+			v = cfg->edges[next[v]].dst;
+		}
+		pap_sel_aff_edge(sp->plan, sp->to_plan[e], &s, true);
+		ok = v == t && !s.var;
+		*rest = s.c;
+	}
+	for (x = 0; ok && x < cfg->nedges; x++) {
+		const struct pap_edge *pe = &cfg->edges[x];
+
+		if (!pap_sel_runs(sp, x) || inl[pe->src] || !inl[pe->dst])
+			continue;
+		s.var = true;
+		s.c = 0;
+		pap_sel_aff_edge(sp->plan, sp->to_plan[x], &s, false);
+		for (v = h; v != t; v = cfg->edges[next[v]].dst)
+			pap_sel_aff_edge(sp->plan, sp->to_plan[next[v]], &s,
+					 false);
+		pap_sel_aff_edge(sp->plan, sp->to_plan[e], &s, true);
+		firsts[x] = s;
+	}
+	for (k = 0; ok && k < au->npaths; k++)
+		for (q = 0; q < au->off[k + 1] - au->off[k]; q++)
+			if (pap_sel_single(au, k, q, e, *rest, &c))
+				used = true;
+	XDELETEVEC(out);
+	XDELETEVEC(next);
+	return ok && used;
+}
+
+/* Replaces core edge @id's GCC edge by a new block between its ends,
+ * with no successor yet; gcc_edge[@id] becomes the edge out of *@pass,
+ * the block that goes on to the destination. */
+static basic_block pap_sel_open(edge *gcc_edge, uint32_t id,
+				basic_block *pass)
+{
+	basic_block first = split_edge(gcc_edge[id]);
+
+	*pass = split_edge(single_succ_edge(first));
+	remove_edge(single_succ_edge(first));
+	gcc_edge[id] = single_succ_edge(*pass);
+	return first;
+}
+
+/* Appends "@x = @y @code @z" to @bb. */
+static void pap_sel_op(basic_block bb, tree x, enum tree_code code, tree y,
+		       tree z)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(bb);
+
+	gsi_insert_after(&gsi, gimple_build_assign(x, code, y, z),
+			 GSI_NEW_STMT);
+}
+
+/* Ends @from with "if (@x @code @y)", on to @yes or @no. */
+static void pap_sel_if(basic_block from, enum tree_code code, tree x, tree y,
+		       basic_block yes, basic_block no, bool likely)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(from);
+
+	gsi_insert_after(&gsi, gimple_build_cond(code, x, y, NULL_TREE,
+		NULL_TREE), GSI_NEW_STMT);
+	make_edge(from, yes, EDGE_TRUE_VALUE)->probability = likely ?
+		profile_probability::likely() :
+		profile_probability::unlikely();
+	make_edge(from, no, EDGE_FALSE_VALUE)->probability = likely ?
+		profile_probability::unlikely() :
+		profile_probability::likely();
+}
+
+/*
+ * Replays @df's count at the block @cur, which it ends, going on to
+ * @pass: when anything was counted, the first iteration's step (digit
+ * @df->first), then for each path the remaining pend - 1 steps of digit
+ * @df->rest, a block of that one symbol absorbing as many as its count
+ * leaves room for in one add, every other step as pap_sel_follow_path()
+ * makes it; pend is 0 after.  The same state as that many steps one by
+ * one: below the block's count a step adds one to its counter and stays.
+ */
+static void pap_sel_flush(const struct pap_sel_auto *au,
+			  const struct pap_sel_defer *df, basic_block cur,
+			  basic_block pass, tree *pos, tree *cnt)
+{
+	tree u64 = pap_rt_u64(), u32 = unsigned_type_node;
+	tree rem = create_tmp_var(u64, "pap_rem");
+	tree t64 = create_tmp_var(u64, "pap_t");
+	tree t32 = create_tmp_var(u32, "pap_t");
+	tree restd = build_int_cstu(u64, df->rest);
+	basic_block b, done;
+	uint32_t k, q, c;
+
+	done = pap_sel_block(cur);
+	pap_sel_set(done, df->pend, 0, NULL_TREE);
+	make_single_succ_edge(done, pass, EDGE_FALLTHRU);
+	b = pap_sel_block(cur);
+	pap_sel_if(cur, NE_EXPR, df->pend, build_int_cstu(u64, 0), b, done,
+		   false);
+	for (k = 0; k < au->npaths; k++)
+		b = pap_sel_follow_path(au, k, df->e, b, pos[k],
+			cnt + (size_t)k * PAP_SEL_AUTO_DEPTH, df->first);
+	for (k = 0; k < au->npaths; k++) {
+		tree *ck = cnt + (size_t)k * PAP_SEL_AUTO_DEPTH;
+		basic_block head = pap_sel_block(b), body = pap_sel_block(b);
+		basic_block out = pap_sel_block(b), single = pap_sel_block(b);
+		basic_block test, join;
+
+		pap_sel_op(b, rem, MINUS_EXPR, df->pend, build_int_cstu(u64,
+								       1));
+		make_single_succ_edge(b, head, EDGE_FALLTHRU);
+		pap_sel_if(head, EQ_EXPR, rem, build_int_cstu(u64, 0), out,
+			   body, false);
+		test = pap_sel_block(body);
+		pap_sel_if(body, EQ_EXPR, pos[k], build_int_cstu(u32,
+			   PAP_SEL_DEAD), out, test, false);
+		for (q = 0; q < au->off[k + 1] - au->off[k]; q++) {
+			basic_block fq, fin, part, nx;
+			tree n;
+
+			if (!pap_sel_single(au, k, q, df->e, df->rest, &c))
+				continue;
+			n = ck[au->close_level[c]];
+			fq = pap_sel_block(test);
+			fin = pap_sel_block(test);
+			part = pap_sel_block(test);
+			nx = pap_sel_block(test);
+			pap_sel_if(test, EQ_EXPR, pos[k], build_int_cstu(u32, q),
+				   fq, nx, true);
+			{
+				gimple_stmt_iterator gsi = gsi_last_bb(fq);
+
+				gsi_insert_after(&gsi, gimple_build_assign(t64,
+					NOP_EXPR, n), GSI_NEW_STMT);
+			}
+			pap_sel_op(fq, t64, PLUS_EXPR, t64, rem);
+			pap_sel_if(fq, LT_EXPR, t64, build_int_cstu(u64,
+				   au->close_reps[c]), fin, part, true);
+			/* all of them within the block */
+			{
+				gimple_stmt_iterator gsi = gsi_last_bb(fin);
+
+				gsi_insert_after(&gsi, gimple_build_assign(t32,
+					NOP_EXPR, rem), GSI_NEW_STMT);
+			}
+			pap_sel_op(fin, n, PLUS_EXPR, n, t32);
+			make_single_succ_edge(fin, out, EDGE_FALLTHRU);
+			/* up to the last repeat, which the step closes */
+			{
+				gimple_stmt_iterator gsi = gsi_last_bb(part);
+
+				gsi_insert_after(&gsi, gimple_build_assign(t32,
+					MINUS_EXPR, build_int_cstu(u32,
+					au->close_reps[c] - 1), n),
+					GSI_NEW_STMT);
+				gsi_insert_after(&gsi, gimple_build_assign(t64,
+					NOP_EXPR, t32), GSI_NEW_STMT);
+			}
+			pap_sel_op(part, rem, MINUS_EXPR, rem, t64);
+			pap_sel_set(part, n, au->close_reps[c] - 1, NULL_TREE);
+			make_single_succ_edge(part, single, EDGE_FALLTHRU);
+			test = nx;
+		}
+		make_single_succ_edge(test, single, EDGE_FALLTHRU);
+		join = pap_sel_follow_path(au, k, df->e, single, pos[k], ck,
+					   restd);
+		pap_sel_op(join, rem, MINUS_EXPR, rem, build_int_cstu(u64, 1));
+		make_single_succ_edge(join, head, EDGE_FALLTHRU);
+		b = out;
+	}
+	pap_sel_set(b, df->pend, 0, NULL_TREE);
+	make_single_succ_edge(b, pass, EDGE_FALLTHRU);
+}
+
+/*
+ * Finds the counted loops (pap_sel_defer_find()) and puts in their
+ * counting: @first on the edges into each header, "pend += 1" on the
+ * back edge, the replay on the edges out; @skip[e] set for the back
+ * edges, which take no step.  The counts start at 0 (@init).
+ */
+static void pap_sel_defer(const struct pap_sel_plan *sp,
+			  const struct pap_cfgtext *g, edge *gcc_edge,
+			  tree a, tree *pos, tree *cnt, gimple_seq *init,
+			  uint8_t *skip, unsigned *ndefer)
+{
+	const struct pap_cfg *cfg = g->cfg;
+	const struct pap_sel_auto *au = sp->aut;
+	uint8_t *inl = XNEWVEC(uint8_t, cfg->nnodes);
+	struct pap_sel_aff *firsts = XCNEWVEC(struct pap_sel_aff,
+					      cfg->nedges);
+	tree u64 = pap_rt_u64();
+	uint32_t e, x;
+
+	for (e = 0; e < cfg->nedges; e++) {
+		struct pap_sel_defer df;
+		basic_block b, pass;
+
+		if (au->step[e] != 1 || !gcc_edge[e] ||
+		    !pap_sel_runs(sp, e) ||
+		    !pap_sel_defer_find(sp, g, gcc_edge, e, inl, firsts,
+					&df.rest))
+			continue;
+		df.e = e;
+		df.pend = create_tmp_var(u64, "pap_pend");
+		df.first = create_tmp_var(u64, "pap_first");
+		gimple_seq_add_stmt(init, gimple_build_assign(df.pend,
+			build_int_cstu(u64, 0)));
+		gimple_seq_add_stmt(init, gimple_build_assign(df.first,
+			build_int_cstu(u64, 0)));
+		skip[e] = 1;
+		(*ndefer)++;
+		b = pap_sel_open(gcc_edge, e, &pass);
+		pap_sel_op(b, df.pend, PLUS_EXPR, df.pend,
+			   build_int_cstu(u64, 1));
+		make_single_succ_edge(b, pass, EDGE_FALLTHRU);
+		for (x = 0; x < cfg->nedges; x++) {
+			const struct pap_edge *pe = &cfg->edges[x];
+
+			if (!pap_sel_runs(sp, x) ||
+			    inl[pe->src] == inl[pe->dst])
+				continue;
+			b = pap_sel_open(gcc_edge, x, &pass);
+			if (inl[pe->dst]) {
+				/* into the header */
+				if (firsts[x].var)
+					pap_sel_op(b, df.first, PLUS_EXPR, a,
+						   build_int_cstu(u64,
+							firsts[x].c));
+				else
+					pap_sel_set(b, df.first, firsts[x].c,
+						    NULL_TREE);
+				make_single_succ_edge(b, pass, EDGE_FALLTHRU);
+			} else {
+				pap_sel_flush(au, &df, b, pass, pos, cnt);
+			}
+		}
+	}
+	XDELETEVEC(inl);
+	XDELETEVEC(firsts);
+}
+
+/*
  * Strategy follow (libcore/selauto.c): the automaton's state, a
  * position and a repeat counter per path of interest, starts on the
  * entry edge; at each step edge that does not record, the digit the
@@ -900,6 +1286,8 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 	tree *cnt = XNEWVEC(tree, (size_t)au->npaths * PAP_SEL_AUTO_DEPTH);
 	gimple_seq init = NULL;
 	uint32_t id, k, p;
+	unsigned ndefer = 0;
+	uint8_t *skip;
 
 	for (k = 0; k < au->npaths; k++) {
 		pos[k] = create_tmp_var(u32, "pap_pos");
@@ -911,6 +1299,13 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 		gimple_seq_add_stmt(&init, gimple_build_assign(cnt[k],
 			build_int_cstu(u32, 0)));
 	}
+	skip = XCNEWVEC(uint8_t, g->cfg->nedges);
+	pap_sel_defer(sp, g, gcc_edge, a, pos, cnt, &init, skip, &ndefer);
+	if (ndefer && pap_opts.verbose)
+		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: follow: "
+		       "%u loops counted, replayed where they end",
+		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
+		       ndefer);
 	gsi_insert_seq_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
 			       init);
 	for (id = 0; id < g->cfg->nedges; id++) {
@@ -921,7 +1316,7 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 		gimple_stmt_iterator gsi;
 		tree d, all;
 
-		if (!e || !au->step[id])
+		if (!e || !au->step[id] || skip[id])
 			continue;
 		d = pap_sel_digit_seq(sp->plan, pe, a, &seq);
 		if (au->step[id] == 2) {
@@ -983,6 +1378,7 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 	}
 	XDELETEVEC(pos);
 	XDELETEVEC(cnt);
+	XDELETEVEC(skip);
 }
 
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selloops.c - counted loops for selloops.sh: loops whose iterations are
+ * all alike, run with trip counts near one another (a path of interest
+ * and a run one iteration short or long), one after another, nested
+ * (inner counts that change from one outer iteration to the next),
+ * triangular, left early by a break, and a loop with a branch that a
+ * path of interest never takes.  argv[1] is the number of rounds; from
+ * 1000 on, the trip counts move by one (paths the smaller runs never
+ * take).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) static long count(int n)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += i ^ 3;
+	return s;
+}
+
+__attribute__((noinline)) static long twice(int n, int m)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += i & 5;
+	for (i = m; i > 0; i--)
+		s ^= i;
+	i = n;
+	do {
+		s -= i & 1;
+		i -= 3;
+	} while (i > 0);
+	return s;
+}
+
+__attribute__((noinline)) static long nested(int n, int m, int odd)
+{
+	long s = 0;
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		int mm = i == odd ? m + 1 : m;
+
+		for (j = 0; j < mm; j++)
+			s += (i ^ j) & 5;
+	}
+	return s;
+}
+
+__attribute__((noinline)) static long tri(int n)
+{
+	long s = 0;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i; j < n; j++)
+			s += i * j;
+	return s;
+}
+
+__attribute__((noinline)) static int find(const int *a, int n, int x)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] == x)
+			break;
+	return i < n ? i : -1;
+}
+
+__attribute__((noinline)) static long clip(const int *a, int n, int lim)
+{
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] > lim)
+			s += lim;
+		else
+			s += a[i];
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 10, k, a[40];
+	int far = rounds >= 1000;
+	long s = 0;
+
+	for (k = 0; k < 40; k++)
+		a[k] = k * 7 % 40;
+	for (k = 0; k < rounds; k++) {
+		s += count(far ? 59 + k % 7 : 60 + k % 5);
+		s += twice(20 + k % 3, far ? 19 + k % 2 : 20);
+		s += nested(3 + k % 2, far ? 7 + k % 3 : 8 + k % 2, k % 4);
+		s += tri(far ? 3 + k % 4 : 4 + k % 2);
+		s += find(a, 40, far ? k % 43 : k % 41);
+		s += clip(a, 40, k % 5 ? 100 : 30 + far);
+	}
+	printf("%ld\n", s);
+	return 0;
+}

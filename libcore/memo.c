@@ -35,6 +35,7 @@ struct pap_memo {
 	size_t nslots, used;
 	uint32_t *pool;
 	size_t npool, cap_pool, max_pool;
+	size_t nseg, nsegs;	/* of npool and used, whole segments' */
 	uint64_t hits, misses;
 };
 
@@ -161,13 +162,22 @@ static int memo_grow(struct pap_memo *m)
 	return 0;
 }
 
+int pap_memo_room(const struct pap_memo *m, uint32_t b, size_t len)
+{
+	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
+	    m->used >= m->max_pool / 16 + 16)
+		return 0;
+	return b != PAP_MEMO_SEGMENT ||
+	       (m->nseg + len <= m->max_pool / 16 &&
+		m->nsegs < m->max_pool / 256 + 16);
+}
+
 void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 		  uint32_t start, const uint32_t *edges, size_t len)
 {
 	struct memo_slot *s;
 
-	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
-	    m->used >= m->max_pool / 16 + 16)
+	if (!pap_memo_room(m, b, len))
 		return;
 	if (!b && r < MEMO_DIRECT_R) {
 		s = memo_direct(m, a, r);
@@ -203,5 +213,9 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 	s->len = (uint32_t)len;
 	s->off = m->npool;
 	m->npool += len;
+	if (b == PAP_MEMO_SEGMENT) {
+		m->nseg += len;
+		m->nsegs++;
+	}
 	m->used++;
 }

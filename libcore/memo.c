@@ -5,9 +5,11 @@
  * A table from a key (two 32-bit words and a 64-bit value) to a run of
  * edge ids, filled by the decoder (decode.c) and never emptied: the run
  * for a key is a pure function of the key and the plan, so a run found
- * here is exactly what decoding again would push.  Its size is bounded
- * (max_edges edges, max_edges / 16 pieces); once full it keeps what it
- * has and takes nothing more.
+ * here is exactly what decoding again would push (a whole PAP+EPP
+ * segment's run also holds what decode.c keeps to tell its pieces).
+ * Its size is bounded (max_edges words, max_edges / 16 runs, of which
+ * whole segments at most a sixteenth of the words and a 256th of the
+ * runs); once full it keeps what it has and takes nothing more.
  */
 #include <stdlib.h>
 #include <string.h>

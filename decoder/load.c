@@ -17,8 +17,23 @@
 #include "textfile.h"
 #include "util.h"
 
+/*
+ * The key resolve_fn() last resolved to a function, and that function:
+ * a function's records come together, and reports that read every
+ * record (print_selective()) ask for one key many times over.  A key
+ * once resolved stays resolved to the same function (metadata is only
+ * added to); forgotten when its decoder is let go.
+ */
+static struct {
+	const struct decoder *d;
+	char key[PAP_FNKEY_MAX];
+	struct pap_meta_fn *fn;
+} resolved;
+
 void decoder_init(struct decoder *d)
 {
+	if (resolved.d == d)
+		memset(&resolved, 0, sizeof(resolved));
 	memset(d, 0, sizeof(*d));
 	pap_meta_init(&d->meta);
 }
@@ -27,6 +42,8 @@ void decoder_free(struct decoder *d)
 {
 	size_t i;
 
+	if (resolved.d == d)
+		memset(&resolved, 0, sizeof(resolved));
 	for (i = 0; i < d->nloaded; i++)
 		free(d->loaded[i]);
 	free(d->loaded);
@@ -182,6 +199,8 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 
 	if (strlen(key) >= sizeof(buf))
 		return NULL;
+	if (resolved.d == d && !strcmp(resolved.key, key))
+		return resolved.fn;
 	/* a program's or unit's key (pap/records.h) names no function */
 	if (key[0] == '%')
 		return NULL;
@@ -201,8 +220,12 @@ struct pap_meta_fn *resolve_fn(struct decoder *d, const char *key)
 		scan_dirs(d);
 		fn = pap_meta_find(&d->meta, name, sum, meta);
 	}
-	if (fn)
+	if (fn) {
+		resolved.d = d;
+		memcpy(resolved.key, key, strlen(key) + 1);
+		resolved.fn = fn;
 		return fn;
+	}
 	for (i = 0; i < d->meta.nfns; i++)
 		if (!strcmp(d->meta.fns[i]->name, name))
 			break;

@@ -194,6 +194,122 @@ static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
 	}
 }
 
+/*
+ * A PAP+EPP segment remembered whole, by the fold edge it ends at and its
+ * value (key (end, PAP_MEMO_SEGMENT, r)): what epp_segment() pushes, its
+ * pieces' digits and lengths (two words and one each, in the order they
+ * were told), its first end, the number of its pieces, and its start
+ * fold as the memo's start.  A segment is a pure function of its key, as
+ * a piece is, and the segments of a function's paths repeat far more
+ * than its records do (each breakpoint ends one): found, a segment costs
+ * a lookup and a copy instead of a division and a lookup per digit.
+ */
+#define SEG_MAX_PIECES 64
+
+struct seg_rec {
+	const struct pap_piece_visit *v;	/* the caller's, or NULL */
+	size_t n;
+	int over;		/* more pieces than remembered */
+	uint64_t d[SEG_MAX_PIECES];
+	uint32_t len[SEG_MAX_PIECES];
+};
+
+static void seg_rec_piece(void *ctx, uint32_t end, uint64_t d,
+			  uint32_t start, size_t at, size_t len)
+{
+	struct seg_rec *s = ctx;
+
+	if (s->v)
+		s->v->piece(s->v->ctx, end, d, start, at, len);
+	if (s->n == SEG_MAX_PIECES || len >= UINT32_MAX) {
+		s->over = 1;
+		return;
+	}
+	s->d[s->n] = d;
+	s->len[s->n++] = (uint32_t)len;
+}
+
+/* Tells @v of the pieces of remembered segment @run (@len words) pushed
+ * at @base of the output, as epp_segment() told them. */
+static void seg_replay(const uint32_t *run, size_t len, uint32_t end,
+		       uint32_t start, size_t base,
+		       const struct pap_piece_visit *v)
+{
+	uint32_t np = run[len - 1], k;
+	const uint32_t *pc = run + len - 2 - 3 * (size_t)np;
+	size_t pos = 0;
+
+	for (k = 0; k < np; k++, pc += 3) {
+		uint64_t d = pc[0] | (uint64_t)pc[1] << 32;
+		size_t at;
+		uint32_t next;
+
+		pos += end != PAP_NONE;	/* the fold edge it ends at */
+		at = pos;
+		pos += pc[2];
+		/* the next piece ends where this one starts: the fold
+		 * edge pushed right after this one's edges */
+		next = k + 1 < np ? run[pos] : start;
+		v->piece(v->ctx, end, d, next, base + at, pc[2]);
+		end = next;
+	}
+}
+
+/* epp_segment() through @m's segments (above); pieces are told to @v
+ * as epp_segment() tells them, found or not. */
+static int epp_segment_memo(const struct pap_plan *p, struct pap_memo *m,
+			    uint32_t end, uint64_t r, struct pap_path *out,
+			    uint32_t *first_end, uint32_t *start_out,
+			    int *at_entry, const struct pap_piece_visit *v)
+{
+	struct pap_piece_visit rv;
+	struct seg_rec rec;
+	const uint32_t *run;
+	size_t from = out->len, len, ne, k;
+	uint32_t *w;
+	int err;
+
+	if (!m)
+		return epp_segment(p, m, end, r, out, first_end, start_out,
+				   at_entry, v);
+	run = pap_memo_find(m, end, PAP_MEMO_SEGMENT, r, &len, start_out);
+	if (run) {
+		ne = len - 3 * (size_t)run[len - 1] - 2;
+		err = pap_path_append(out, run, ne);
+		if (err)
+			return err;
+		*first_end = run[len - 2];
+		*at_entry = *start_out == PAP_NONE;
+		if (v)
+			seg_replay(run, len, end, *start_out, from, v);
+		return PAP_OK;
+	}
+	rec.v = v;
+	rec.n = 0;
+	rec.over = 0;
+	rv.piece = seg_rec_piece;
+	rv.ctx = &rec;
+	err = epp_segment(p, m, end, r, out, first_end, start_out, at_entry,
+			  &rv);
+	ne = out->len - from;
+	if (!err && !rec.over && pap_memo_room(m, PAP_MEMO_SEGMENT,
+						 ne + 3 * rec.n + 2) &&
+	    (w = malloc((ne + 3 * rec.n + 2) * sizeof(*w)))) {
+		memcpy(w, out->edges + from, ne * sizeof(*w));
+		for (k = 0; k < rec.n; k++) {
+			w[ne + 3 * k] = (uint32_t)rec.d[k];
+			w[ne + 3 * k + 1] = (uint32_t)(rec.d[k] >> 32);
+			w[ne + 3 * k + 2] = rec.len[k];
+		}
+		w[ne + 3 * rec.n] = *first_end;
+		w[ne + 3 * rec.n + 1] = (uint32_t)rec.n;
+		pap_memo_put(m, end, PAP_MEMO_SEGMENT, r, *start_out, w,
+			     ne + 3 * rec.n + 2);
+		free(w);
+	}
+	return err;
+}
+
 /* PAP+EPP: segment after segment from the exit back, each one's leading
  * digit the breakpoint made where it began. */
 static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
@@ -206,8 +322,8 @@ static int decode_pap_epp(const struct pap_plan *p, struct pap_memo *m,
 	int at_entry, err;
 
 	for (;;) {
-		err = epp_segment(p, m, end, r, out, &first_end, &start,
-				  &at_entry, v);
+		err = epp_segment_memo(p, m, end, r, out, &first_end, &start,
+				       &at_entry, v);
 		if (err)
 			return err;
 		if (at_entry)

@@ -79,6 +79,14 @@ const uint32_t *pap_memo_find(struct pap_memo *m, uint32_t a, uint32_t b,
 /* Remembers @edges for the key, unless full or short of memory. */
 void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 		  uint32_t start, const uint32_t *edges, size_t len);
+/* The b of a key that names a whole PAP+EPP segment (decode.c), not one
+ * of its pieces (whose b is 0; a PAP segment's b is its stop node, but a
+ * memo serves one plan, so one mode): whole segments take at most a
+ * sixteenth of the memo's words and a 256th of its runs, so that they
+ * never crowd out the pieces. */
+#define PAP_MEMO_SEGMENT 1u
+/* Would pap_memo_put() of @len words under a key of @b keep them? */
+int pap_memo_room(const struct pap_memo *m, uint32_t b, size_t len);
 /* Lookups that found a piece, lookups that did not, edges held. */
 void pap_memo_stats(const struct pap_memo *m, uint64_t *hits,
 		    uint64_t *misses, size_t *edges);

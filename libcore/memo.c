@@ -5,9 +5,11 @@
  * A table from a key (two 32-bit words and a 64-bit value) to a run of
  * edge ids, filled by the decoder (decode.c) and never emptied: the run
  * for a key is a pure function of the key and the plan, so a run found
- * here is exactly what decoding again would push.  Its size is bounded
- * (max_edges edges, max_edges / 16 pieces); once full it keeps what it
- * has and takes nothing more.
+ * here is exactly what decoding again would push (a whole PAP+EPP
+ * segment's run also holds what decode.c keeps to tell its pieces).
+ * Its size is bounded (max_edges words, max_edges / 16 runs, of which
+ * whole segments at most a sixteenth of the words and a 256th of the
+ * runs); once full it keeps what it has and takes nothing more.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ struct pap_memo {
 	size_t nslots, used;
 	uint32_t *pool;
 	size_t npool, cap_pool, max_pool;
+	size_t nseg, nsegs;	/* of npool and used, whole segments' */
 	uint64_t hits, misses;
 };
 
@@ -161,13 +164,22 @@ static int memo_grow(struct pap_memo *m)
 	return 0;
 }
 
+int pap_memo_room(const struct pap_memo *m, uint32_t b, size_t len)
+{
+	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
+	    m->used >= m->max_pool / 16 + 16)
+		return 0;
+	return b != PAP_MEMO_SEGMENT ||
+	       (m->nseg + len <= m->max_pool / 16 &&
+		m->nsegs < m->max_pool / 256 + 16);
+}
+
 void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 		  uint32_t start, const uint32_t *edges, size_t len)
 {
 	struct memo_slot *s;
 
-	if (len >= MEMO_EMPTY || m->npool + len > m->max_pool ||
-	    m->used >= m->max_pool / 16 + 16)
+	if (!pap_memo_room(m, b, len))
 		return;
 	if (!b && r < MEMO_DIRECT_R) {
 		s = memo_direct(m, a, r);
@@ -203,5 +215,9 @@ void pap_memo_put(struct pap_memo *m, uint32_t a, uint32_t b, uint64_t r,
 	s->len = (uint32_t)len;
 	s->off = m->npool;
 	m->npool += len;
+	if (b == PAP_MEMO_SEGMENT) {
+		m->nseg += len;
+		m->nsegs++;
+	}
 	m->used++;
 }

@@ -561,6 +561,84 @@ static void test_property_corrupt_records(void **state)
  * really executed (NULL: against the decoder without a memo, for records
  * no walk produced).  Returns the decode's result.
  */
+/* The pieces a PAP+EPP decoding told, in order. */
+struct told {
+	struct told_piece {
+		uint32_t end, start;
+		uint64_t d;
+		size_t at, len;
+	} p[4096];
+	size_t n;
+	int over;
+};
+
+static void tell_piece(void *ctx, uint32_t end, uint64_t d, uint32_t start,
+		       size_t at, size_t len)
+{
+	struct told *t = ctx;
+
+	if (t->n == sizeof(t->p) / sizeof(t->p[0])) {
+		t->over = 1;
+		return;
+	}
+	t->p[t->n++] = (struct told_piece){ end, start, d, at, len };
+}
+
+/*
+ * A PAP+EPP decoding through @m tells the pieces one without a memo
+ * tells (whole segments found in the memo are told again from what it
+ * kept of them), and yields the same edges.
+ */
+static void check_memo_visit(const struct pap_plan *plan, struct pap_memo *m,
+			     const struct pap_activation *a, const char *ctx)
+{
+	static struct told got, want;
+	struct pap_piece_visit vg = { tell_piece, &got }, vw = { tell_piece,
+								 &want };
+	struct pap_path eg, ew;
+	int errg, errw;
+	size_t i;
+
+	if (plan->mode != PAP_MODE_PAP_EPP)
+		return;
+	got.n = want.n = 0;
+	got.over = want.over = 0;
+	pap_path_init(&eg);
+	pap_path_init(&ew);
+	errg = pap_decode_path_visit(plan, m, a->bps, a->nbps, a->final, &eg,
+				     &vg);
+	errw = pap_decode_path_visit(plan, NULL, a->bps, a->nbps, a->final,
+				     &ew, &vw);
+	if (errg != errw)
+		fail_msg("%s: visited through the memo %s, without %s", ctx,
+			 pap_strerror(errg), pap_strerror(errw));
+	if (!errg && !got.over && !want.over) {
+		if (got.n != want.n || eg.len != ew.len)
+			fail_msg("%s: through the memo %zu pieces and %zu edges, "
+				 "without %zu and %zu", ctx, got.n, eg.len,
+				 want.n, ew.len);
+		for (i = 0; i < got.n; i++)
+			if (memcmp(&got.p[i], &want.p[i], sizeof(got.p[i])))
+				fail_msg("%s: through the memo piece %zu is "
+					 "(%u, %llu, %u, %zu, %zu), without "
+					 "(%u, %llu, %u, %zu, %zu)", ctx, i,
+					 got.p[i].end,
+					 (unsigned long long)got.p[i].d,
+					 got.p[i].start, got.p[i].at,
+					 got.p[i].len, want.p[i].end,
+					 (unsigned long long)want.p[i].d,
+					 want.p[i].start, want.p[i].at,
+					 want.p[i].len);
+		for (i = 0; i < eg.len; i++)
+			if (eg.edges[i] != ew.edges[i])
+				fail_msg("%s: visited through the memo edge %zu "
+					 "is %u, without %u", ctx, i,
+					 eg.edges[i], ew.edges[i]);
+	}
+	pap_path_free(&eg);
+	pap_path_free(&ew);
+}
+
 static int check_memo_decode(const struct pap_plan *plan, struct pap_memo *m,
 			     const struct pap_activation *a,
 			     const uint32_t *walk, size_t len, const char *ctx)
@@ -589,14 +667,16 @@ static int check_memo_decode(const struct pap_plan *plan, struct pap_memo *m,
 				 "%u", ctx, i, got.edges[i], walk[i]);
 	pap_path_free(&got);
 	pap_path_free(&want);
+	check_memo_visit(plan, m, a, ctx);
 	return err;
 }
 
 /*
  * test_property_memo: decoding through a memo shared by many activations
  * of one plan yields exactly the executed walks, with a roomy memo and
- * with one too small to hold much; on damaged records it fails exactly
- * when and as the plain decoder does.
+ * with one too small to hold much, and tells the pieces a decoding
+ * without a memo tells; on damaged records it fails exactly when and as
+ * the plain decoder does.
  */
 static void test_property_memo(void **state)
 {

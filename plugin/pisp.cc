@@ -29,10 +29,29 @@
  * and, before every probe, if (__pap_pisp_dead) goto the copy: a thread
  * that left pays a load and a branch per entry (pap_pisp_guard()).
  *
+ * The flag changes only inside calls (a step or a store at an entry),
+ * so an activation that began while its thread was on a sequence tests
+ * it right after each call that can enter the program, before the
+ * call's return probe, and goes on in the copy right after the same
+ * call (pap_pisp_switch()); a call in tail position, noreturn or
+ * returns-twice has no such test (nothing follows it, or the function
+ * has no copy).  The locals are variables shared by body and copy (no
+ * SSA form yet), so the copy starts from the body's state.  An
+ * activation that moved leaves its call frame on the runtime's stack,
+ * without an exit probe: the frame is below the top and only a
+ * function that keeps its probes enters above it, which takes the entry
+ * for an asynchronous one; whatever a dead thread records is dropped
+ * (librt/callrec.c).  A signal handler may set the flag between two
+ * calls: the interrupted activation keeps its probes until its next
+ * call returns, harmless for the same reason.  An activation with
+ * intra-procedural path probes moves too: its current path is then
+ * not counted, like every path of a dead thread's later entries.
+ *
  * Paths inside functions (path and lines lines, here or in spec=FILE)
  * are selective profiling's (selective.cc): with calls, a function they
  * name is numbered for them without termination (psp1: the body's copy
- * would have no call probes), and every other function keeps its call
+ * would have no call probes) and has no copy, since its paths are
+ * counted in every thread, and every other function keeps its call
  * probes with no path probes (mode none).
  */
 #include "gcc-common.h"

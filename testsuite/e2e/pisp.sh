@@ -25,7 +25,8 @@
 # output is the plain build's, the counts the oracle's and the full
 # build's, and under valgrind the rounds after cost less than half of
 # what the probes cost; pisp-signal.c's thread leaves inside a signal
-# handler, and is counted with nothing lost.  Then the spec errors:
+# handler, and is counted with nothing lost; pisp-fork.c's child of a
+# thread that left stays off the sequences.  Then the spec errors:
 # syntax refused by the plugin with FILE:LINE and no program made, an
 # unknown function refused by check-spec against the metadata.
 # PAP_PISP_SEEDS sets how many random programs (default 3).
@@ -604,6 +605,46 @@ print(j["calls_left"], j["lost"], j["calls_recorded"])' "$d/sel.json" 2>/dev/nul
 	else
 		not_ok "$w: left, lost, recorded: ${got:-?} (want 1 0 0)"
 		diag "$d/sel.d/err"
+	fi
+done
+
+# 2h. A thread that left forks (pisp-fork.c): the child goes on in the
+# copy its parent's main moved to, so it stays off the sequences too:
+# two threads left, nothing recorded (a child back on them would record
+# its calls from the copy as entries from outside), where the full build
+# records the two sequences.
+for opt in -O0 -O2; do
+	d=fork$opt
+	w="pisp-fork.c $opt"
+	mkdir -p "$d/plain.d" "$d/sel.d" "$d/full.d"
+	printf 'pap-spec 2.1\ncalls main f main\n' >"$d/s.spec"
+	if ! $cc $opt -o "$d/plain" "$e2e/pisp-fork.c" ||
+	   ! (PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=$d/s.spec" \
+	      "$papgcc" $opt -o "$d/sel" "$e2e/pisp-fork.c" &&
+	      PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls" \
+	      "$papgcc" $opt -o "$d/full" "$e2e/pisp-fork.c") >"$d/build.log" 2>&1; then
+		not_ok "$w: does not build"
+		diag "$d/build.log"
+		continue
+	fi
+	for b in plain sel full; do
+		(cd "$d/$b.d" && "../$b" >out 2>err; echo "status $?" >>out)
+	done
+	for b in sel full; do
+		"$decode" --format=json --top=0 --calls-spec="$d/s.spec" \
+			"$d/$b.d/pap.prof" >"$d/$b.json" 2>"$d/$b.err"
+	done
+	got=$(python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+print(j["calls_left"], j["lost"], j["calls_recorded"])' "$d/sel.json" 2>/dev/null)
+	full=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["calls_recorded"])' "$d/full.json" 2>/dev/null)
+	if ! cmp -s "$d/plain.d/out" "$d/sel.d/out"; then
+		not_ok "$w: output differs from the plain build's"
+	elif [ "$got" = "2 0 0" ] && [ "$full" = 2 ]; then
+		ok "$w: parent and child left, nothing recorded (the full build: 2 sequences)"
+	else
+		not_ok "$w: left, lost, recorded: ${got:-?} (want 2 0 0), the full build ${full:-?} (want 2)"
 	fi
 done
 

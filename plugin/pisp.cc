@@ -362,9 +362,11 @@ static vec<gimple *> pap_pisp_calls;
  * that can enter code of the program (which alone sets the flag, but for
  * a signal handler) and returns to something else than a return: not
  * pap's runtime or -finstrument-functions' hooks, not a builtin GCC
- * expands in place or a leaf one (it calls nothing of the program), not
- * noreturn, returns-twice or ending its block, not in tail position
- * (nothing but the return follows; a tail site keeps its position).
+ * expands in place, not a leaf function (it calls nothing of the unit
+ * back; should it reach another unit's, the move waits for the next
+ * call), not noreturn, returns-twice or ending its block, not in tail
+ * position (nothing but the return follows; a tail site keeps its
+ * position).  A call left out only delays the move.
  */
 static bool pap_pisp_switchable(function *fun, gcall *s)
 {

@@ -80,12 +80,17 @@ void rt_calls_record(void)
 	const struct rt_cprog *p;
 	uint64_t value;
 	size_t nbps;
-	int open, lost, left = rt_pisp_take();
+	int open, lost, left;
 
-	if (!rt_calls_begun())
+	if (!rt_calls_begun()) {
+		rt_pisp_take();
 		return;
+	}
 	open = rt_calls_open();
 	lost = rt_calls_take(&value, &bps, &nbps);
+	/* after the take: a handler's sequence it abandons (one that left
+	 * for its copy, pisp.h) is dropped while the thread is still dead */
+	left = rt_pisp_take();
 	rt_crunning_done();
 	p = rt_cprog_now();
 	/* units of different specs (pisp.h): nothing recorded */

@@ -125,6 +125,7 @@ int rt_pisp_take(void)
 
 void rt_pisp_reset(void)
 {
-	__pap_pisp_dead = 0;
+	/* a dead thread's activations may run their copies already
+	 * (plugin/pisp.cc): the child's sequence would miss their calls */
 	rt_pisp_state = ANY;
 }

@@ -38,8 +38,11 @@ int rt_pisp_take(void);
  * not recorded either: the copies the thread runs have no call probes,
  * and an entry below one looks like a handler's. */
 int rt_pisp_dead(void);
-/* A fresh sequence (a forked child's): on the sequences again, not
- * followed by the automaton (it begins inside the frames open). */
+/* A fresh sequence (a forked child's): not followed by the automaton
+ * (it begins inside the frames open); still off the sequences if the
+ * forking thread was, whose activations may have moved to their copies
+ * without probes (plugin/pisp.cc), so that the child's sequence is
+ * counted as one that left rather than recorded without their calls. */
 void rt_pisp_reset(void);
 
 #endif /* PAP_RT_PISP_H */

@@ -29,10 +29,29 @@
  * and, before every probe, if (__pap_pisp_dead) goto the copy: a thread
  * that left pays a load and a branch per entry (pap_pisp_guard()).
  *
+ * The flag changes only inside calls (a step or a store at an entry),
+ * so an activation that began while its thread was on a sequence tests
+ * it right after each call that can enter the program, before the
+ * call's return probe, and goes on in the copy right after the same
+ * call (pap_pisp_switch()); a call in tail position, noreturn or
+ * returns-twice has no such test (nothing follows it, or the function
+ * has no copy).  The locals are variables shared by body and copy (no
+ * SSA form yet), so the copy starts from the body's state.  An
+ * activation that moved leaves its call frame on the runtime's stack,
+ * without an exit probe: the frame is below the top and only a
+ * function that keeps its probes enters above it, which takes the entry
+ * for an asynchronous one; whatever a dead thread records is dropped
+ * (librt/callrec.c).  A signal handler may set the flag between two
+ * calls: the interrupted activation keeps its probes until its next
+ * call returns, harmless for the same reason.  An activation with
+ * intra-procedural path probes moves too: its current path is then
+ * not counted, like every path of a dead thread's later entries.
+ *
  * Paths inside functions (path and lines lines, here or in spec=FILE)
  * are selective profiling's (selective.cc): with calls, a function they
  * name is numbered for them without termination (psp1: the body's copy
- * would have no call probes), and every other function keeps its call
+ * would have no call probes) and has no copy, since its paths are
+ * counted in every thread, and every other function keeps its call
  * probes with no path probes (mode none).
  */
 #include "gcc-common.h"
@@ -40,6 +59,7 @@
 
 #include "pathspec.h"
 #include "pispauto.h"
+#include "probes.h"
 #include "rtabi.h"
 #include "textfile.h"
 #include "util.h"
@@ -333,25 +353,101 @@ void pap_pisp_finish(tree *body)
  * copy of its first block; until pap_pisp_guard(). */
 static hash_set<basic_block> *pap_pisp_copies;
 static basic_block pap_pisp_copy_first;
+/* The calls after which a running activation switches to the copy, in
+ * pairs: the call in the body, then its copy (pap_pisp_switch()). */
+static vec<gimple *> pap_pisp_calls;
+
+/*
+ * May call @s of @fun be followed by a switch to the copy?  Only a call
+ * that can enter code of the program (which alone sets the flag, but for
+ * a signal handler) and returns to something else than a return: not
+ * pap's runtime or -finstrument-functions' hooks, not a builtin GCC
+ * expands in place, not a leaf function (it calls nothing of the unit
+ * back; should it reach another unit's, the move waits for the next
+ * call), not noreturn, returns-twice or ending its block, not in tail
+ * position (nothing but the return follows; a tail site keeps its
+ * position).  A call left out only delays the move.
+ */
+static bool pap_pisp_switchable(function *fun, gcall *s)
+{
+	int flags = gimple_call_flags(s);
+	tree fn;
+
+	if (gimple_call_internal_p(s) || stmt_ends_bb_p(s) ||
+	    (flags & (ECF_NORETURN | ECF_RETURNS_TWICE | ECF_LEAF)))
+		return false;
+	fn = gimple_call_fndecl(s);
+	if (fn) {
+		const char *name = IDENTIFIER_POINTER(DECL_NAME(fn));
+
+		if (!strncmp(name, "__pap_", 6) ||
+		    !strncmp(name, "__cyg_profile_func_", 19) ||
+		    fndecl_built_in_p(fn, BUILT_IN_MD) ||
+		    (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
+		     (!strncmp(name, "__builtin_", 10) ||
+		      !strncmp(name, "__atomic_", 9) ||
+		      !strncmp(name, "__sync_", 7))))
+			return false;
+	}
+	return !pap_tail_return(fun, s);
+}
+
+/*
+ * pap_pisp_calls for the body of @fun (its blocks below @first_copy)
+ * and its @copy, just made: a block's copy holds its statements but its
+ * labels, in order (after the labels the copy's switches gave it).
+ */
+static void pap_pisp_find_calls(function *fun, basic_block *copy,
+				int first_copy)
+{
+	gimple_stmt_iterator a, b;
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun) {
+		if (bb->index >= first_copy || !copy[bb->index])
+			continue;
+		a = gsi_after_labels(bb);
+		b = gsi_after_labels(copy[bb->index]);
+		for (; !gsi_end_p(a); gsi_next(&a), gsi_next(&b)) {
+			gimple *s = gsi_stmt(a);
+
+			gcc_assert(!gsi_end_p(b) &&
+				   gimple_code(gsi_stmt(b)) == gimple_code(s));
+			if (is_gimple_call(s) &&
+			    pap_pisp_switchable(fun, as_a<gcall *>(s))) {
+				pap_pisp_calls.safe_push(s);
+				pap_pisp_calls.safe_push(gsi_stmt(b));
+			}
+		}
+	}
+}
 
 basic_block *pap_pisp_copy(function *fun, const struct pap_calls *calls)
 {
 	basic_block *copy, first;
+	const char *asmname = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(
+		fun->decl));
 	const char *why;
 	int i, first_copy;
+	unsigned n;
 
+	if (!pap_pisp_on || !calls)
+		return NULL;
 	/* a function with paths of interest counts them in every thread,
 	 * as the full build does: no copy */
-	if (!pap_pisp_on || !calls ||
-	    (pap_sel_enabled() && pap_sel_named(fun)))
+	if (pap_sel_enabled() && pap_sel_named(fun)) {
+		if (pap_opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: "
+			       "paths of interest, counted in every thread: "
+			       "no uninstrumented copy", asmname);
 		return NULL;
+	}
 	if ((why = pap_sel_uncopyable(fun))) {
 		if (pap_opts.verbose)
 			inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: "
 			       "no uninstrumented copy (%s): a thread off "
 			       "the call sequences of interest runs its "
-			       "probes", IDENTIFIER_POINTER(
-				       DECL_ASSEMBLER_NAME(fun->decl)), why);
+			       "probes", asmname, why);
 		return NULL;
 	}
 	first = single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun));
@@ -363,6 +459,13 @@ basic_block *pap_pisp_copy(function *fun, const struct pap_calls *calls)
 		if (copy[i])
 			pap_pisp_copies->add(copy[i]);
 	pap_pisp_copy_first = copy[first->index];
+	pap_pisp_calls.truncate(0);
+	pap_pisp_find_calls(fun, copy, first_copy);
+	n = pap_pisp_calls.length() / 2;
+	if (pap_opts.verbose)
+		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: a dead "
+		       "thread runs its uninstrumented copy from its entry "
+		       "and after %u call%s", asmname, n, n == 1 ? "" : "s");
 	return copy;
 }
 
@@ -372,33 +475,65 @@ bool pap_pisp_in_copy(basic_block bb)
 }
 
 /*
- * The function's entry, before every probe: if (__pap_pisp_dead) goto
- * the copy of its first block.  A dead thread pays the load and the
- * branch, and runs the plain body from there on.
+ * Ends @b, whose one out-edge falls through, with if (__pap_pisp_dead)
+ * goto @to; the edge that fell through is the false one.
  */
-void pap_pisp_guard(function *fun, basic_block *copy)
+static void pap_pisp_test(basic_block b, basic_block to)
 {
-	basic_block t;
-	gimple_stmt_iterator gsi;
+	gimple_stmt_iterator gsi = gsi_last_bb(b);
 	gimple_seq seq = NULL;
-	tree d;
+	tree d = create_tmp_var(unsigned_type_node, "pap_dead");
 	edge fall, dead;
 
-	if (!copy)
-		return;
-	t = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
-	d = create_tmp_var(unsigned_type_node, "pap_dead");
 	gimple_seq_add_stmt(&seq, gimple_build_assign(d, pap_pisp_dead()));
 	gimple_seq_add_stmt(&seq, gimple_build_cond(NE_EXPR, d,
 		build_int_cst(unsigned_type_node, 0), NULL_TREE, NULL_TREE));
-	gsi = gsi_last_bb(t);
 	gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
-	fall = single_succ_edge(t);
+	fall = single_succ_edge(b);
 	fall->flags &= ~EDGE_FALLTHRU;
 	fall->flags |= EDGE_FALSE_VALUE;
-	dead = make_edge(t, pap_pisp_copy_first, EDGE_TRUE_VALUE);
+	dead = make_edge(b, to, EDGE_TRUE_VALUE);
 	dead->probability = profile_probability::unlikely();
 	fall->probability = dead->probability.invert();
+}
+
+/*
+ * Body call @s, copy call @cs: right after @s returns, before its return
+ * probe, if (__pap_pisp_dead) goto the copy right after @cs.  Every
+ * local is a variable there (pap_sel_copy_body(): no SSA name, no PHI),
+ * so the copy goes on with the values the body made, the call's result
+ * included.  The return probe a dead thread skips would only reset its
+ * frame's expect or add marks to a sequence that is not recorded; the
+ * frame itself is left on the stack, as by an exit the copy makes
+ * (librt/pisp.h).
+ */
+static void pap_pisp_switch(gimple *s, gimple *cs)
+{
+	basic_block to = split_block(gimple_bb(cs), cs)->dest;
+
+	split_block(gimple_bb(s), s);
+	pap_pisp_test(gimple_bb(s), to);
+}
+
+/*
+ * The function's entry, before every probe: if (__pap_pisp_dead) goto
+ * the copy of its first block; after each call of pap_pisp_calls, the
+ * same test into the copy of what follows the call.  A dead thread pays
+ * the load and the branch, and runs the plain body from there on.
+ */
+void pap_pisp_guard(function *fun, basic_block *copy)
+{
+	unsigned i;
+
+	if (!copy)
+		return;
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
+	for (i = 0; i + 1 < pap_pisp_calls.length(); i += 2)
+		pap_pisp_switch(pap_pisp_calls[i], pap_pisp_calls[i + 1]);
+	pap_pisp_calls.release();
+	pap_pisp_test(split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(
+		fun))), pap_pisp_copy_first);
 	XDELETEVEC(copy);
 	delete pap_pisp_copies;
 	pap_pisp_copies = NULL;

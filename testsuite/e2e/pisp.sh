@@ -20,7 +20,13 @@
 # its construction; with paths of interest inside worker and a as well
 # (in the calls-spec file, or a spec=FILE beside it), their counts and the
 # sequences' are the full build's.  Units built with different specs are
-# refused.  Then the spec errors:
+# refused.  pisp-loop.c's main and workers leave in the middle of long
+# loops of their own activations, which go on in their copies: the
+# output is the plain build's, the counts the oracle's and the full
+# build's, and under valgrind the rounds after cost less than half of
+# what the probes cost; pisp-signal.c's thread leaves inside a signal
+# handler, and is counted with nothing lost; pisp-fork.c's child of a
+# thread that left stays off the sequences.  Then the spec errors:
 # syntax refused by the plugin with FILE:LINE and no program made, an
 # unknown function refused by check-spec against the metadata.
 # PAP_PISP_SEEDS sets how many random programs (default 3).
@@ -480,6 +486,165 @@ print(sum(c["count"] for c in json.load(sys.stdin).get("call_paths", [])))' 2>/d
 	else
 		not_ok "$w: not refused (${nrec:-?} sequences recorded)"
 		diag "mix-$o/err"
+	fi
+done
+
+# 2e. Threads that leave in the middle of long loops of their own
+# activation (pisp-loop.c): main in its first round, the kind 1 workers
+# in their third, inside a nested loop; -O0 and -O2, with each
+# function's paths (epp) and without (none).  Each activation moves to
+# its copy after the call in which its thread left, its locals, the
+# call's result and the loops' state going on there: the output must be
+# the plain build's, the counts of the sequences of interest the
+# oracle's and the full build's, and the threads left main and the
+# kind 1 workers, by construction.
+printf 'pap-spec 2.1\ncalls main step main\ncalls worker step worker step worker step worker other worker\ncalls worker a worker\n' \
+	>loop.spec
+for opt in -O0 -O2; do
+	l=loop$opt
+	mkdir -p "$l"
+	$cc $opt -finstrument-functions -pthread -o "$l/plain" \
+		"$e2e/pisp-loop.c" cygoracle.o || {
+		not_ok "pisp-loop.c $opt: the plain build fails"
+		continue
+	}
+	run "$l/plain.d" "$(pwd)/$l/plain" 3000 6
+	for mode in epp none; do
+		w="pisp-loop.c $opt mode=$mode"
+		f="-fplugin-arg-pap-mode=$mode -finstrument-functions"
+		build "$w full" "$l/full-$mode" "-fplugin-arg-pap-calls $f" \
+		      "$e2e/pisp-loop.c" || continue
+		build "$w spec" "$l/sel-$mode" \
+		      "-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=loop.spec $f" \
+		      "$e2e/pisp-loop.c" || continue
+		run "$l/full-$mode.d" "$(pwd)/$l/full-$mode" 3000 6
+		run "$l/sel-$mode.d" "$(pwd)/$l/sel-$mode" 3000 6
+		"$decode" --format=json --top=0 "$l/full-$mode.d/pap.prof" \
+			>"$l/full-$mode.d/pap.json" 2>"$l/full-$mode.d/decode.err"
+		check "$w" loop.spec "$l/sel-$mode.d" "$l/full-$mode.d" \
+		      "$l/plain.d"
+		gl=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["calls_left"])' "$l/sel-$mode.d/pap.json" 2>/dev/null)
+		if [ "$gl" = 4 ]; then
+			ok "$w: main and the 3 kind 1 workers left, as built"
+		else
+			not_ok "$w: ${gl:-no} threads left, want 4"
+		fi
+	done
+done
+
+# 2f. The activations that moved cost what their copies cost: under
+# valgrind (when installed), -O2, mode=none, main alone for 10^5 rounds
+# after it left, the instructions over the plain build's are at most
+# half the full build's (the copies pay a load and a branch at each
+# entry and after each call; an activation that kept its probes to its
+# end made them about 3/4).  A bound on work done, not on time.
+if command -v valgrind >/dev/null 2>&1; then
+	l=loop-insns
+	mkdir -p "$l"
+	if $cc -O2 -pthread -o "$l/plain" "$e2e/pisp-loop.c" &&
+	   (export PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls -fplugin-arg-pap-mode=none"
+	    "$papgcc" -O2 -pthread -o "$l/full" "$e2e/pisp-loop.c" &&
+	    PAP_PLUGIN_ARGS="$PAP_PLUGIN_ARGS -fplugin-arg-pap-calls-spec=loop.spec" \
+	    "$papgcc" -O2 -pthread -o "$l/sel" "$e2e/pisp-loop.c") \
+	    >"$l/build.log" 2>&1; then
+		for b in plain full sel; do
+			mkdir -p "$l/$b.d"
+			(cd "$l/$b.d" && valgrind --tool=callgrind \
+				--callgrind-out-file=/dev/null "../$b" 100000 0 \
+				>out 2>err)
+		done
+		i_plain=$(sed -n 's/.*Collected : *//p' "$l/plain.d/err")
+		i_full=$(sed -n 's/.*Collected : *//p' "$l/full.d/err")
+		i_sel=$(sed -n 's/.*Collected : *//p' "$l/sel.d/err")
+		if [ -z "$i_plain" ] || [ -z "$i_full" ] || [ -z "$i_sel" ] ||
+		   ! cmp -s "$l/plain.d/out" "$l/sel.d/out"; then
+			not_ok "pisp-loop.c under valgrind: no count, or the output differs"
+			diag "$l/sel.d/err"
+		elif [ $((2 * (i_sel - i_plain))) -le $((i_full - i_plain)) ]; then
+			ok "pisp-loop.c: $i_plain instructions plain, $i_full with every probe, $i_sel with the spec: main's loop left its probes"
+		else
+			not_ok "pisp-loop.c: $i_sel instructions with the spec, over half-way from plain's $i_plain to the full build's $i_full"
+		fi
+	else
+		not_ok "pisp-loop.c: the valgrind builds fail"
+		diag "$l/build.log"
+	fi
+else
+	skip "valgrind is not installed: the cost of the moved activations is not counted"
+fi
+
+# 2g. A thread that leaves inside a signal handler (pisp-signal.c):
+# the handler's activation moves to its copy and returns without its
+# exit probe, main's after its next call; the thread is counted as one
+# that left, and nothing of it is recorded or counted lost.
+for opt in -O0 -O2; do
+	d=signal$opt
+	w="pisp-signal.c $opt"
+	mkdir -p "$d/plain.d" "$d/sel.d"
+	printf 'pap-spec 2.1\ncalls main h more h main\n' >"$d/s.spec"
+	if ! $cc $opt -o "$d/plain" "$e2e/pisp-signal.c" ||
+	   ! (PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=$d/s.spec" \
+	      "$papgcc" $opt -o "$d/sel" "$e2e/pisp-signal.c") >"$d/build.log" 2>&1; then
+		not_ok "$w: does not build"
+		diag "$d/build.log"
+		continue
+	fi
+	for b in plain sel; do
+		(cd "$d/$b.d" && "../$b" >out 2>err; echo "status $?" >>out)
+	done
+	"$decode" --format=json --top=0 --calls-spec="$d/s.spec" \
+		"$d/sel.d/pap.prof" >"$d/sel.json" 2>"$d/decode.err"
+	got=$(python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+print(j["calls_left"], j["lost"], j["calls_recorded"])' "$d/sel.json" 2>/dev/null)
+	if ! cmp -s "$d/plain.d/out" "$d/sel.d/out"; then
+		not_ok "$w: output differs from the plain build's"
+	elif [ "$got" = "1 0 0" ] && ! [ -s "$d/sel.d/err" ]; then
+		ok "$w: the thread left in the handler, counted, nothing lost"
+	else
+		not_ok "$w: left, lost, recorded: ${got:-?} (want 1 0 0)"
+		diag "$d/sel.d/err"
+	fi
+done
+
+# 2h. A thread that left forks (pisp-fork.c): the child goes on in the
+# copy its parent's main moved to, so it stays off the sequences too:
+# two threads left, nothing recorded (a child back on them would record
+# its calls from the copy as entries from outside), where the full build
+# records the two sequences.
+for opt in -O0 -O2; do
+	d=fork$opt
+	w="pisp-fork.c $opt"
+	mkdir -p "$d/plain.d" "$d/sel.d" "$d/full.d"
+	printf 'pap-spec 2.1\ncalls main f main\n' >"$d/s.spec"
+	if ! $cc $opt -o "$d/plain" "$e2e/pisp-fork.c" ||
+	   ! (PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-spec=$d/s.spec" \
+	      "$papgcc" $opt -o "$d/sel" "$e2e/pisp-fork.c" &&
+	      PAP_PLUGIN_ARGS="-fplugin-arg-pap-calls" \
+	      "$papgcc" $opt -o "$d/full" "$e2e/pisp-fork.c") >"$d/build.log" 2>&1; then
+		not_ok "$w: does not build"
+		diag "$d/build.log"
+		continue
+	fi
+	for b in plain sel full; do
+		(cd "$d/$b.d" && "../$b" >out 2>err; echo "status $?" >>out)
+	done
+	for b in sel full; do
+		"$decode" --format=json --top=0 --calls-spec="$d/s.spec" \
+			"$d/$b.d/pap.prof" >"$d/$b.json" 2>"$d/$b.err"
+	done
+	got=$(python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+print(j["calls_left"], j["lost"], j["calls_recorded"])' "$d/sel.json" 2>/dev/null)
+	full=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["calls_recorded"])' "$d/full.json" 2>/dev/null)
+	if ! cmp -s "$d/plain.d/out" "$d/sel.d/out"; then
+		not_ok "$w: output differs from the plain build's"
+	elif [ "$got" = "2 0 0" ] && [ "$full" = 2 ]; then
+		ok "$w: parent and child left, nothing recorded (the full build: 2 sequences)"
+	else
+		not_ok "$w: left, lost, recorded: ${got:-?} (want 2 0 0), the full build ${full:-?} (want 2)"
 	fi
 done
 

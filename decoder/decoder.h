@@ -470,6 +470,11 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
  * path through it, 0 for none. */
 void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,
 		    const uint64_t *edge, const uint8_t *hot);
+/* Graphs of more edges (not dead) than this are drawn with their edges'
+ * counts beside them (xlabel), not as labels laid out with the graph
+ * (report-dot.c); dot_counts_beside() says whether @cfg's is one. */
+#define DOT_LABEL_EDGES 150
+int dot_counts_beside(const struct pap_cfg *cfg);
 
 /* The hottest paths the graph marks. */
 #define FLOW_HOT_PATHS 3

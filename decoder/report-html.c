@@ -406,6 +406,19 @@ static void dot_end(struct html_dot *hd)
 	sigaction(SIGPIPE, &hd->pipe_was, NULL);
 }
 
+/* The drawing kept in @hd, said to have its counts beside the edges
+ * when @df's graph is that large. */
+static void html_svg(FILE *f, const struct dfunc *df,
+		     const struct html_dot *hd)
+{
+	if (dot_counts_beside(df->fn->graph.cfg))
+		fprintf(f, "<p class=\"muted\">Counts beside the edges, "
+			"placed once the graph is laid out: it has more than "
+			"%u edges, and counts laid out as labels would double "
+			"its ranks.</p>", DOT_LABEL_EDGES);
+	fwrite(hd->svg, 1, hd->len, f);
+}
+
 /* The CFG as inline SVG drawn by dot from the flow @fl, or a note
  * saying why not (@fl->block NULL: its paths could not be counted). */
 static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
@@ -435,7 +448,7 @@ static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
 	else if (rc == 0 && !hd->svg)
 		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
 	else if (rc == 0)
-		fwrite(hd->svg, 1, hd->len, f);
+		html_svg(f, df, hd);
 	else if (hd->state == DOT_MISSING)
 		fputs("<p class=\"muted\">no picture: graphviz's <code>dot"
 		      "</code> is not installed (<code>apt-get install graphviz"

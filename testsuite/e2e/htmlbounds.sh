@@ -1,7 +1,8 @@
 #!/bin/sh
 # htmlbounds.sh - the HTML report's bounds, on a program built to pass
 # them: a function of more than 300 blocks is not drawn and its page says
-# so; a function of 20,000 source lines has its listing cut so that the
+# so; one of more than 150 edges is drawn with its counts beside the
+# edges (xlabel), said, and a smaller one with them as labels; a function of 20,000 source lines has its listing cut so that the
 # page stays under 2 MB, and says so; a path of more breakpoints than the
 # k-IPF's bound (bench/gen_profile) has its forest not built, said.  The
 # graphs drawn by the report's one run of dot are each the one
@@ -26,6 +27,18 @@ check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 		k=$((k + 1))
 	done
 	echo '	default: acc--;'
+	echo '	}'
+	echo '}'
+	# mid: 90 cases, each in and out: more than 150 edges
+	echo 'static void mid(int x)'
+	echo '{'
+	echo '	switch (x) {'
+	k=0
+	while [ $k -lt 90 ]; do
+		echo "	case $k: acc += $k * 5 + (x & $((k % 5 + 1))); break;"
+		k=$((k + 1))
+	done
+	echo '	default: acc++;'
 	echo '	}'
 	echo '}'
 	echo 'static long longsrc(long s)'
@@ -62,6 +75,8 @@ check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 	echo '	int i;'
 	echo '	for (i = 0; i < 1000; i++)'
 	echo '		sw(i % 450);'
+	echo '	for (i = 0; i < 1000; i++)'
+	echo '		mid(i % 100);'
 	echo '	for (i = 1; i < 40; i++)'
 	echo '		acc += small(i);'
 	echo '	acc += longsrc(acc);'
@@ -94,6 +109,24 @@ check "html: a forest past the bound of its paths' blocks is not built, said" \
 check "html: a forest within the bounds is built" \
 	'p=$(page small) && grep -q "class=\"id\">BL " $p'
 
+# edges NAME: the edges of NAME's graph as --format=dot gives them
+edges() { "$decode" --format=dot --function "^$1\$" big.prof | grep -- "->"; }
+# NAME's graph has more than 150 edges: its counts are external labels,
+# the page says so; those into EXIT add up to its 1000 calls
+check "html: a graph of more than 150 edges has its counts beside them, said" \
+	'edges mid >mid.e && [ $(wc -l <mid.e) -gt 150 ] &&
+	 ! grep -q " label=" mid.e &&
+	 exit=$("$decode" --format=dot --function "^mid\$" big.prof |
+		sed -n "s/^ *\(n[0-9]*\) \[label=\"EXIT\".*/\1/p") &&
+	 [ "$(grep -- "-> $exit " mid.e | sed -n "s/.* xlabel=\"\([0-9]*\).*/\1/p" |
+	      awk "{ s += \$1 } END { print s }")" = 1000 ] &&
+	 p=$(page mid) && grep -q "<svg" $p &&
+	 grep -q "Counts beside the edges, placed once the graph is laid out: it has more than 150 edges" $p'
+check "html: a graph of at most 150 edges has its counts as labels, no note" \
+	'edges small >small.e && [ $(wc -l <small.e) -le 150 ] &&
+	 grep -q " label=\"[0-9]" small.e && ! grep -q "xlabel=\"[0-9]" small.e &&
+	 p=$(page small) && grep -q "<svg" $p && ! grep -q "Counts beside" $p'
+
 # spin's one path, of 1.6*10^7 blocks, is printed from its form: its
 # source lines and loops on its page are the text report's
 "$decode" big.prof 2>/dev/null |
@@ -116,14 +149,14 @@ check "html: a long path's lines and loops are the text report's" \
 if command -v dot >/dev/null 2>&1; then
 	check "html: each graph drawn is its own function's, as --format=svg draws it" \
 		'n=0
-		 for f in small tiny main; do
+		 for f in small tiny main mid; do
 			"$decode" --format=svg --function "^$f\$" big.prof |
 				sed -n "/^<svg/,/^<\/svg>/p" >alone.svg &&
-			sed "s/.*<div class=\"cfg\"><svg/<svg/" $(page $f) |
+			sed "/<div class=\"cfg\">/s/.*<svg/<svg/" $(page $f) |
 				sed -n "/^<svg/,/^<\/svg>/p" >page.svg &&
 			[ -s alone.svg ] && cmp -s alone.svg page.svg || exit 1
 			n=$((n + 1))
-		 done; [ $n -eq 3 ]'
+		 done; [ $n -eq 4 ]'
 else
 	skip "html: graphs drawn # graphviz not installed"
 fi

@@ -488,12 +488,10 @@ struct func_flow {
 	uint32_t lo, hi;
 	uint64_t *count;
 	uint32_t *paths;
-	/* while counting: per line the last path counted there, per block
-	 * its runs in the path and the blocks it holds, room for a path's
-	 * blocks, the paths counted so far; a path's block and edge counts
+	/* while counting: per line and per block the last path counted
+	 * there, the paths counted so far; a path's block and edge counts
 	 * from its form, per piece its summed weight, the pieces listed */
-	uint32_t *last, *mult, *seen, *scratch;
-	size_t nscratch;
+	uint32_t *last, *mark;
 	uint32_t id;
 	uint64_t *bc, *ec, *weight;
 	uint32_t *syms;

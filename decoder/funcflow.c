@@ -86,8 +86,11 @@ static void flow_edges(struct dfunc *f, struct func_flow *fl,
 {
 	const struct pap_meta_fn *fn = f->fn;
 	const struct pap_cfg *cfg = fn->graph.cfg;
+	const struct pap_edge *ce = cfg->edges;
+	uint32_t nedges = cfg->nedges, nblocks = cfg->nblocks;
+	uint64_t *edge = fl->edge, *block = fl->block, count = p->count;
+	uint32_t *mark = fl->mark, start[3], e, b;
 	struct pap_path first = *edges;
-	uint32_t start[3], e, b;
 	size_t i, n;
 
 	fl->id++;
@@ -95,14 +98,20 @@ static void flow_edges(struct dfunc *f, struct func_flow *fl,
 	n = path_edge_blocks(f, p->rec, &first, start);
 	for (i = 0; i < n; i++)
 		flow_block(fn, fl, start[i], p->count);
+	/* the hot loop of the report: the fields it uses held in locals */
 	for (i = 0; i < edges->len; i++) {
 		e = edges->edges[i];
-		if (e >= cfg->nedges)
+		if (e >= nedges)
 			continue;
-		fl->edge[e] += p->count;
-		b = cfg->edges[e].dst;
-		if (i && b < cfg->nblocks)
-			flow_block(fn, fl, b, p->count);
+		edge[e] += count;
+		b = ce[e].dst;
+		if (!i || b >= nblocks)
+			continue;
+		block[b] += count;
+		if (mark[b] != fl->id) {
+			mark[b] = fl->id;
+			flow_block_lines(fn, fl, b);
+		}
 	}
 }
 
@@ -206,14 +215,18 @@ static void flow_piece(struct dfunc *f, struct func_flow *fl, uint64_t sym,
 		       uint64_t wk)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	uint32_t len, i;
+	const struct pap_edge *ce = cfg->edges;
+	uint32_t nedges = cfg->nedges, nblocks = cfg->nblocks, len, i, b;
+	uint64_t *ec = fl->ec, *bc = fl->bc;
 	const uint32_t *pe = pap_piece_edges(&f->pieces, sym, &len);
 
+	/* in locals: stores through ec and bc would reload fl's fields */
 	for (i = 0; i < len; i++) {
-		if (pe[i] < cfg->nedges)
-			fl->ec[pe[i]] += wk;
-		if (cfg->edges[pe[i]].dst < cfg->nblocks)
-			fl->bc[cfg->edges[pe[i]].dst] += wk;
+		if (pe[i] < nedges)
+			ec[pe[i]] += wk;
+		b = ce[pe[i]].dst;
+		if (b < nblocks)
+			bc[b] += wk;
 	}
 }
 

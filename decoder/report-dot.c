@@ -7,10 +7,10 @@
  * between two ranks: one label doubles the ranks of the whole graph, and
  * every edge then crosses twice as many, each crossing a node that the
  * layout places.  On a graph of long edges that is most of the work
- * (zlib's deflate: 271 edges, 6,289 nodes laid out, 1.4 s of 1.5), so a
- * graph of more than DOT_LABEL_EDGES edges has its counts as external
- * labels (xlabel), placed beside their edges once the layout is done:
- * the same numbers, a tenth of the work.
+ * (zlib's deflate: 271 edges, 6,289 nodes laid out, 1.43 s), so a graph
+ * of more than DOT_LABEL_EDGES edges has its counts as external labels
+ * (xlabel, the count then the hot path's rank), placed beside their
+ * edges once the layout is done: the same numbers, 0.15 s.
  */
 #include <stdlib.h>
 

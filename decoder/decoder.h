@@ -475,6 +475,8 @@ void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,
  * (report-dot.c); dot_counts_beside() says whether @cfg's is one. */
 #define DOT_LABEL_EDGES 150
 int dot_counts_beside(const struct pap_cfg *cfg);
+/* The edges of @cfg a picture draws (those not dead). */
+uint32_t dot_edges(const struct pap_cfg *cfg);
 
 /* The hottest paths the graph marks. */
 #define FLOW_HOT_PATHS 3

@@ -54,13 +54,18 @@ static void dot_hot_edges(struct dfunc *f, uint8_t *hot)
 	}
 }
 
-int dot_counts_beside(const struct pap_cfg *cfg)
+uint32_t dot_edges(const struct pap_cfg *cfg)
 {
 	uint32_t e, n = 0;
 
 	for (e = 0; e < cfg->nedges; e++)
 		n += !(cfg->edges[e].flags & PAP_EF_DEAD);
-	return n > DOT_LABEL_EDGES;
+	return n;
+}
+
+int dot_counts_beside(const struct pap_cfg *cfg)
+{
+	return dot_edges(cfg) > DOT_LABEL_EDGES;
 }
 
 void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,

@@ -2,7 +2,9 @@
 # htmlbounds.sh - the HTML report's bounds, on a program built to pass
 # them: a function of more than 300 blocks is not drawn and its page says
 # so; one of more than 150 edges is drawn with its counts beside the
-# edges (xlabel), said, and a smaller one with them as labels; a function of 20,000 source lines has its listing cut so that the
+# edges (xlabel), said, and a smaller one with them as labels; past
+# 25,000 edges in all, the colder functions' graphs are not drawn, said,
+# the hottest first (whether dot is installed or not); a function of 20,000 source lines has its listing cut so that the
 # page stays under 2 MB, and says so; a path of more breakpoints than the
 # k-IPF's bound (bench/gen_profile) has its forest not built, said.  The
 # graphs drawn by the report's one run of dot are each the one
@@ -126,6 +128,43 @@ check "html: a graph of at most 150 edges has its counts as labels, no note" \
 	'edges small >small.e && [ $(wc -l <small.e) -le 150 ] &&
 	 grep -q " label=\"[0-9]" small.e && ! grep -q "xlabel=\"[0-9]" small.e &&
 	 p=$(page small) && grep -q "<svg" $p && ! grep -q "Counts beside" $p'
+
+# many: 99 functions of 140 cases (284 edges each) and f0 of one block,
+# fK called 3K+2 times, main once: past 25,000 edges the coldest are not
+# drawn.  Expected: hottest first, each drawn if its --format=dot edges
+# fit in what the hotter left (f0 does, after colder ones that did
+# not); graphviz left out of PATH, it is not needed
+awk 'BEGIN { print "volatile long acc;"
+	print "static void f0(int x)\n{\n\tacc += x;\n}"
+	for (f = 1; f < 100; f++) {
+		printf "static void f%d(int x)\n{\n\tswitch (x) {\n", f
+		for (k = 0; k < 140; k++)
+			printf "\tcase %d: acc += %d; break;\n", k, k * 3 + f
+		print "\tdefault: acc--;\n\t}\n}"
+	}
+	printf "static void (*const fs[])(int) = {"
+	for (f = 0; f < 100; f++)
+		printf " f%d,", f
+	print " };\nint main(void)\n{\n\tint f, i;"
+	print "\tfor (f = 0; f < 100; f++)"
+	print "\t\tfor (i = 0; i < 3 * f + 2; i++)\n\t\t\tfs[f](i % 150);"
+	print "\treturn 0;\n}" }' >many.c
+mkdir many && (cd many && "$papgcc" -O0 -o many ../many.c && ./many) ||
+	{ echo "Bail out! cannot build or run the generated program"; exit 1; }
+mkdir nodot
+PATH=$PWD/nodot "$decode" --html=hm many/pap.prof 2>err.hm
+"$decode" --format=dot many/pap.prof |
+	awk '/^digraph/ { f = $2; gsub(/"/, "", f) } / -> / { e[f]++ }
+	     END { for (f in e) print (f == "main" ? 1 : 3 * substr(f, 2) + 2), f, e[f] }' |
+	sort -rn | awk '{ if (u + $3 <= 25000) u += $3; else print $2 }' | sort >cut.want
+for p in hm/f*.html; do
+	grep -q "no picture: a report.s pictures draw 25000 edges at most, the hottest functions. first, and this graph.s [0-9]* do not fit" $p &&
+		sed -n "s/.*<h1>\(.*\)<\/h1>.*/\1/p" $p
+done | sort >cut.got
+check "html: past 25,000 edges in all, the coldest graphs are not drawn, said" \
+	'[ $(wc -l <cut.want) -ge 10 ] && ! grep -qx f0 cut.want &&
+	 cmp -s cut.want cut.got &&
+	 [ $(grep -l "not installed" hm/f*.html | wc -l) -eq $((101 - $(wc -l <cut.want))) ]'
 
 # spin's one path, of 1.6*10^7 blocks, is printed from its form: its
 # source lines and loops on its page are the text report's

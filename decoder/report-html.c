@@ -474,7 +474,8 @@ static void html_svg(FILE *f, const struct dfunc *df,
 }
 
 /* The CFG as inline SVG drawn by dot from the flow @fl, or a note
- * saying why not (@fl->block NULL: its paths could not be counted). */
+ * saying why not (@fl->block NULL: its paths could not be counted;
+ * @fits 0: its edges are past what the report's pictures draw). */
 static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
 		     const struct func_flow *fl, int fits)
 {

@@ -15,34 +15,28 @@ set -u
 gen=$top_builddir/bench/gen_profile
 check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 
-# sw: one case a line, 400 of them (more than 300 blocks at -O0);
-# longsrc: 20,000 lines, a branch every 50; small, tiny, main: drawn;
-# spin: one path of more than 10^7 blocks
-{
-	echo 'volatile long acc;'
-	echo 'static void sw(int x)'
+# switch_fn NAME N M: a function of a switch of N cases, case k adding
+# k * M and some bits of its argument
+switch_fn() {
+	echo "static void $1(int x)"
 	echo '{'
 	echo '	switch (x) {'
 	k=0
-	while [ $k -lt 400 ]; do
-		echo "	case $k: acc += $k * 3 + (x & $((k % 7 + 1))); break;"
+	while [ $k -lt $2 ]; do
+		echo "	case $k: acc += $k * $3 + (x & $((k % 7 + 1))); break;"
 		k=$((k + 1))
 	done
 	echo '	default: acc--;'
 	echo '	}'
 	echo '}'
-	# mid: 90 cases, each in and out: more than 150 edges
-	echo 'static void mid(int x)'
-	echo '{'
-	echo '	switch (x) {'
-	k=0
-	while [ $k -lt 90 ]; do
-		echo "	case $k: acc += $k * 5 + (x & $((k % 5 + 1))); break;"
-		k=$((k + 1))
-	done
-	echo '	default: acc++;'
-	echo '	}'
-	echo '}'
+}
+# sw: one case a line, 400 of them (more than 300 blocks at -O0);
+# longsrc: 20,000 lines, a branch every 50; small, tiny, main: drawn;
+# spin: one path of more than 10^7 blocks; mid: more than 150 edges
+{
+	echo 'volatile long acc;'
+	switch_fn sw 400 3
+	switch_fn mid 90 5
 	echo 'static long longsrc(long s)'
 	echo '{'
 	awk 'BEGIN { for (i = 0; i < 20000; i++)

@@ -470,6 +470,13 @@ void print_dot(FILE *out, struct dfunc *f, const struct ropts *o);
  * path through it, 0 for none. */
 void print_dot_flow(FILE *out, struct dfunc *f, const uint64_t *block,
 		    const uint64_t *edge, const uint8_t *hot);
+/* Graphs of more edges (not dead) than this are drawn with their edges'
+ * counts beside them (xlabel), not as labels laid out with the graph
+ * (report-dot.c); dot_counts_beside() says whether @cfg's is one. */
+#define DOT_LABEL_EDGES 150
+int dot_counts_beside(const struct pap_cfg *cfg);
+/* The edges of @cfg a picture draws (those not dead). */
+uint32_t dot_edges(const struct pap_cfg *cfg);
 
 /* The hottest paths the graph marks. */
 #define FLOW_HOT_PATHS 3
@@ -483,12 +490,10 @@ struct func_flow {
 	uint32_t lo, hi;
 	uint64_t *count;
 	uint32_t *paths;
-	/* while counting: per line the last path counted there, per block
-	 * its runs in the path and the blocks it holds, room for a path's
-	 * blocks, the paths counted so far; a path's block and edge counts
+	/* while counting: per line and per block the last path counted
+	 * there, the paths counted so far; a path's block and edge counts
 	 * from its form, per piece its summed weight, the pieces listed */
-	uint32_t *last, *mult, *seen, *scratch;
-	size_t nscratch;
+	uint32_t *last, *mark;
 	uint32_t id;
 	uint64_t *bc, *ec, *weight;
 	uint32_t *syms;

@@ -44,33 +44,75 @@ static void flow_block_lines(const struct pap_meta_fn *fn,
 	}
 }
 
+/* Block @b runs @count times more on the path being counted (fl->id):
+ * its lines count that path once, however often it holds @b. */
+static inline void flow_block(const struct pap_meta_fn *fn,
+			      struct func_flow *fl, uint32_t b, uint64_t count)
+{
+	fl->block[b] += count;
+	if (fl->mark[b] != fl->id) {
+		fl->mark[b] = fl->id;
+		flow_block_lines(fn, fl, b);
+	}
+}
+
 /*
  * A path of @count runs through @blocks (@n of them) and @edges (@ne):
- * each block's count grows by its runs times @count, once per block
- * however often the path holds it, and each line it runs through counts
- * one path more.
+ * each block's count grows by its runs times @count, each edge's by
+ * @count, and each line it runs through counts one path more.
  */
 static void flow_blocks(const struct pap_meta_fn *fn, struct func_flow *fl,
 			const uint32_t *blocks, size_t n,
 			const uint32_t *edges, size_t ne, uint64_t count)
 {
 	const struct pap_cfg *cfg = fn->graph.cfg;
-	size_t j, nseen = 0;
+	size_t j;
 
 	fl->id++;
 	for (j = 0; j < n; j++)
-		if (!fl->mult[blocks[j]]++)
-			fl->seen[nseen++] = blocks[j];
-	for (j = 0; j < nseen; j++) {
-		uint32_t b = fl->seen[j];
-
-		fl->block[b] += (uint64_t)fl->mult[b] * count;
-		fl->mult[b] = 0;
-		flow_block_lines(fn, fl, b);
-	}
+		flow_block(fn, fl, blocks[j], count);
 	for (j = 0; j < ne; j++)
 		if (edges[j] < cfg->nedges)
 			fl->edge[edges[j]] += count;
+}
+
+/*
+ * flow_blocks() of path @p decoded whole into @edges, its blocks taken
+ * as the edges are walked: those path_edge_blocks() gives for the
+ * first edge (the path's start), then each later edge's destination.
+ */
+static void flow_edges(struct dfunc *f, struct func_flow *fl,
+		       const struct dpath *p, const struct pap_path *edges)
+{
+	const struct pap_meta_fn *fn = f->fn;
+	const struct pap_cfg *cfg = fn->graph.cfg;
+	const struct pap_edge *ce = cfg->edges;
+	uint32_t nedges = cfg->nedges, nblocks = cfg->nblocks;
+	uint64_t *edge = fl->edge, *block = fl->block, count = p->count;
+	uint32_t *mark = fl->mark, start[3], e, b;
+	struct pap_path first = *edges;
+	size_t i, n;
+
+	fl->id++;
+	first.len = edges->len ? 1 : 0;
+	n = path_edge_blocks(f, p->rec, &first, start);
+	for (i = 0; i < n; i++)
+		flow_block(fn, fl, start[i], p->count);
+	/* the hot loop of the report: the fields it uses held in locals */
+	for (i = 0; i < edges->len; i++) {
+		e = edges->edges[i];
+		if (e >= nedges)
+			continue;
+		edge[e] += count;
+		b = ce[e].dst;
+		if (!i || b >= nblocks)
+			continue;
+		block[b] += count;
+		if (mark[b] != fl->id) {
+			mark[b] = fl->id;
+			flow_block_lines(fn, fl, b);
+		}
+	}
 }
 
 /* Marks in fl->hot the edges of path @i (@edges, @ne of them) not
@@ -91,24 +133,9 @@ void func_flow_whole(void *ctx, struct dfunc *f, const struct dpath *p,
 		     const struct pap_path *edges)
 {
 	struct func_flow *fl = ctx;
-	size_t n;
 
-	if (!fl->block || fl->whole <= 0 || !flow_by_blocks(p))
-		return;
-	if (edges->len + 2 > fl->nscratch) {
-		free(fl->scratch);
-		fl->nscratch = edges->len + 2;
-		fl->scratch = malloc(fl->nscratch * sizeof(*fl->scratch));
-		if (!fl->scratch) {
-			/* counted again by func_flow(), from the start */
-			fl->nscratch = 0;
-			fl->whole = -1;
-			return;
-		}
-	}
-	n = path_edge_blocks(f, p->rec, edges, fl->scratch);
-	flow_blocks(f->fn, fl, fl->scratch, n, edges->edges, edges->len,
-		    p->count);
+	if (fl->block && fl->whole > 0 && flow_by_blocks(p))
+		flow_edges(f, fl, p, edges);
 }
 
 /* Path @i, @p, from its blocks one by one: counted unless @counted,
@@ -188,14 +215,18 @@ static void flow_piece(struct dfunc *f, struct func_flow *fl, uint64_t sym,
 		       uint64_t wk)
 {
 	const struct pap_cfg *cfg = f->fn->graph.cfg;
-	uint32_t len, i;
+	const struct pap_edge *ce = cfg->edges;
+	uint32_t nedges = cfg->nedges, nblocks = cfg->nblocks, len, i, b;
+	uint64_t *ec = fl->ec, *bc = fl->bc;
 	const uint32_t *pe = pap_piece_edges(&f->pieces, sym, &len);
 
+	/* in locals: stores through ec and bc would reload fl's fields */
 	for (i = 0; i < len; i++) {
-		if (pe[i] < cfg->nedges)
-			fl->ec[pe[i]] += wk;
-		if (cfg->edges[pe[i]].dst < cfg->nblocks)
-			fl->bc[cfg->edges[pe[i]].dst] += wk;
+		if (pe[i] < nedges)
+			ec[pe[i]] += wk;
+		b = ce[pe[i]].dst;
+		if (b < nblocks)
+			bc[b] += wk;
 	}
 }
 
@@ -271,18 +302,16 @@ void func_flow_form(void *ctx, struct dfunc *f, const struct dpath *p,
 static void flow_scratch_free(struct func_flow *fl)
 {
 	free(fl->last);
-	free(fl->mult);
-	free(fl->seen);
-	free(fl->scratch);
+	free(fl->mark);
 	free(fl->bc);
 	free(fl->ec);
 	free(fl->weight);
 	free(fl->syms);
 	free(fl->listed);
-	fl->last = fl->mult = fl->seen = fl->scratch = fl->syms = NULL;
+	fl->last = fl->mark = fl->syms = NULL;
 	fl->bc = fl->ec = fl->weight = NULL;
 	fl->listed = NULL;
-	fl->nscratch = fl->nweight = 0;
+	fl->nweight = 0;
 }
 
 int func_flow_start(struct dfunc *f, struct func_flow *fl)
@@ -313,12 +342,11 @@ int func_flow_start(struct dfunc *f, struct func_flow *fl)
 	fl->count = calloc(n, sizeof(*fl->count));
 	fl->paths = calloc(n, sizeof(*fl->paths));
 	fl->last = calloc(n, sizeof(*fl->last));
-	fl->mult = calloc(cfg->nnodes + 1, sizeof(*fl->mult));
-	fl->seen = calloc(cfg->nnodes + 1, sizeof(*fl->seen));
+	fl->mark = calloc(cfg->nnodes + 1, sizeof(*fl->mark));
 	fl->bc = calloc(cfg->nnodes + 1, sizeof(*fl->bc));
 	fl->ec = calloc(cfg->nedges + 1, sizeof(*fl->ec));
 	if (!fl->block || !fl->edge || !fl->hot || !fl->count ||
-	    !fl->paths || !fl->last || !fl->mult || !fl->seen || !fl->bc ||
+	    !fl->paths || !fl->last || !fl->mark || !fl->bc ||
 	    !fl->ec) {
 		func_flow_free(fl);
 		return -1;

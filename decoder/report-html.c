@@ -26,6 +26,11 @@ extern char **environ;
 #define HTML_PATHS 25		/* paths per function page without --top */
 #define HTML_K 3		/* k-IPF depth without --k */
 #define HTML_CFG_BLOCKS 300	/* larger graphs are not drawn */
+/* The edges the pictures of one report draw at most, the hottest
+ * functions' first: dot's work grows with them (lua's 5,571 edges take
+ * it 0.8 s), so that a program of thousands of functions is drawn in
+ * seconds too. */
+#define HTML_DOT_EDGES 25000
 #define HTML_KIPF_NODES 300	/* k-IPF nodes per page */
 /* The k-IPF is built only when its work is bounded: the blocks of the
  * paths without repeats (each decoded and split into Ball-Larus ids)
@@ -283,6 +288,55 @@ static int cfg_drawn(const struct dfunc *df)
 	return df->fn->graph.nblocks <= HTML_CFG_BLOCKS;
 }
 
+static const struct dfunc *budget_fs;
+
+/* By activations (as the records say before decoding), then order. */
+static int budget_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t tx = budget_fs[x].total, ty = budget_fs[y].total;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Which of @dp's graphs of at most HTML_CFG_BLOCKS blocks fit in
+ * HTML_DOT_EDGES edges, given to the functions by activations, hottest
+ * first, each graph drawn if its edges fit in what the hotter ones
+ * left: per function 1 or 0; NULL when out of memory.
+ */
+static uint8_t *dot_budget(const struct dprofile *dp)
+{
+	size_t *ord = malloc((dp->nfs + 1) * sizeof(*ord)), i;
+	uint8_t *fits = calloc(dp->nfs + 1, 1);
+	uint64_t used = 0, e;
+
+	if (!ord || !fits) {
+		free(ord);
+		free(fits);
+		return NULL;
+	}
+	for (i = 0; i < dp->nfs; i++)
+		ord[i] = i;
+	budget_fs = dp->fs;
+	qsort(ord, dp->nfs, sizeof(*ord), budget_cmp);
+	for (i = 0; i < dp->nfs; i++) {
+		const struct dfunc *df = &dp->fs[ord[i]];
+
+		if (!cfg_drawn(df))
+			continue;
+		e = dot_edges(df->fn->graph.cfg);
+		if (used + e <= HTML_DOT_EDGES) {
+			used += e;
+			fits[ord[i]] = 1;
+		}
+	}
+	free(ord);
+	return fits;
+}
+
 /* Keeps @n bytes of @s in hd->svg unless that would pass HTML_SVG_MAX
  * (the drawing is left out then); counts them in hd->size. */
 static void svg_keep(struct html_dot *hd, const char *s, size_t n)
@@ -406,10 +460,24 @@ static void dot_end(struct html_dot *hd)
 	sigaction(SIGPIPE, &hd->pipe_was, NULL);
 }
 
+/* The drawing kept in @hd, said to have its counts beside the edges
+ * when @df's graph is that large. */
+static void html_svg(FILE *f, const struct dfunc *df,
+		     const struct html_dot *hd)
+{
+	if (dot_counts_beside(df->fn->graph.cfg))
+		fprintf(f, "<p class=\"muted\">Counts beside the edges, "
+			"placed once the graph is laid out: it has more than "
+			"%u edges, and counts laid out as labels would double "
+			"its ranks.</p>", DOT_LABEL_EDGES);
+	fwrite(hd->svg, 1, hd->len, f);
+}
+
 /* The CFG as inline SVG drawn by dot from the flow @fl, or a note
- * saying why not (@fl->block NULL: its paths could not be counted). */
+ * saying why not (@fl->block NULL: its paths could not be counted;
+ * @fits 0: its edges are past what the report's pictures draw). */
 static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
-		     const struct func_flow *fl)
+		     const struct func_flow *fl, int fits)
 {
 	int rc;
 
@@ -420,6 +488,15 @@ static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
 			"blocks, more than the %u drawn here; <code>pap-decode "
 			"--format=dot --function</code> gives it</p>",
 			df->fn->graph.nblocks, HTML_CFG_BLOCKS);
+		return;
+	}
+	if (!fits) {
+		fprintf(f, "<p class=\"muted\">no picture: a report's "
+			"pictures draw %u edges at most, the hottest "
+			"functions' first, and this graph's %u do not fit in "
+			"what they left; <code>pap-decode --format=svg "
+			"--function</code> draws it</p>", HTML_DOT_EDGES,
+			dot_edges(df->fn->graph.cfg));
 		return;
 	}
 	if (!fl->block) {
@@ -435,7 +512,7 @@ static void html_cfg(FILE *f, struct dfunc *df, struct html_dot *hd,
 	else if (rc == 0 && !hd->svg)
 		fputs("<p class=\"muted\">no picture: out of memory</p>", f);
 	else if (rc == 0)
-		fwrite(hd->svg, 1, hd->len, f);
+		html_svg(f, df, hd);
 	else if (hd->state == DOT_MISSING)
 		fputs("<p class=\"muted\">no picture: graphviz's <code>dot"
 		      "</code> is not installed (<code>apt-get install graphviz"
@@ -716,7 +793,7 @@ static void html_source(FILE *f, struct dfunc *df, const struct func_flow *fl)
 
 static int html_function(const char *dir, struct dfunc *df, size_t idx,
 			 const struct ropts *o, struct html_dot *hd,
-			 const struct func_flow *fl)
+			 const struct func_flow *fl, int fits)
 {
 	char name[64], sub[512];
 	struct page pg;
@@ -738,7 +815,7 @@ static int html_function(const char *dir, struct dfunc *df, size_t idx,
 	      "<p class=\"muted\">Edge width and colour follow the flow (blue "
 	      "cold, red hot); #1-#3 mark the hottest paths; dashed edges "
 	      "never ran.</p><div class=\"cfg\">", f);
-	html_cfg(f, df, hd, fl);
+	html_cfg(f, df, hd, fl, fits);
 	fputs("</div></section>\n", f);
 	html_paths(f, df, o);
 	html_kipf(f, df, o);
@@ -1033,6 +1110,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	struct index_row *rows;
 	struct html_dot hd;
 	size_t *ord = NULL, i;
+	uint8_t *fits;
 	struct stat st;
 	int rc = 0, sel_failed, by, calls = 0;
 
@@ -1062,6 +1140,9 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 	/* each function decoded, its paths counted once (coverage, flow),
 	 * its graph drawn, its page written, then its paths let go but for
 	 * its row of the index */
+	/* the graphs drawn, hottest first, within the report's edges (all
+	 * of them when out of memory: each is bounded all the same) */
+	fits = dot_budget(dp);
 	dot_begin(&hd);
 	for (i = 0; i < dp->nfs; i++) {
 		struct index_row *r = &rows[i];
@@ -1083,7 +1164,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		row_coverage(r);
 		if (func_flow(r->f, &fl))
 			rc = -1;
-		if (html_function(dir, r->f, i, o, &hd, &fl))
+		if (html_function(dir, r->f, i, o, &hd, &fl, !fits || fits[i]))
 			rc = -1;
 		func_flow_free(&fl);
 		r->total = r->f->total;
@@ -1095,6 +1176,7 @@ int write_html(const char *dir, struct dprofile *dp, const struct ropts *o)
 		}
 	}
 	dot_end(&hd);
+	free(fits);
 	if (write_calls(dir, dp, o, &calls))
 		rc = -1;
 	for (by = 0; by < NORDERS && rc == 0; by++) {

@@ -167,7 +167,9 @@ static int bpon_grow_items(struct pap_bpack_online *s)
 /*
  * Room for what one push may add: two items (a run ended and a literal)
  * and two buckets, leaving room for the item pap_bpack_online_finish()
- * may add, and for PAP_BPACK_SHORT literals.  0, or -1 with @s unchanged.
+ * may add, and for PAP_BPACK_SHORT literals.  The positions of a repeat
+ * entered when it ends add no bucket: each equals an earlier position,
+ * whose bucket is already there.  0, or -1 with @s unchanged.
  */
 static int bpon_room(struct pap_bpack_online *s)
 {
@@ -496,14 +498,41 @@ static void bpon_write(struct pap_bpack_online *s,
 	s->first[s->n++] = pos;
 }
 
-/* Writes the open run: a repeat, or its one breakpoint as a literal. */
-static void bpon_close_run(struct pap_bpack_online *s)
+/*
+ * Does the open run enter its positions' buckets only when it ends?
+ * When its source is in the window (its distance below the window's
+ * size, which stays while the run is open): then its last min(length,
+ * distance) positions are entered from the window as it ends.  Any
+ * earlier position of the repeat has an equal breakpoint, so the same
+ * bucket, a distance later inside the repeat: only those can be their
+ * bucket's latest, and no bucket is looked up while the run is open.
+ * A farther source enters each position as it comes, so that the
+ * reader's reads stay in order.
+ */
+static inline int bpon_run_deferred(const struct pap_bpack_online *s)
+{
+	return s->run_dist < s->wsize;
+}
+
+/*
+ * Writes the open run: a repeat, or its one breakpoint as a literal.
+ * With @enter, the positions of a deferred repeat that may be the latest
+ * of their bucket are entered in order (each bucket already there,
+ * bpon_room); at the end of the sequence nothing looks a bucket up
+ * again.
+ */
+static void bpon_close_run(struct pap_bpack_online *s, int enter)
 {
 	if (s->run_len >= 2) {
 		struct pap_breakpoint rep;
+		uint64_t end = s->run_start + s->run_len, q;
 
 		rep.site = PAP_BP_REPEAT;
 		rep.r = s->run_dist << 32 | s->run_len;
+		if (enter && bpon_run_deferred(s))
+			for (q = end - (s->run_len < s->run_dist ?
+					s->run_len : s->run_dist); q < end; q++)
+				bpon_enter(s, pap_bpack_bucket(bpon_at(s, q)), q);
 		bpon_write(s, &rep, s->run_start);
 		if (bpon_wants_table(s, s->run_dist, s->run_len))
 			bpon_table(s);
@@ -516,11 +545,14 @@ static void bpon_close_run(struct pap_bpack_online *s)
 	s->run_len = 0;
 }
 
-int pap_bpack_online_push(struct pap_bpack_online *s,
-			  const struct pap_breakpoint *bp)
+/* pap_bpack_online_push() but for its fast path: the breakpoint at
+ * position @p, the next. */
+static __attribute__((noinline)) int
+bpon_push(struct pap_bpack_online *s, const struct pap_breakpoint *bp,
+	  uint64_t p)
 {
-	uint64_t p = s->pushed, latest;
-	size_t bucket = pap_bpack_bucket(bp);
+	uint64_t latest;
+	size_t bucket;
 
 	if (bpon_room(s))
 		return PAP_ENOMEM;
@@ -529,15 +561,19 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 	if (s->run_len) {
 		if (s->run_len < UINT32_MAX &&
 		    bpon_same(bp, bpon_at(s, p - s->run_dist))) {
-			if (s->run_len == 1)
-				bpon_enter(s, pap_bpack_bucket(bpon_at(s,
-						s->run_start)), s->run_start);
+			if (!bpon_run_deferred(s)) {
+				if (s->run_len == 1)
+					bpon_enter(s, pap_bpack_bucket(
+						bpon_at(s, s->run_start)),
+						s->run_start);
+				bpon_enter(s, pap_bpack_bucket(bp), p);
+			}
 			s->run_len++;
-			bpon_enter(s, bucket, p);
 			return PAP_OK;
 		}
-		bpon_close_run(s);
+		bpon_close_run(s, 1);
 	}
+	bucket = pap_bpack_bucket(bp);
 	latest = bpon_latest(s, bucket);
 	if (latest && p - (latest - 1) <= UINT32_MAX &&
 	    bpon_same(bp, bpon_at(s, latest - 1))) {
@@ -555,12 +591,34 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 	return PAP_OK;
 }
 
+/*
+ * A repeat whose source is in the window enters its positions' buckets
+ * only when it ends (bpon_run_deferred), so a breakpoint that extends
+ * it costs a compare and a store, here, without the slow path's frame.
+ */
+int pap_bpack_online_push(struct pap_bpack_online *s,
+			  const struct pap_breakpoint *bp)
+{
+	uint64_t p = s->pushed, q = p - s->run_dist;
+
+	/* the window holds q while p's store leaves it there */
+	if (s->run_len >= 2 && s->run_len < UINT32_MAX &&
+	    s->run_dist < s->wsize && q >= s->wfrom &&
+	    bpon_same(bp, &s->window[q & (s->wsize - 1)])) {
+		s->window[p & (s->wsize - 1)] = *bp;
+		s->pushed = p + 1;
+		s->run_len++;
+		return PAP_OK;
+	}
+	return bpon_push(s, bp, p);
+}
+
 const struct pap_breakpoint *pap_bpack_online_finish(struct pap_bpack_online *s,
 						     size_t *n)
 {
 	uint64_t i;
 
-	bpon_close_run(s);
+	bpon_close_run(s, 0);
 	s->depth = 0;
 	if (s->pushed <= PAP_BPACK_SHORT) {
 		/* left as it is; all of it still in the window */

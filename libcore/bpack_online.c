@@ -461,6 +461,35 @@ static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
 }
 
 /*
+ * Lists in @out[0..) the literal items that positions @from up to item
+ * @k's start equal, from the last one back, as far as the items before
+ * @k are literals or repeats with a period table.  Returns how many at
+ * the front are left (to read through the reader); each entry is what
+ * bpon_literal() gives for its position.
+ */
+static uint64_t bpon_table_near(const struct pap_bpack_online *s, size_t k,
+				uint64_t from, uint32_t *out)
+{
+	uint64_t left = s->first[k] - from;
+
+	while (left && k--) {
+		uint64_t st = s->first[k], q, d;
+
+		if (!pap_bp_is_repeat(&s->out[k])) {
+			out[--left] = (uint32_t)k;
+			continue;
+		}
+		if (s->period[k] == BPON_NO_TABLE)
+			break;
+		d = s->out[k].r >> 32;
+		/* positions from max(st, from) to from + left - 1 */
+		for (q = from + left; q > st && left; left--)
+			out[left - 1] = s->pool[s->period[k] + (--q - st) % d];
+	}
+	return left;
+}
+
+/*
  * Gives the repeat just written (item n - 1) its period table: the
  * literal each position of its period equals, so that reading it back
  * is one step.  Optional: without
@@ -469,7 +498,7 @@ static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
 static void bpon_table(struct pap_bpack_online *s)
 {
 	size_t k = s->n - 1, j;
-	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d;
+	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d, left;
 
 	if (s->npool + d > s->cap_pool) {
 		size_t cap = s->cap_pool ? s->cap_pool : PAP_BPACK_PERIOD;
@@ -484,7 +513,11 @@ static void bpon_table(struct pap_bpack_online *s)
 		s->pool = pool;
 		s->cap_pool = cap;
 	}
-	for (j = 0; j < d; j++)
+	/* the items just before the repeat hold its source: literals and
+	 * repeats with tables, from the last back, are copied; the rest
+	 * (a repeat without one) is read through the reader */
+	left = bpon_table_near(s, k, from, s->pool + s->npool);
+	for (j = 0; j < left; j++)	/* in order, as the reader reads best */
 		s->pool[s->npool + j] = (uint32_t)bpon_literal(s, from + j);
 	s->period[k] = s->npool;
 	s->npool += d;

@@ -20,6 +20,23 @@
 			 sizeof(size_t))
 /* period[k] of an item without a period table */
 #define BPON_NO_TABLE SIZE_MAX
+/* period[k] of a repeat that gets one when a read first goes through
+ * it (bpon_literal) */
+#define BPON_TABLE_LATER (SIZE_MAX - 1)
+
+/* Does item @k (a repeat) have its period table? */
+static inline int bpon_has_table(const struct pap_bpack_online *s, size_t k)
+{
+	return s->period[k] < BPON_TABLE_LATER;
+}
+
+/* A read went through repeat @k: if its table is due, it is made when
+ * the read ends (bpon_literal). */
+static inline void bpon_through(struct pap_bpack_online *s, size_t k)
+{
+	if (s->period[k] == BPON_TABLE_LATER)
+		s->table_due = k + 1;
+}
 
 void pap_bpack_online_init(struct pap_bpack_online *s,
 			   const struct pap_mem *mem)
@@ -36,6 +53,7 @@ void pap_bpack_online_reset(struct pap_bpack_online *s)
 	s->wfrom = 0;
 	s->run_len = 0;
 	s->depth = 0;
+	s->table_due = 0;
 	s->used = 0;
 	if (s->nslots)
 		memset(s->slot_bucket, 0, s->nslots * sizeof(*s->slot_bucket));
@@ -327,8 +345,9 @@ static size_t bpon_walk(struct pap_bpack_online *s, uint64_t q)
 		if (!pap_bp_is_repeat(&s->out[k]))
 			return k;
 		d = s->out[k].r >> 32;
-		if (s->period[k] != BPON_NO_TABLE)
+		if (bpon_has_table(s, k))
 			return s->pool[s->period[k] + (q - st) % d];
+		bpon_through(s, k);
 		q = st - d + (q - st) % d;
 	}
 }
@@ -359,12 +378,12 @@ static int bpon_descend(struct pap_bpack_online *s, size_t i, uint64_t q)
 		l->k = k;
 		l->shift = s->at - q;
 		left = st + bpon_len(s, k) - q;
-		if (!pap_bp_is_repeat(&s->out[k]) ||
-		    s->period[k] != BPON_NO_TABLE) {
+		if (!pap_bp_is_repeat(&s->out[k]) || bpon_has_table(s, k)) {
 			l->lim = lim < s->at + left ? lim : s->at + left;
 			s->depth = i + 1;
 			return 0;
 		}
+		bpon_through(s, k);
 		d = s->out[k].r >> 32;
 		off = (q - st) % d;
 		if (left > d - off)
@@ -397,7 +416,7 @@ static size_t bpon_found(const struct pap_bpack_online *s)
  * (above); any other rebuilds the chain, each level searched from the
  * item it held.
  */
-static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
+static size_t bpon_read(struct pap_bpack_online *s, uint64_t q)
 {
 	size_t i;
 
@@ -422,6 +441,26 @@ static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
 	if (bpon_descend(s, 0, q))
 		return bpon_walk(s, q);
 	return bpon_found(s);
+}
+
+static void bpon_table(struct pap_bpack_online *s, size_t k);
+
+/*
+ * bpon_read(), and then the period table of a repeat the read went
+ * through whose table was left for later (BPON_TABLE_LATER): most
+ * repeats are never read back, and theirs is never made.
+ */
+static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
+{
+	size_t r = bpon_read(s, q);
+
+	if (s->table_due) {
+		size_t k = s->table_due - 1;
+
+		s->table_due = 0;
+		bpon_table(s, k);
+	}
+	return r;
 }
 
 /*
@@ -479,7 +518,7 @@ static uint64_t bpon_table_near(const struct pap_bpack_online *s, size_t k,
 			out[--left] = (uint32_t)k;
 			continue;
 		}
-		if (s->period[k] == BPON_NO_TABLE)
+		if (!bpon_has_table(s, k))
 			break;
 		d = s->out[k].r >> 32;
 		/* positions from max(st, from) to from + left - 1 */
@@ -490,14 +529,16 @@ static uint64_t bpon_table_near(const struct pap_bpack_online *s, size_t k,
 }
 
 /*
- * Gives the repeat just written (item n - 1) its period table: the
- * literal each position of its period equals, so that reading it back
- * is one step.  Optional: without
- * memory it has none, and reading takes the longer way.
+ * Gives repeat @k its period table: the literal each position of its
+ * period equals, so that reading it back is one step.  Made the first
+ * time a read goes through it (bpon_literal); the positions it lists
+ * are before it, so it is what it would have been when the repeat was
+ * written.  Optional: without memory it has none, and reading takes the
+ * longer way.
  */
-static void bpon_table(struct pap_bpack_online *s)
+static void bpon_table(struct pap_bpack_online *s, size_t k)
 {
-	size_t k = s->n - 1, j;
+	size_t j;
 	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d, left;
 
 	if (s->npool + d > s->cap_pool) {
@@ -508,8 +549,10 @@ static void bpon_table(struct pap_bpack_online *s)
 			cap *= 2;
 		pool = pap_mem_resize(s->mem, s->pool, s->cap_pool * sizeof(*pool),
 				   cap * sizeof(*pool));
-		if (!pool)
+		if (!pool) {
+			s->period[k] = BPON_NO_TABLE;
 			return;
+		}
 		s->pool = pool;
 		s->cap_pool = cap;
 	}
@@ -518,7 +561,8 @@ static void bpon_table(struct pap_bpack_online *s)
 	 * (a repeat without one) is read through the reader */
 	left = bpon_table_near(s, k, from, s->pool + s->npool);
 	for (j = 0; j < left; j++)	/* in order, as the reader reads best */
-		s->pool[s->npool + j] = (uint32_t)bpon_literal(s, from + j);
+		s->pool[s->npool + j] = (uint32_t)bpon_read(s, from + j);
+	s->table_due = 0;	/* tables of the repeats read through: later */
 	s->period[k] = s->npool;
 	s->npool += d;
 }
@@ -568,7 +612,7 @@ static void bpon_close_run(struct pap_bpack_online *s, int enter)
 				bpon_enter(s, pap_bpack_bucket(bpon_at(s, q)), q);
 		bpon_write(s, &rep, s->run_start);
 		if (bpon_wants_table(s, s->run_dist, s->run_len))
-			bpon_table(s);
+			s->period[s->n - 1] = BPON_TABLE_LATER;
 	} else if (s->run_len == 1) {
 		const struct pap_breakpoint *bp = bpon_at(s, s->run_start);
 

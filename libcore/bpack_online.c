@@ -20,6 +20,23 @@
 			 sizeof(size_t))
 /* period[k] of an item without a period table */
 #define BPON_NO_TABLE SIZE_MAX
+/* period[k] of a repeat that gets one when a read first goes through
+ * it (bpon_literal) */
+#define BPON_TABLE_LATER (SIZE_MAX - 1)
+
+/* Does item @k (a repeat) have its period table? */
+static inline int bpon_has_table(const struct pap_bpack_online *s, size_t k)
+{
+	return s->period[k] < BPON_TABLE_LATER;
+}
+
+/* A read went through repeat @k: if its table is due, it is made when
+ * the read ends (bpon_literal). */
+static inline void bpon_through(struct pap_bpack_online *s, size_t k)
+{
+	if (s->period[k] == BPON_TABLE_LATER)
+		s->table_due = k + 1;
+}
 
 void pap_bpack_online_init(struct pap_bpack_online *s,
 			   const struct pap_mem *mem)
@@ -36,6 +53,7 @@ void pap_bpack_online_reset(struct pap_bpack_online *s)
 	s->wfrom = 0;
 	s->run_len = 0;
 	s->depth = 0;
+	s->table_due = 0;
 	s->used = 0;
 	if (s->nslots)
 		memset(s->slot_bucket, 0, s->nslots * sizeof(*s->slot_bucket));
@@ -167,7 +185,9 @@ static int bpon_grow_items(struct pap_bpack_online *s)
 /*
  * Room for what one push may add: two items (a run ended and a literal)
  * and two buckets, leaving room for the item pap_bpack_online_finish()
- * may add, and for PAP_BPACK_SHORT literals.  0, or -1 with @s unchanged.
+ * may add, and for PAP_BPACK_SHORT literals.  The positions of a repeat
+ * entered when it ends add no bucket: each equals an earlier position,
+ * whose bucket is already there.  0, or -1 with @s unchanged.
  */
 static int bpon_room(struct pap_bpack_online *s)
 {
@@ -325,8 +345,9 @@ static size_t bpon_walk(struct pap_bpack_online *s, uint64_t q)
 		if (!pap_bp_is_repeat(&s->out[k]))
 			return k;
 		d = s->out[k].r >> 32;
-		if (s->period[k] != BPON_NO_TABLE)
+		if (bpon_has_table(s, k))
 			return s->pool[s->period[k] + (q - st) % d];
+		bpon_through(s, k);
 		q = st - d + (q - st) % d;
 	}
 }
@@ -357,12 +378,12 @@ static int bpon_descend(struct pap_bpack_online *s, size_t i, uint64_t q)
 		l->k = k;
 		l->shift = s->at - q;
 		left = st + bpon_len(s, k) - q;
-		if (!pap_bp_is_repeat(&s->out[k]) ||
-		    s->period[k] != BPON_NO_TABLE) {
+		if (!pap_bp_is_repeat(&s->out[k]) || bpon_has_table(s, k)) {
 			l->lim = lim < s->at + left ? lim : s->at + left;
 			s->depth = i + 1;
 			return 0;
 		}
+		bpon_through(s, k);
 		d = s->out[k].r >> 32;
 		off = (q - st) % d;
 		if (left > d - off)
@@ -395,7 +416,7 @@ static size_t bpon_found(const struct pap_bpack_online *s)
  * (above); any other rebuilds the chain, each level searched from the
  * item it held.
  */
-static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
+static size_t bpon_read(struct pap_bpack_online *s, uint64_t q)
 {
 	size_t i;
 
@@ -420,6 +441,26 @@ static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
 	if (bpon_descend(s, 0, q))
 		return bpon_walk(s, q);
 	return bpon_found(s);
+}
+
+static void bpon_table(struct pap_bpack_online *s, size_t k);
+
+/*
+ * bpon_read(), and then the period table of a repeat the read went
+ * through whose table was left for later (BPON_TABLE_LATER): most
+ * repeats are never read back, and theirs is never made.
+ */
+static size_t bpon_literal(struct pap_bpack_online *s, uint64_t q)
+{
+	size_t r = bpon_read(s, q);
+
+	if (s->table_due) {
+		size_t k = s->table_due - 1;
+
+		s->table_due = 0;
+		bpon_table(s, k);
+	}
+	return r;
 }
 
 /*
@@ -459,15 +500,46 @@ static int bpon_wants_table(const struct pap_bpack_online *s, uint64_t d,
 }
 
 /*
- * Gives the repeat just written (item n - 1) its period table: the
- * literal each position of its period equals, so that reading it back
- * is one step.  Optional: without
- * memory it has none, and reading takes the longer way.
+ * Lists in @out[0..) the literal items that positions @from up to item
+ * @k's start equal, from the last one back, as far as the items before
+ * @k are literals or repeats with a period table.  Returns how many at
+ * the front are left (to read through the reader); each entry is what
+ * bpon_literal() gives for its position.
  */
-static void bpon_table(struct pap_bpack_online *s)
+static uint64_t bpon_table_near(const struct pap_bpack_online *s, size_t k,
+				uint64_t from, uint32_t *out)
 {
-	size_t k = s->n - 1, j;
-	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d;
+	uint64_t left = s->first[k] - from;
+
+	while (left && k--) {
+		uint64_t st = s->first[k], q, d;
+
+		if (!pap_bp_is_repeat(&s->out[k])) {
+			out[--left] = (uint32_t)k;
+			continue;
+		}
+		if (!bpon_has_table(s, k))
+			break;
+		d = s->out[k].r >> 32;
+		/* positions from max(st, from) to from + left - 1 */
+		for (q = from + left; q > st && left; left--)
+			out[left - 1] = s->pool[s->period[k] + (--q - st) % d];
+	}
+	return left;
+}
+
+/*
+ * Gives repeat @k its period table: the literal each position of its
+ * period equals, so that reading it back is one step.  Made the first
+ * time a read goes through it (bpon_literal); the positions it lists
+ * are before it, so it is what it would have been when the repeat was
+ * written.  Optional: without memory it has none, and reading takes the
+ * longer way.
+ */
+static void bpon_table(struct pap_bpack_online *s, size_t k)
+{
+	size_t j;
+	uint64_t d = s->out[k].r >> 32, from = s->first[k] - d, left;
 
 	if (s->npool + d > s->cap_pool) {
 		size_t cap = s->cap_pool ? s->cap_pool : PAP_BPACK_PERIOD;
@@ -477,13 +549,20 @@ static void bpon_table(struct pap_bpack_online *s)
 			cap *= 2;
 		pool = pap_mem_resize(s->mem, s->pool, s->cap_pool * sizeof(*pool),
 				   cap * sizeof(*pool));
-		if (!pool)
+		if (!pool) {
+			s->period[k] = BPON_NO_TABLE;
 			return;
+		}
 		s->pool = pool;
 		s->cap_pool = cap;
 	}
-	for (j = 0; j < d; j++)
-		s->pool[s->npool + j] = (uint32_t)bpon_literal(s, from + j);
+	/* the items just before the repeat hold its source: literals and
+	 * repeats with tables, from the last back, are copied; the rest
+	 * (a repeat without one) is read through the reader */
+	left = bpon_table_near(s, k, from, s->pool + s->npool);
+	for (j = 0; j < left; j++)	/* in order, as the reader reads best */
+		s->pool[s->npool + j] = (uint32_t)bpon_read(s, from + j);
+	s->table_due = 0;	/* tables of the repeats read through: later */
 	s->period[k] = s->npool;
 	s->npool += d;
 }
@@ -496,17 +575,44 @@ static void bpon_write(struct pap_bpack_online *s,
 	s->first[s->n++] = pos;
 }
 
-/* Writes the open run: a repeat, or its one breakpoint as a literal. */
-static void bpon_close_run(struct pap_bpack_online *s)
+/*
+ * Does the open run enter its positions' buckets only when it ends?
+ * When its source is in the window (its distance below the window's
+ * size, which stays while the run is open): then its last min(length,
+ * distance) positions are entered from the window as it ends.  Any
+ * earlier position of the repeat has an equal breakpoint, so the same
+ * bucket, a distance later inside the repeat: only those can be their
+ * bucket's latest, and no bucket is looked up while the run is open.
+ * A farther source enters each position as it comes, so that the
+ * reader's reads stay in order.
+ */
+static inline int bpon_run_deferred(const struct pap_bpack_online *s)
+{
+	return s->run_dist < s->wsize;
+}
+
+/*
+ * Writes the open run: a repeat, or its one breakpoint as a literal.
+ * With @enter, the positions of a deferred repeat that may be the latest
+ * of their bucket are entered in order (each bucket already there,
+ * bpon_room); at the end of the sequence nothing looks a bucket up
+ * again.
+ */
+static void bpon_close_run(struct pap_bpack_online *s, int enter)
 {
 	if (s->run_len >= 2) {
 		struct pap_breakpoint rep;
+		uint64_t end = s->run_start + s->run_len, q;
 
 		rep.site = PAP_BP_REPEAT;
 		rep.r = s->run_dist << 32 | s->run_len;
+		if (enter && bpon_run_deferred(s))
+			for (q = end - (s->run_len < s->run_dist ?
+					s->run_len : s->run_dist); q < end; q++)
+				bpon_enter(s, pap_bpack_bucket(bpon_at(s, q)), q);
 		bpon_write(s, &rep, s->run_start);
 		if (bpon_wants_table(s, s->run_dist, s->run_len))
-			bpon_table(s);
+			s->period[s->n - 1] = BPON_TABLE_LATER;
 	} else if (s->run_len == 1) {
 		const struct pap_breakpoint *bp = bpon_at(s, s->run_start);
 
@@ -516,11 +622,14 @@ static void bpon_close_run(struct pap_bpack_online *s)
 	s->run_len = 0;
 }
 
-int pap_bpack_online_push(struct pap_bpack_online *s,
-			  const struct pap_breakpoint *bp)
+/* pap_bpack_online_push() but for its fast path: the breakpoint at
+ * position @p, the next. */
+static __attribute__((noinline)) int
+bpon_push(struct pap_bpack_online *s, const struct pap_breakpoint *bp,
+	  uint64_t p)
 {
-	uint64_t p = s->pushed, latest;
-	size_t bucket = pap_bpack_bucket(bp);
+	uint64_t latest;
+	size_t bucket;
 
 	if (bpon_room(s))
 		return PAP_ENOMEM;
@@ -529,15 +638,19 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 	if (s->run_len) {
 		if (s->run_len < UINT32_MAX &&
 		    bpon_same(bp, bpon_at(s, p - s->run_dist))) {
-			if (s->run_len == 1)
-				bpon_enter(s, pap_bpack_bucket(bpon_at(s,
-						s->run_start)), s->run_start);
+			if (!bpon_run_deferred(s)) {
+				if (s->run_len == 1)
+					bpon_enter(s, pap_bpack_bucket(
+						bpon_at(s, s->run_start)),
+						s->run_start);
+				bpon_enter(s, pap_bpack_bucket(bp), p);
+			}
 			s->run_len++;
-			bpon_enter(s, bucket, p);
 			return PAP_OK;
 		}
-		bpon_close_run(s);
+		bpon_close_run(s, 1);
 	}
+	bucket = pap_bpack_bucket(bp);
 	latest = bpon_latest(s, bucket);
 	if (latest && p - (latest - 1) <= UINT32_MAX &&
 	    bpon_same(bp, bpon_at(s, latest - 1))) {
@@ -555,12 +668,34 @@ int pap_bpack_online_push(struct pap_bpack_online *s,
 	return PAP_OK;
 }
 
+/*
+ * A repeat whose source is in the window enters its positions' buckets
+ * only when it ends (bpon_run_deferred), so a breakpoint that extends
+ * it costs a compare and a store, here, without the slow path's frame.
+ */
+int pap_bpack_online_push(struct pap_bpack_online *s,
+			  const struct pap_breakpoint *bp)
+{
+	uint64_t p = s->pushed, q = p - s->run_dist;
+
+	/* the window holds q while p's store leaves it there */
+	if (s->run_len >= 2 && s->run_len < UINT32_MAX &&
+	    s->run_dist < s->wsize && q >= s->wfrom &&
+	    bpon_same(bp, &s->window[q & (s->wsize - 1)])) {
+		s->window[p & (s->wsize - 1)] = *bp;
+		s->pushed = p + 1;
+		s->run_len++;
+		return PAP_OK;
+	}
+	return bpon_push(s, bp, p);
+}
+
 const struct pap_breakpoint *pap_bpack_online_finish(struct pap_bpack_online *s,
 						     size_t *n)
 {
 	uint64_t i;
 
-	bpon_close_run(s);
+	bpon_close_run(s, 0);
 	s->depth = 0;
 	if (s->pushed <= PAP_BPACK_SHORT) {
 		/* left as it is; all of it still in the window */

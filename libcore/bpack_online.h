@@ -53,9 +53,10 @@ extern "C" {
  * distance, list the literal items of their period: reading a position
  * inside one back is then one step, however often the reader goes round
  * the period or jumps into it (an interpreter's second pass over a long
- * loop reads the first one back).  The tables cost 4 bytes an entry: at
- * most PAP_BPACK_PERIOD per short repeat, and never more than 2 per
- * breakpoint a longer one stands for.
+ * loop reads the first one back).  A table is made the first time a
+ * read goes through its repeat; most repeats are never read back.  The
+ * tables cost 4 bytes an entry: at most PAP_BPACK_PERIOD per short
+ * repeat, and never more than 2 per breakpoint a longer one stands for.
  */
 #define PAP_BPACK_PERIOD 64
 #define PAP_BPACK_PERIOD_MAX 4096
@@ -84,6 +85,9 @@ struct pap_bpack_online {
 	struct pap_bpack_level *level;
 	size_t depth, nlevel;
 	uint64_t at;
+	/* k + 1 when a read went through repeat k, whose period table is
+	 * made when the read ends; 0: none */
+	size_t table_due;
 	size_t n, cap;
 	uint32_t *pool;
 	size_t npool, cap_pool;

@@ -52,7 +52,7 @@
  *
  * With -fplugin-arg-pap-calls-tail (off by default: each tail entry is
  * a runtime mark, and a tail recursion whose marks do not repeat, such
- * as Ackermann's, then costs several times calls' instructions), a call
+ * as Ackermann's, then costs about ten times calls' instructions), a call
  * is a tail site when tailcall.cc:pap_tail_return() finds it in
  * tail position (what the intra modes keep as a tail call), in a
  * function without setjmp receivers or nonlocal labels; nothing follows
@@ -61,7 +61,10 @@
  * every function of a chain.  Functions with exception edges get no
  * call probes.  Without calls-tail, calls in tail position are ordinary
  * sites: the return probe after them keeps GCC from making them jumps,
- * so a tail-recursive loop uses a frame per call.
+ * so a tail-recursive loop uses a frame per call, and one that runs
+ * long enough overflows the stack that the plain build runs it in: a
+ * program that counts on tail calls must be built with calls-tail
+ * (doc/benchmarks.md, "Tail calls by default").
  */
 #include "gcc-common.h"
 #include "plugin.h"

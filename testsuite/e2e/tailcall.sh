@@ -8,7 +8,10 @@
 # count_down's, is_even's, is_odd's, spin's and walk's paths are what
 # the program's arithmetic says, at -O0 too; and at -O0 and -O2 with the
 # tracer, the
-# decoded paths equal the traced ones (block totals in epp).  TAP output.
+# decoded paths equal the traced ones (block totals in epp).  With call
+# sequences and calls-tail at -O2 the program runs a million deep in
+# the same stack too, and its sequence decodes; at a small depth it is
+# the -O0 build's (where GCC makes no jumps).  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -26,7 +29,7 @@ deep=1000000
 small=3000
 gcc -O2 -w "$src" -o plain || { echo "Bail out! cannot build tailcall.c"; exit 1; }
 ./plain $small >plain.small
-echo "1..12"
+echo "1..14"
 n=0
 fails=0
 if ! (ulimit -s 1024 && ./plain $deep >plain.deep); then
@@ -127,5 +130,42 @@ for opt in -O0 -O2; do
 			fails=$((fails + 1))
 		fi
 	done
+done
+# call sequences with calls-tail (calls.sh checks them against the
+# -finstrument-functions oracle): tail calls stay jumps at -O2
+ctail="-fplugin-arg-pap-calls -fplugin-arg-pap-calls-tail"
+for mode in none pap-epp; do
+	n=$((n + 1))
+	rm -f pap.prof
+	if ! "$papgcc" -O2 -w $ctail -fplugin-arg-pap-mode=$mode "$src" \
+	     -o cinst 2>cc.err ||
+	   ! "$papgcc" -O0 -w $ctail -fplugin-arg-pap-mode=$mode "$src" \
+	     -o cinst0 2>>cc.err; then
+		echo "not ok $n - calls-tail $mode: compile failed"
+		sed 's/^/# /' cc.err
+		fails=$((fails + 1)); continue
+	fi
+	if ! (ulimit -s 1024 && ./cinst $deep >inst.deep) ||
+	   ! cmp -s plain.deep inst.deep ||
+	   ! "$decode" --format=json pap.prof >deep.json 2>decode.err ||
+	   ! grep -q '"call_paths"' deep.json; then
+		echo "not ok $n - -O2 calls-tail $mode: $deep calls deep in tail position do not run in 1 MB of stack and decode"
+		sed 's/^/# /' decode.err
+		fails=$((fails + 1)); continue
+	fi
+	seqs=
+	for b in cinst cinst0; do
+		rm -f pap.prof
+		./$b $small >inst.small && cmp -s plain.small inst.small &&
+		"$decode" --format=json pap.prof >$b.json 2>decode.err &&
+		sed -n '/"call_paths"/,$p' $b.json >$b.seq && [ -s $b.seq ] ||
+		seqs=bad
+	done
+	if [ -z "$seqs" ] && cmp -s cinst.seq cinst0.seq; then
+		echo "ok $n - calls-tail $mode: $deep deep in 1 MB of stack at -O2; its sequences at $small are -O0's"
+	else
+		echo "not ok $n - calls-tail $mode: output or call sequences at $small differ between -O2 and -O0"
+		fails=$((fails + 1))
+	fi
 done
 [ $fails -eq 0 ]

@@ -73,12 +73,7 @@ for opt in -O0 -O2; do
 			not_ok "$what: output or status differs from plain"
 			continue
 		fi
-		if ! (cd "$d" && "$decode" --format=selective pap.prof \
-		      >sel.txt 2>err.txt); then
-			not_ok "$what: decode"
-			diag "$d/err.txt"
-			continue
-		fi
+		sel_decode "$d" "$what" || continue
 		# "LINE COUNT" per path of interest, by spec line
 		sel_got "$d" >"$d/got"
 		sel_expect a.paths "$spec" | sort -n >"$d/want"

@@ -78,12 +78,7 @@ for run in "-O0 follow all" "-O2 follow all" "-O2 3 all" "-O0 follow one" \
 		not_ok "$what: output differs from plain"
 		continue
 	fi
-	if ! (cd "$d" && "$decode" --format=selective pap.prof \
-	      >sel.txt 2>err.txt); then
-		not_ok "$what: decode"
-		diag "$d/err.txt"
-		continue
-	fi
+	sel_decode "$d" "$what" || continue
 	sel_got "$d" >"$d/got"
 	sel_expect a.paths $sp.spec | sort -n >"$d/want"
 	sel_acts "$d" >"$d/acts"

@@ -43,6 +43,17 @@ sel_acyclic() {
 	       for (i = 2; i <= n; i++) if (c[f[i]]++) next; print }' "$@"
 }
 
+# sel_decode DIR WHAT: DIR/pap.prof as a `pap-decode --format=selective`
+# report in DIR/sel.txt (pap-decode is $decode); when it fails, a failed
+# test "WHAT: decode" with the decoder's message, and status 1
+sel_decode() {
+	(cd "$1" && "$decode" --format=selective pap.prof >sel.txt \
+		2>err.txt) && return 0
+	not_ok "$2: decode"
+	diag "$1/err.txt"
+	return 1
+}
+
 # sel_got DIR: "LINE COUNT" of each path of interest in DIR/sel.txt (a
 # `pap-decode --format=selective` report), sorted
 sel_got() {

@@ -128,8 +128,8 @@ void pap_loop_fold_apply(struct pap_loop_fold *lf);
 /*
  * selective.cc: selective profiling (-fplugin-arg-pap-spec=FILE).  Is a
  * spec given; adds spec @file (false after an error); sets the strategy
- * from "spp", "psp0".."psp3" or "0".."3" (0 or an error code); does the
- * spec name @fun?
+ * from "spp", "psp0".."psp3", "0".."3" or "follow", the default (0 or an
+ * error code); does the spec name @fun?
  */
 bool pap_sel_enabled(void);
 bool pap_sel_add_spec(const char *file);

@@ -295,7 +295,8 @@ static int epp_segment_memo(const struct pap_plan *p, struct pap_memo *m,
 	if (!err && !rec.over && pap_memo_room(m, PAP_MEMO_SEGMENT,
 						 ne + 3 * rec.n + 2) &&
 	    (w = malloc((ne + 3 * rec.n + 2) * sizeof(*w)))) {
-		memcpy(w, out->edges + from, ne * sizeof(*w));
+		if (ne)	/* out->edges may still be NULL */
+			memcpy(w, out->edges + from, ne * sizeof(*w));
 		for (k = 0; k < rec.n; k++) {
 			w[ne + 3 * k] = (uint32_t)rec.d[k];
 			w[ne + 3 * k + 1] = (uint32_t)(rec.d[k] >> 32);

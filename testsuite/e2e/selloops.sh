@@ -82,13 +82,8 @@ for run in "-O0 follow all" "-O2 follow all" "-O2 3 all" "-O0 follow one" \
 	sel_got "$d" >"$d/got"
 	sel_expect a.paths $sp.spec | sort -n >"$d/want"
 	sel_acts "$d" >"$d/acts"
-	if ! cmp -s "$d/want" "$d/got"; then
-		not_ok "$what: counts of the paths of interest"
-		diff "$d/want" "$d/got" | head -10 | sed 's/^/#   /'
-	elif ! join "$d/acts" a.acts | awk '$2 != $3 { exit 1 }' ||
-	     [ "$(wc -l <"$d/acts")" -lt 6 ]; then
-		not_ok "$what: activations"
-		join "$d/acts" a.acts | head | sed 's/^/#   /'
+	if sel_counts_bad "$d" "$what" 6; then
+		:
 	elif [ $s = follow ] && [ $opt = -O2 ] && [ "$counted" -lt $min ]; then
 		not_ok "$what: only $counted loops counted"
 	else

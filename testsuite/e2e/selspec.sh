@@ -54,6 +54,25 @@ sel_decode() {
 	return 1
 }
 
+# sel_counts_bad DIR WHAT N: after sel_got, sel_expect and sel_acts into
+# DIR/got, DIR/want and DIR/acts, is a count of a path of interest or of
+# a function's activations (against a.acts, the full run's) wrong, or
+# are fewer than N functions counted?  Then a failed test named WHAT
+# says which, and status 0
+sel_counts_bad() {
+	if ! cmp -s "$1/want" "$1/got"; then
+		not_ok "$2: counts of the paths of interest"
+		diff "$1/want" "$1/got" | head -10 | sed 's/^/#   /'
+	elif ! join "$1/acts" a.acts | awk '$2 != $3 { exit 1 }' ||
+	     [ "$(wc -l <"$1/acts")" -lt "$3" ]; then
+		not_ok "$2: activations"
+		join "$1/acts" a.acts | head | sed 's/^/#   /'
+	else
+		return 1
+	fi
+	return 0
+}
+
 # sel_got DIR: "LINE COUNT" of each path of interest in DIR/sel.txt (a
 # `pap-decode --format=selective` report), sorted
 sel_got() {

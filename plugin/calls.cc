@@ -893,7 +893,7 @@ static void pap_calls_cluster(struct pap_calls *c, uint32_t k)
 /* Is @s a call site: a real call, not a builtin GCC expands in place,
  * nor a leaf C library builtin the unit does not define, nor pap's
  * runtime, nor -finstrument-functions' hooks? */
-static bool pap_calls_is_site(gcall *s)
+bool pap_calls_is_site(gcall *s)
 {
 	tree fn;
 	const char *name;

@@ -359,37 +359,20 @@ static vec<gimple *> pap_pisp_calls;
 
 /*
  * May call @s of @fun be followed by a switch to the copy?  Only a call
- * that can enter code of the program (which alone sets the flag, but for
- * a signal handler) and returns to something else than a return: not
- * pap's runtime or -finstrument-functions' hooks, not a builtin GCC
- * expands in place, not a leaf function (it calls nothing of the unit
- * back; should it reach another unit's, the move waits for the next
- * call), not noreturn, returns-twice or ending its block, not in tail
+ * site (pap_calls_is_site(): a call that can enter code of the program,
+ * which alone sets the flag, but for a signal handler) that returns to
+ * something else than a return: not a leaf function (it calls nothing
+ * of the unit back; should it reach another unit's, the move waits for
+ * the next call), not noreturn, returns-twice or ending its block, not in tail
  * position (nothing but the return follows; a tail site keeps its
  * position).  A call left out only delays the move.
  */
 static bool pap_pisp_switchable(function *fun, gcall *s)
 {
-	int flags = gimple_call_flags(s);
-	tree fn;
-
-	if (gimple_call_internal_p(s) || stmt_ends_bb_p(s) ||
-	    (flags & (ECF_NORETURN | ECF_RETURNS_TWICE | ECF_LEAF)))
-		return false;
-	fn = gimple_call_fndecl(s);
-	if (fn) {
-		const char *name = IDENTIFIER_POINTER(DECL_NAME(fn));
-
-		if (!strncmp(name, "__pap_", 6) ||
-		    !strncmp(name, "__cyg_profile_func_", 19) ||
-		    fndecl_built_in_p(fn, BUILT_IN_MD) ||
-		    (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
-		     (!strncmp(name, "__builtin_", 10) ||
-		      !strncmp(name, "__atomic_", 9) ||
-		      !strncmp(name, "__sync_", 7))))
-			return false;
-	}
-	return !pap_tail_return(fun, s);
+	return pap_calls_is_site(s) && !stmt_ends_bb_p(s) &&
+	       !(gimple_call_flags(s) &
+		 (ECF_NORETURN | ECF_RETURNS_TWICE | ECF_LEAF)) &&
+	       !pap_tail_return(fun, s);
 }
 
 /*

@@ -202,6 +202,12 @@ void pap_sel_terminate(function *fun, const struct pap_sel_plan *sel,
 		       uint64_t checksum, const struct pap_cfgtext *g,
 		       edge *gcc_edge, basic_block *tails, tree r, tree a);
 
+/* calls.cc: is call @s a call site (a call that may enter code of the
+ * program: not pap's runtime, the -finstrument-functions hooks, a builtin
+ * GCC expands in place or a leaf C library function the unit does not
+ * define)? */
+bool pap_calls_is_site(gcall *s);
+
 /*
  * calls.cc: the call sequence's probes of one function (pap/abi.h,
  * librt/calls.h).  Collect, before any probe goes in, finds the call

@@ -761,24 +761,29 @@ static void pap_sel_check(const struct pap_sel_plan *sp,
 	}
 }
 
+/* Ends @from with "if (@x @code @y)", on to @yes or @no. */
+static void pap_sel_if(basic_block from, enum tree_code code, tree x, tree y,
+		       basic_block yes, basic_block no, bool likely)
+{
+	gimple_stmt_iterator gsi = gsi_last_bb(from);
+
+	gsi_insert_after(&gsi, gimple_build_cond(code, x, y, NULL_TREE,
+		NULL_TREE), GSI_NEW_STMT);
+	make_edge(from, yes, EDGE_TRUE_VALUE)->probability = likely ?
+		profile_probability::likely() :
+		profile_probability::unlikely();
+	make_edge(from, no, EDGE_FALSE_VALUE)->probability = likely ?
+		profile_probability::unlikely() :
+		profile_probability::likely();
+}
+
 /* Ends @from with "if (@x == @v)": on to @yes when it holds (likely
  * or not as @likely says), else to @no. */
 static void pap_sel_branch(basic_block from, tree x, uint64_t v,
 			   basic_block yes, basic_block no, bool likely)
 {
-	gimple_stmt_iterator gsi = gsi_last_bb(from);
-	edge e;
-
-	gsi_insert_after(&gsi, gimple_build_cond(EQ_EXPR, x,
-		build_int_cstu(TREE_TYPE(x), v), NULL_TREE, NULL_TREE),
-		GSI_NEW_STMT);
-	e = make_edge(from, yes, EDGE_TRUE_VALUE);
-	e->probability = likely ? profile_probability::likely() :
-		profile_probability::unlikely();
-	e = make_edge(from, no, EDGE_FALSE_VALUE);
-	e->probability = e->src->succs->length() ?
-		EDGE_SUCC(from, 0)->probability.invert() :
-		profile_probability::even();
+	pap_sel_if(from, EQ_EXPR, x, build_int_cstu(TREE_TYPE(x), v), yes, no,
+		   likely);
 }
 
 /* Appends @x = @v (a constant of @x's type) or @x = @y (@y given). */
@@ -857,14 +862,10 @@ static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
 			gsi_insert_after(&gsi, gimple_build_assign(n,
 				PLUS_EXPR, n, build_int_cstu(TREE_TYPE(n), 1)),
 				GSI_NEW_STMT);
-			gsi_insert_after(&gsi, gimple_build_cond(LT_EXPR, n,
-				build_int_cstu(TREE_TYPE(n),
-					       au->close_reps[c]),
-				NULL_TREE, NULL_TREE), GSI_NEW_STMT);
-			make_edge(adv, again, EDGE_TRUE_VALUE)->probability =
-				profile_probability::likely();
-			make_edge(adv, on, EDGE_FALSE_VALUE)->probability =
-				profile_probability::unlikely();
+			pap_sel_if(adv, LT_EXPR, n,
+				   build_int_cstu(TREE_TYPE(n),
+						  au->close_reps[c]),
+				   again, on, true);
 			pap_sel_set(again, pos, au->close_first[c], NULL_TREE);
 			make_single_succ_edge(again, join, EDGE_FALLTHRU);
 			pap_sel_set(on, n, 0, NULL_TREE);
@@ -1073,22 +1074,6 @@ static void pap_sel_op(basic_block bb, tree x, enum tree_code code, tree y,
 
 	gsi_insert_after(&gsi, gimple_build_assign(x, code, y, z),
 			 GSI_NEW_STMT);
-}
-
-/* Ends @from with "if (@x @code @y)", on to @yes or @no. */
-static void pap_sel_if(basic_block from, enum tree_code code, tree x, tree y,
-		       basic_block yes, basic_block no, bool likely)
-{
-	gimple_stmt_iterator gsi = gsi_last_bb(from);
-
-	gsi_insert_after(&gsi, gimple_build_cond(code, x, y, NULL_TREE,
-		NULL_TREE), GSI_NEW_STMT);
-	make_edge(from, yes, EDGE_TRUE_VALUE)->probability = likely ?
-		profile_probability::likely() :
-		profile_probability::unlikely();
-	make_edge(from, no, EDGE_FALSE_VALUE)->probability = likely ?
-		profile_probability::unlikely() :
-		profile_probability::likely();
 }
 
 /*

@@ -135,21 +135,13 @@ static int piece_back(const struct pap_plan *p, struct pap_memo *m,
 	return err;
 }
 
-/*
- * The digits of one PAP+EPP segment, as decode_pap_epp() pops them from
- * @r starting at fold edge @end, until the leading 1 remains; what it
- * checks for every digit is checked here, what it checks against the
- * breakpoint before is left to the caller (first_end, at_entry).
- */
-static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
-		       uint32_t end, uint64_t r, struct pap_path *out,
-		       uint32_t *first_end, uint32_t *start_out, int *at_entry,
-		       const struct pap_piece_visit *v)
+int pap_epp_segment_pieces(const struct pap_plan *p, uint32_t end,
+			   uint64_t r, pap_epp_piece_fn piece, void *ctx,
+			   uint32_t *first_end, uint32_t *start_out,
+			   int *at_entry)
 {
 	const struct pap_cfg *cfg = p->cfg;
 	uint32_t start;
-	uint64_t d;
-	size_t at;
 	int err;
 
 	for (;;) {
@@ -161,18 +153,9 @@ static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
 
 		if (q == 0)
 			return PAP_ECORRUPT;
-		if (end != PAP_NONE) {
-			err = pap_path_push(out, end);
-			if (err)
-				return err;
-		}
-		d = r - q * n;
-		at = out->len;
-		err = piece_back(p, m, x, d, out, &start);
+		err = piece(ctx, end, r - q * n, &start);
 		if (err)
 			return err;
-		if (v)
-			v->piece(v->ctx, end, d, start, at, out->len - at);
 		r = q;
 		if (start == PAP_NONE) {
 			if (r != 1)
@@ -192,6 +175,53 @@ static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
 		}
 		end = start;
 	}
+}
+
+/* Where epp_segment()'s pieces go. */
+struct piece_out {
+	const struct pap_plan *p;
+	struct pap_memo *m;
+	struct pap_path *out;
+	const struct pap_piece_visit *v;
+};
+
+/* A pap_epp_piece_fn pushing the piece's fold edge, then its edges
+ * (backward), telling struct piece_out's visitor. */
+static int push_piece(void *ctx, uint32_t end, uint64_t d, uint32_t *start)
+{
+	struct piece_out *o = ctx;
+	const struct pap_cfg *cfg = o->p->cfg;
+	size_t at;
+	int err;
+
+	if (end != PAP_NONE) {
+		err = pap_path_push(o->out, end);
+		if (err)
+			return err;
+	}
+	at = o->out->len;
+	err = piece_back(o->p, o->m, end == PAP_NONE ? cfg->exit :
+			 cfg->edges[end].src, d, o->out, start);
+	if (!err && o->v)
+		o->v->piece(o->v->ctx, end, d, *start, at, o->out->len - at);
+	return err;
+}
+
+/*
+ * The edges of one PAP+EPP segment, as decode_pap_epp() pops its digits
+ * from @r starting at fold edge @end, pushed backward; what it checks for
+ * every digit is checked here, what it checks against the breakpoint
+ * before is left to the caller (first_end, at_entry).
+ */
+static int epp_segment(const struct pap_plan *p, struct pap_memo *m,
+		       uint32_t end, uint64_t r, struct pap_path *out,
+		       uint32_t *first_end, uint32_t *start_out, int *at_entry,
+		       const struct pap_piece_visit *v)
+{
+	struct piece_out o = { p, m, out, v };
+
+	return pap_epp_segment_pieces(p, end, r, push_piece, &o, first_end,
+				      start_out, at_entry);
 }
 
 /*
@@ -448,6 +478,26 @@ int pap_decode_epp_segment(const struct pap_plan *plan,
 		return PAP_ECORRUPT;
 	err = epp_segment(plan, memo, end, r, out, first_end, start,
 			  at_entry, NULL);
+	if (err) {
+		out->len = from;
+		return err;
+	}
+	path_reverse(out, from);
+	return PAP_OK;
+}
+
+int pap_decode_epp_piece(const struct pap_plan *plan, struct pap_memo *memo,
+			 uint32_t end, uint64_t d, struct pap_path *out,
+			 uint32_t *start)
+{
+	const struct pap_cfg *cfg = plan->cfg;
+	size_t from = out->len;
+	int err;
+
+	if (end != PAP_NONE && end >= cfg->nedges)
+		return PAP_ECORRUPT;
+	err = piece_back(plan, memo, end == PAP_NONE ? cfg->exit :
+			 cfg->edges[end].src, d, out, start);
 	if (err) {
 		out->len = from;
 		return err;

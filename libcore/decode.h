@@ -129,6 +129,33 @@ int pap_decode_segment(const struct pap_plan *plan, struct pap_memo *memo,
 		       struct pap_path *out);
 
 /*
+ * The pieces of one PAP+EPP segment, without their edges: the digits of
+ * value @r popped from fold edge @end (PAP_NONE: EXIT) and checked as
+ * pap_decode_epp_segment() pops and checks them.  Each piece, the fold
+ * edge it ends at and its digit, is given to @piece, which sets *@start
+ * to the fold edge the piece starts at (PAP_NONE: ENTRY), as
+ * pap_decode_epp_piece() finds it, and returns 0, or an error code that
+ * ends the walk.  *@first_end, *@start_out and *@at_entry as
+ * pap_decode_epp_segment() sets them.  @end must be PAP_NONE or an edge
+ * of the plan's graph.
+ */
+typedef int (*pap_epp_piece_fn)(void *ctx, uint32_t end, uint64_t d,
+				uint32_t *start);
+int pap_epp_segment_pieces(const struct pap_plan *plan, uint32_t end,
+			   uint64_t r, pap_epp_piece_fn piece, void *ctx,
+			   uint32_t *first_end, uint32_t *start_out,
+			   int *at_entry);
+/*
+ * The acyclic piece of a PAP+EPP plan that ends at fold edge @end
+ * (PAP_NONE: EXIT) with digit @d: its edges appended to @out in execution
+ * order (@end itself not among them), *@start the fold edge it starts at
+ * (PAP_NONE: ENTRY), through @memo.  PAP_ECORRUPT if no piece fits.
+ */
+int pap_decode_epp_piece(const struct pap_plan *plan, struct pap_memo *memo,
+			 uint32_t end, uint64_t d, struct pap_path *out,
+			 uint32_t *start);
+
+/*
  * One PAP+EPP segment: the digits of value @r popped from the fold edge
  * @end (PAP_NONE: EXIT) the segment ends at, each checked as
  * pap_decode_path() checks it, their edges appended to @out in execution

@@ -264,6 +264,67 @@ static int note_edges(struct dfunc *f, const struct pap_plan *bl,
 static void note_bl(struct dfunc *f, struct dpath *p, const uint32_t *edges,
 		    size_t nedges, const struct pap_rseq *form, int whole);
 
+int path_bl_segment(struct dfunc *f, uint32_t start, int final,
+		    const uint32_t *e, size_t n, struct seg_bl *out)
+{
+	const struct pap_plan *bl = func_bl_plan(f);
+	struct pap_bl_state st;
+	uint64_t id;
+	size_t k;
+	int err = 0, r;
+
+	if (!bl)
+		return PAP_EINVAL;
+	out->abs_start = start == PAP_NONE ||
+			 (start < bl->cfg->nedges && bl->is_fold[start]);
+	out->emits = 0;
+	out->head = out->out = 0;
+	if (start == PAP_NONE) {
+		err = pap_bl_begin(bl, &st);
+	} else if (start >= bl->cfg->nedges) {
+		err = PAP_ECORRUPT;
+	} else if (out->abs_start) {
+		err = pap_bl_start_at(bl, &st, start);
+	} else {
+		/* the running id relative to the one the segment is entered
+		 * with, which the segments before give */
+		st.id = 0;
+		st.x = bl->cfg->edges[start].dst;
+		st.first = 0;
+	}
+	for (k = 0; !err && k <= n; k++) {
+		if (k < n) {
+			r = pap_bl_edge(bl, &st, e[k], &id);
+			if (r <= 0) {
+				err = r;
+				continue;
+			}
+		} else if (!final) {
+			break;
+		} else {
+			err = pap_bl_end(bl, &st, &id);
+			if (err)
+				break;
+		}
+		/* an id ends: the first of a segment entered mid-path is
+		 * completed by its caller, the others are whole */
+		if (!out->emits && !out->abs_start)
+			out->head = id;
+		else
+			err = note_id(f, id, 0, 0);
+		out->emits = 1;
+	}
+	if (!out->emits)
+		out->head = st.id;
+	out->out = st.id;
+	return err;
+}
+
+int path_note_bl_id(struct dfunc *f, uint64_t id)
+{
+	return note_id(f, id, 0, 0);
+}
+
 /*
  * Can @f's ids be noted per digit (path_note_bl_digits())?  Its own plan
  * is PAP+EPP over the graph of its EPP numbering: each acyclic piece of

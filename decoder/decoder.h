@@ -128,6 +128,7 @@ struct dfunc {
 	 * -1 no, 0 not known yet */
 	int bl_digits;
 	struct bl_digits digits;	/* the last record's pieces */
+	struct seg_sums *segs;	/* segments summed up (record_sum()) */
 };
 
 struct seq_printer;
@@ -137,6 +138,26 @@ void piece_memo_free(struct piece_memo *m);
 struct bl_spans;
 /* Lets go of @s (coverage.c). */
 void bl_spans_free(struct bl_spans *s);
+struct seg_sums;
+/* Lets go of @s (segsum.c). */
+void seg_sums_free(struct seg_sums *s);
+
+/* At most this many edges of decoded pieces are remembered per function. */
+#define DECODE_MEMO_EDGES ((size_t)1 << 24)
+
+/*
+ * A record @r of @f that a report will not show, checked and measured
+ * into @out (count, lengths, flags; no blocks or head) from its segments,
+ * each distinct one decoded once, its Ball-Larus ids noted when @note:
+ * what decode_rec() gives for it, without expanding it.  @scratch is
+ * reused between calls.  0, the error code decoding it gives, or 1 when
+ * it is not a record this applies to (decode it).
+ */
+int record_sum(struct dfunc *f, const struct pap_prof_rec *r,
+	       struct dpath *out, int note, struct pap_path *scratch);
+/* Did a record_sum() of @f that failed note ids (of segments decoded for
+ * it)?  Then f->blset may hold ids no decoded path has. */
+int record_sum_tainted(const struct dfunc *f);
 
 /*
  * Paths of more blocks than this are never expanded into arrays: every
@@ -385,6 +406,28 @@ int path_bl_by_digits(struct dfunc *f);
 void path_note_bl_digits(struct dfunc *f, struct dpath *p,
 			 const uint32_t *edges, size_t nedges,
 			 const struct bl_digits *v);
+/*
+ * The Ball-Larus numbering read over one PAP+EPP segment of @f alone:
+ * its edges @e (@n, execution order) after fold edge @start (PAP_NONE:
+ * from the entry), up to the exit when @final, else up to and with the
+ * fold edge it ends at.  The numbering's ids are sums of edge values, so
+ * a segment entered mid-path (its start is a fold edge of the PAP+EPP
+ * plan but not of the numbering) is read from a running id of 0: the first id that ends in
+ * it is @out->head plus the running id it is entered with, or, if none
+ * ends, @out->head is what it adds to that id.  Every other id that ends
+ * in it is noted in f->blset; @out->out is the running id it leaves.
+ * 0, or an error code as noting a whole path through it would give.
+ */
+struct seg_bl {
+	uint64_t head, out;
+	uint8_t emits;		/* an id ends in it */
+	uint8_t abs_start;	/* entered at the entry or after a fold edge
+				 * of the numbering: all its ids noted */
+};
+int path_bl_segment(struct dfunc *f, uint32_t start, int final,
+		    const uint32_t *e, size_t n, struct seg_bl *out);
+/* Notes Ball-Larus id @id of @f in f->blset; 0 or PAP_ENOMEM. */
+int path_note_bl_id(struct dfunc *f, uint64_t id);
 /* path_note_bl() from @p's @edges, repeats or not. */
 void path_note_bl_edges(struct dfunc *f, struct dpath *p,
 			const uint32_t *edges, size_t nedges);

@@ -251,9 +251,6 @@ uint32_t block_number(const struct pap_meta_fn *fn, uint32_t b)
 	return (uint32_t)strtoul(fn->graph.names[b] + 1, NULL, 10);
 }
 
-/* At most this many edges of decoded pieces are remembered per function. */
-#define DECODE_MEMO_EDGES ((size_t)1 << 24)
-
 /* Pieces of paths' forms are let go past this many edges: with the
  * memo's, what a function's decoding holds stays within the report's
  * memory targets (doc/benchmarks.md). */
@@ -777,13 +774,56 @@ static int open_blocks(struct dfunc *f, struct dpath *p)
 	return 0;
 }
 
-/* Hottest first, nothing else. */
-static int by_count_only(const void *a, const void *b)
+/* A path's count and place, what ordering by count alone reads. */
+struct count_key {
+	uint64_t count;
+	size_t at;
+};
+
+/* Hottest first, then in their first order: a stable sort by count. */
+static int by_count_key(const void *a, const void *b)
 {
-	const struct dpath *x = a, *y = b;
+	const struct count_key *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * @f's paths ordered by count alone, equal counts in their order: the
+ * keys are sorted, not the paths, which are then moved in place along
+ * the permutation's cycles, each once.  0, or -1 when memory is short.
+ */
+static int sort_by_count(struct dfunc *f)
+{
+	struct count_key *k = malloc((f->npaths + 1) * sizeof(*k));
+	size_t i, j, from;
+
+	if (!k)
+		return -1;
+	for (i = 0; i < f->npaths; i++)
+		k[i] = (struct count_key){ f->paths[i].count, i };
+	qsort(k, f->npaths, sizeof(*k), by_count_key);
+	/* place i takes the path at k[i].at; a place filled points to
+	 * itself */
+	for (i = 0; i < f->npaths; i++) {
+		struct dpath held;
+
+		if (k[i].at == i)
+			continue;
+		held = f->paths[i];
+		for (j = i;; j = from) {
+			from = k[j].at;
+			k[j].at = j;
+			if (from == i) {
+				f->paths[j] = held;
+				break;
+			}
+			f->paths[j] = f->paths[from];
+		}
+	}
+	free(k);
 	return 0;
 }
 
@@ -926,17 +966,99 @@ static int sort_run(struct dfunc *f, size_t i, size_t j, size_t upto)
 	return failed ? -1 : 0;
 }
 
+/* The @k largest of the counts offered (struct topk). */
+struct topk {
+	uint64_t *h;		/* a min-heap of at most k */
+	size_t n, k;
+};
+
+static void topk_offer(struct topk *t, uint64_t v)
+{
+	size_t i, c;
+
+	if (t->n < t->k) {
+		for (i = t->n++; i && t->h[(i - 1) / 2] > v; i = (i - 1) / 2)
+			t->h[i] = t->h[(i - 1) / 2];
+		t->h[i] = v;
+		return;
+	}
+	if (v <= t->h[0])
+		return;
+	for (i = 0; (c = 2 * i + 1) < t->n; i = c) {
+		if (c + 1 < t->n && t->h[c + 1] < t->h[c])
+			c++;
+		if (t->h[c] >= v)
+			break;
+		t->h[i] = t->h[c];
+	}
+	t->h[i] = v;
+}
+
+/* Past the first @upto paths, this many at least keep count order: the
+ * HTML report's flows mark the hottest paths by rank. */
+#define SORT_FRONT_MIN FLOW_HOT_PATHS
+
+/*
+ * Moves the paths of @f at least as hot as its @front-th hottest to the
+ * front, ordered by count (equal counts in their order), the others
+ * after them in their order: for reports that read only the first of
+ * a function's many paths, a pass instead of a sort of them all.  0, or
+ * -1 when memory is short.
+ */
+static int sort_front(struct dfunc *f, size_t front)
+{
+	struct topk t = { malloc(front * sizeof(uint64_t)), 0, front };
+	struct count_key *k = NULL;
+	struct dpath *held = NULL;
+	size_t i, m = 0, w;
+	uint64_t least;
+
+	if (!t.h)
+		return -1;
+	for (i = 0; i < f->npaths; i++)
+		topk_offer(&t, f->paths[i].count);
+	least = t.h[0];
+	free(t.h);
+	for (i = 0; i < f->npaths; i++)
+		m += f->paths[i].count >= least;
+	k = malloc(m * sizeof(*k));
+	held = malloc(m * sizeof(*held));
+	if (!k || !held) {
+		free(k);
+		free(held);
+		return -1;
+	}
+	for (i = 0, w = 0; i < f->npaths; i++)
+		if (f->paths[i].count >= least) {
+			k[w] = (struct count_key){ f->paths[i].count, w };
+			held[w++] = f->paths[i];
+		}
+	for (i = w = f->npaths; i-- > 0;)
+		if (f->paths[i].count < least)
+			f->paths[--w] = f->paths[i];
+	qsort(k, m, sizeof(*k), by_count_key);
+	for (i = 0; i < m; i++)
+		f->paths[i] = held[k[i].at];
+	free(k);
+	free(held);
+	return 0;
+}
+
 /*
  * Sorts @f's paths by by_count(), hottest first: by count, then each run
- * of one count by sort_run().  Runs that start at @upto or later (0:
- * none) keep the profile's order: the first @upto paths are by_count()'s
+ * of one count by sort_run().  With @upto (0: none), runs that start at
+ * @upto or later keep the profile's order, and the paths past the
+ * SORT_FRONT_MIN-th (or @upto-th if more) hottest are left in the
+ * profile's order after them: the first @upto paths are by_count()'s
  * first @upto, and paths past them are decoded no more.
  */
 static int sort_paths(struct dfunc *f, size_t upto)
 {
-	size_t i = 0, j;
+	size_t i = 0, j, front = upto > SORT_FRONT_MIN ? upto : SORT_FRONT_MIN;
 
-	qsort(f->paths, f->npaths, sizeof(*f->paths), by_count_only);
+	if (upto && f->npaths > front ? sort_front(f, front) :
+	    sort_by_count(f))
+		return -1;
 	while (i < f->npaths && (!upto || i < upto)) {
 		for (j = i + 1; j < f->npaths &&
 		     f->paths[j].count == f->paths[i].count; j++)
@@ -980,13 +1102,6 @@ static int func_add_rec(struct dfunc *f, size_t i)
 	return 0;
 }
 
-static int u64_desc(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x > y ? -1 : x < y;
-}
-
 /*
  * The least count a path of @f may have to be among the first dp->rank
  * once sorted (0: any, when every path is ranked), and into *@n how many
@@ -997,22 +1112,22 @@ static int u64_desc(const void *a, const void *b)
 static uint64_t rank_least(const struct dprofile *dp, const struct dfunc *f,
 			   size_t *n)
 {
-	uint64_t *c, least;
+	struct topk t = { NULL, 0, dp->rank };
+	uint64_t least;
 	size_t i;
 
 	*n = f->nrecs;
 	if (!dp->rank || f->nrecs <= dp->rank)
 		return 0;
-	c = malloc(f->nrecs * sizeof(*c));
-	if (!c)
+	t.h = malloc(dp->rank * sizeof(*t.h));
+	if (!t.h)
 		return 0;
 	for (i = 0; i < f->nrecs; i++)
-		c[i] = dp->prof->recs[f->recs[i]].count;
-	qsort(c, f->nrecs, sizeof(*c), u64_desc);
-	least = c[dp->rank - 1];
-	for (*n = dp->rank; *n < f->nrecs && c[*n] == least; ++*n)
-		;
-	free(c);
+		topk_offer(&t, dp->prof->recs[f->recs[i]].count);
+	least = t.h[0];
+	free(t.h);
+	for (i = 0, *n = 0; i < f->nrecs; i++)
+		*n += dp->prof->recs[f->recs[i]].count >= least;
 	return least;
 }
 
@@ -1022,7 +1137,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	struct pap_path scratch;
 	size_t i, nheads, kept = 0;
 	uint64_t least;
-	int rc = 0;
+	int rc = 0, light, note;
 
 	if (f->decoded)
 		return 0;
@@ -1035,17 +1150,27 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	least = rank_least(dp, f, &nheads);
 	if (nheads)
 		heads = malloc(nheads * DPATH_HEAD * sizeof(*heads));
+	light = least && !dp->on_whole && !dp->on_form;
+	note = dp->note_bl;
 	for (i = 0; i < f->nrecs; i++) {
 		const struct pap_prof_rec *r = &dp->prof->recs[f->recs[i]];
 		uint32_t head[DPATH_HEAD], *h = NULL;
 		struct dpath p;
-		int e;
+		int e, summed;
 
 		if (heads && r->count >= least && kept < nheads)
 			h = heads + kept * DPATH_HEAD;
 		progress("decoding", i, f->nrecs);
-		e = decode_rec(f, r, &p, &scratch, h ? h : head,
-			       dp->note_bl, dp);
+		/* a path that cannot be among those shown needs its count,
+		 * lengths and ids, which its segments give */
+		e = h || !light || r->count >= least ? 1 :
+		    record_sum(f, r, &p, note, &scratch);
+		summed = e <= 0;
+		if (e > 0)
+			e = decode_rec(f, r, &p, &scratch, h ? h : head,
+				       note, dp);
+		if (note && record_sum_tainted(f))
+			note = 0;	/* the ids are had again below */
 		p.head = h;
 		kept += h && !e;
 		if (e) {
@@ -1061,7 +1186,7 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 			rc = -1;
 			break;
 		}
-		if (dp->note_bl && !path_repeats(&p))
+		if (note && !summed && !path_repeats(&p))
 			path_note_bl_digits(f, &p, scratch.edges,
 					    scratch.len, &f->digits);
 		if (dp->on_whole && !path_repeats(&p))
@@ -1073,6 +1198,14 @@ int func_decode(struct dprofile *dp, struct dfunc *f)
 	}
 	progress_done();
 	pap_path_free(&scratch);
+	if (dp->note_bl && record_sum_tainted(f)) {
+		/* counted again from the paths decoded (func_bl_taken()) */
+		free(f->blset.slot);
+		memset(&f->blset, 0, sizeof(f->blset));
+		f->bl_noted = 0;
+	}
+	seg_sums_free(f->segs);	/* of use while records are read only */
+	f->segs = NULL;
 	if (dp->total > UINT64_MAX - f->total)
 		dp->saturated = 1;
 	dp->total = pap_sat_add(dp->total, f->total);

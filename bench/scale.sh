@@ -172,9 +172,12 @@ run_one() {
 		exit 1
 	}
 	# what must equal the plain build's: coremark's results, not its
-	# timings
+	# timings (nor its complaint that a run took under 10 s, which a
+	# slower build does not make)
 	if [ "$b" = coremark ]; then
-		grep -E 'crc|ERROR|^Iterations +:' "$dir/out" >"$dir/cmp" || true
+		grep -E 'crc|ERROR|^Iterations +:' "$dir/out" |
+			grep -v 'Must execute for at least 10 secs' \
+			>"$dir/cmp" || true
 	else
 		cp "$dir/out" "$dir/cmp"
 	fi

@@ -94,11 +94,12 @@ struct dpath {
 	uint32_t *head;		/* its first DPATH_HEAD blocks, while
 				 * paths are ordered; else NULL */
 	uint64_t count;
-	uint32_t opens;		/* path_open()s not yet closed */
-	int complete;
-	int resumed;		/* it starts where a longjmp came back */
-	int bl_only;		/* an EPP record: one acyclic piece only */
 	uint64_t bl_id;		/* its Ball-Larus id */
+	uint32_t opens;		/* path_open()s not yet closed */
+	/* flags, small: a function's paths may be millions */
+	uint8_t complete;
+	uint8_t resumed;	/* it starts where a longjmp came back */
+	uint8_t bl_only;	/* an EPP record: one acyclic piece only */
 };
 
 struct dfunc {

@@ -831,7 +831,45 @@ struct pb_scratch {
 	size_t cap_dict, cap_bps, cap_prev;
 	uint64_t nprev;		/* the group's path before, in prev */
 	uint64_t held;		/* breakpoints of the segment's paths */
+	/* records on their way into the profile, added a batch at a time
+	 * (their lookups' misses side by side), each one's offset in at[];
+	 * the first that failed and its offset */
+	struct pap_prof_batch *batch;
+	uint64_t at[PAP_PROF_BATCH];
+	int failed;
+	uint64_t failed_at;
 };
+
+/* A pap_prof_added_fn keeping the first failure of struct pb_scratch @arg. */
+static void pb_added(void *arg, const struct pap_prof_item *it)
+{
+	struct pb_scratch *s = arg;
+
+	if (it->err && !s->failed) {
+		s->failed = it->err;
+		s->failed_at = s->at[it - s->batch->items];
+	}
+}
+
+/* The error of the first record of @s that failed to go into @p, if one
+ * did: PAP_ELIMIT said as too many records, at its offset. */
+static int pb_failed(struct pb_in *in, const struct pap_profile *p,
+		     const struct pb_scratch *s)
+{
+	if (s->failed == PAP_ELIMIT)
+		return pb_error(in, s->failed_at, "more than %zu distinct "
+				"records", p->max_recs);
+	return s->failed;
+}
+
+/* The records waiting in @s's batch added to @p; 0 or the first one's
+ * error. */
+static int pb_flush(struct pb_in *in, struct pap_profile *p,
+		    struct pb_scratch *s)
+{
+	pap_prof_batch_flush(p, s->batch, pb_added, s);
+	return pb_failed(in, p, s);
+}
 
 /* Makes *@a hold @n breakpoints. */
 static int pb_reserve(struct pap_breakpoint **a, size_t *cap, size_t n)
@@ -990,10 +1028,19 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 						   UINT64_MAX))
 				return pb_error(in, at, "a repeat reaching "
 						"before the path's start");
-			err = pap_profile_add_named(p, fn, &name, kind,
-						    pb_groups[g].complete,
-						    value, s->bps,
-						    (uint32_t)n, count);
+			if (name == UINT32_MAX &&
+			    (err = pap_profile_name(p, fn, &name)))
+				return err;
+			if ((s->batch->n == PAP_PROF_BATCH ||
+			     n > PAP_PROF_BATCH_BPS - s->batch->nbps) &&
+			    (err = pb_flush(in, p, s)))
+				return err;
+			s->at[s->batch->n] = at;
+			pap_prof_batch_add_named(p, s->batch, fn, name, kind,
+						 pb_groups[g].complete, value,
+						 s->bps, (uint32_t)n, count,
+						 pb_added, s);
+			err = pb_failed(in, p, s);
 			/* this path is the next one's "before" */
 			t = s->prev;
 			s->prev = s->bps;
@@ -1002,14 +1049,11 @@ static int pb_get_function(struct pb_in *in, struct pap_profile *p,
 			s->cap_prev = s->cap_bps;
 			s->cap_bps = (size_t)j;
 			s->nprev = n;
-			if (err == PAP_ELIMIT)
-				return pb_error(in, at, "more than %zu "
-						"distinct records",
-						p->max_recs);
 			if (err)
 				return err;
 		}
-	return PAP_OK;
+	/* fn is gone after: its records go in now */
+	return pb_flush(in, p, s);
 }
 
 /* A segment's body @d[0..@n), whose functions have @ng groups, at file
@@ -1019,10 +1063,14 @@ static int pb_get_body(struct pap_profile *p, const unsigned char *d,
 		       const char *file, char *err, size_t errlen)
 {
 	struct pb_in in = { d, 0, n, base, file, err, errlen };
-	struct pb_scratch s = { NULL, NULL, NULL, 0, 0, 0, 0, 0 };
+	struct pb_scratch s;
 	uint64_t lost, nfn, i;
 	int r;
 
+	memset(&s, 0, sizeof(s));
+	s.batch = calloc(1, sizeof(*s.batch));
+	if (!s.batch)
+		return PAP_ENOMEM;
 	if ((r = pb_get_varint(&in, &lost, "lost count")) ||
 	    (r = pb_get_count(&in, &nfn, 4, "function count")))
 		return r;
@@ -1036,6 +1084,7 @@ static int pb_get_body(struct pap_profile *p, const unsigned char *d,
 	free(s.dict);
 	free(s.bps);
 	free(s.prev);
+	free(s.batch);
 	return r;
 }
 

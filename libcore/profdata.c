@@ -454,7 +454,7 @@ void pap_profile_add_many(struct pap_profile *p, struct pap_prof_item *items,
 	 * then each record's first slot, then the record it names: each
 	 * step's loads all start before any is waited for */
 	for (it = items; it < end; it++) {
-		it->err = prof_name(p, it->fn, &it->name);
+		it->err = it->named ? PAP_OK : prof_name(p, it->fn, &it->name);
 		if (it->err)
 			continue;
 		it->hash = prof_hash(p->names[it->name].hash, it->kind,
@@ -492,11 +492,35 @@ void pap_prof_batch_flush(struct pap_profile *p, struct pap_prof_batch *b,
 	b->nbps = 0;
 }
 
+int pap_profile_name(struct pap_profile *p, const char *fn, uint32_t *name)
+{
+	return prof_name(p, fn, name);
+}
+
 void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 			const char *fn, uint8_t kind, uint8_t complete,
 			uint64_t value, const struct pap_breakpoint *bps,
 			uint32_t nbps, uint64_t count,
 			pap_prof_added_fn *added, void *arg)
+{
+	pap_prof_batch_add_named(p, b, fn, UINT32_MAX, kind, complete, value,
+				 bps, nbps, count, added, arg);
+}
+
+/* Names item @it by fn's index @name in the profile (UINT32_MAX: to be
+ * found when it is added). */
+static void batch_name(struct pap_prof_item *it, uint32_t name)
+{
+	it->name = name;
+	it->named = name != UINT32_MAX;
+}
+
+void pap_prof_batch_add_named(struct pap_profile *p, struct pap_prof_batch *b,
+			      const char *fn, uint32_t name, uint8_t kind,
+			      uint8_t complete, uint64_t value,
+			      const struct pap_breakpoint *bps, uint32_t nbps,
+			      uint64_t count, pap_prof_added_fn *added,
+			      void *arg)
 {
 	struct pap_prof_item *it;
 
@@ -504,6 +528,7 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 		pap_prof_batch_flush(p, b, added, arg);
 	it = &b->items[b->n];
 	pap_prof_item_set(it, fn, kind, complete, value, bps, nbps, count);
+	batch_name(it, name);
 	if (nbps > PAP_PROF_BATCH_BPS) {
 		/* a long path, on its own */
 		pap_profile_add_many(p, it, 1);

@@ -186,8 +186,11 @@ struct pap_prof_item {
 	uint8_t kind, complete;
 	int err;		/* out: what pap_profile_add_at() returns */
 	size_t at;		/* out: its *at, when err is 0 */
-	uint32_t name;		/* the call's own */
+	uint32_t name;		/* the call's own, unless named */
 	uint64_t hash;
+	/* name is already fn's index in the profile's names, as
+	 * pap_profile_name() gave it */
+	uint8_t named;
 };
 
 /* Sets @it to a record's arguments (its results cleared). */
@@ -206,6 +209,7 @@ static inline void pap_prof_item_set(struct pap_prof_item *it, const char *fn,
 	it->count = count;
 	it->err = 0;
 	it->at = 0;
+	it->named = 0;
 }
 
 /*
@@ -251,6 +255,17 @@ void pap_prof_batch_add(struct pap_profile *p, struct pap_prof_batch *b,
 			uint64_t value, const struct pap_breakpoint *bps,
 			uint32_t nbps, uint64_t count,
 			pap_prof_added_fn *added, void *arg);
+/* pap_prof_batch_add() of a record of @fn, whose index in @p's names
+ * pap_profile_name() gave as @name (UINT32_MAX: not known). */
+void pap_prof_batch_add_named(struct pap_profile *p, struct pap_prof_batch *b,
+			      const char *fn, uint32_t name, uint8_t kind,
+			      uint8_t complete, uint64_t value,
+			      const struct pap_breakpoint *bps, uint32_t nbps,
+			      uint64_t count, pap_prof_added_fn *added,
+			      void *arg);
+/* *@name: the index of function @fn in @p's names, added if new; 0 or
+ * PAP_ENOMEM. */
+int pap_profile_name(struct pap_profile *p, const char *fn, uint32_t *name);
 /* Adds every record of @from to @to, and its lost count. */
 int pap_profile_merge(struct pap_profile *to, const struct pap_profile *from);
 

@@ -204,6 +204,87 @@ static void test_profbin_order(void **state)
 	pap_profile_free(&out);
 }
 
+/* The byte offset in @err, a reader's "FILE: error: byte N: ..." */
+static unsigned long long err_byte(const char *err)
+{
+	const char *b = strstr(err, "byte ");
+
+	assert_non_null(b);
+	return strtoull(b + 5, NULL, 10);
+}
+
+/*
+ * The reader adds records a batch at a time: what it reads back is what
+ * was written (records of many breakpoints, more than a batch holds,
+ * among them), and a limit on distinct records (max_recs) stops it at
+ * the first record past the limit, whose offset it gives: one further
+ * into the file for each record more the limit lets in.
+ */
+static void test_profbin_limit(void **state)
+{
+	struct pap_breakpoint *bps = calloc(1500, sizeof(*bps));
+	struct pap_profile in, out;
+	char *buf = NULL, *t1 = NULL, *t2 = NULL, err[256] = "", fn[64];
+	size_t len = 0, l1 = 0, l2 = 0, i, total;
+	unsigned long long last = 0;
+	FILE *f;
+	int k;
+
+	(void)state;
+	assert_non_null(bps);
+	pap_profile_init(&in);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 70; i++) {
+			uint32_t n = i % 23 == 5 ? 1100 + (uint32_t)i :
+						   (uint32_t)(rnd() % 9), j;
+
+			for (j = 0; j < n; j++) {
+				bps[j].site = (uint32_t)(rnd() % 7);
+				bps[j].r = rnd();
+			}
+			snprintf(fn, sizeof(fn), "limit:%016x", k + 1);
+			assert_int_equal(pap_profile_add(&in, fn, PAP_REC_PATH,
+					 1, rnd() % 1000, bps, n,
+					 1 + rnd() % 5), 0);
+		}
+	total = in.nrecs;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(pap_profile_write(&in, f), 0);
+	assert_int_equal(fclose(f), 0);
+	pap_profile_init(&out);
+	out.max_recs = total;
+	if (pap_profile_parse_mem(&out, buf, len, "limit.prof", err,
+				  sizeof(err)))
+		fail_msg("%s", err);
+	f = open_memstream(&t1, &l1);
+	assert_int_equal(pap_profile_write_text(&in, f), 0);
+	assert_int_equal(fclose(f), 0);
+	f = open_memstream(&t2, &l2);
+	assert_int_equal(pap_profile_write_text(&out, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(t1, t2, l1);
+	pap_profile_free(&out);
+	for (i = total - 40; i < total; i++) {
+		pap_profile_init(&out);
+		out.max_recs = i;
+		err[0] = 0;
+		assert_int_not_equal(pap_profile_parse_mem(&out, buf, len,
+							   "limit.prof", err,
+							   sizeof(err)), 0);
+		assert_non_null(strstr(err, "distinct records"));
+		assert_true(err_byte(err) > last);
+		last = err_byte(err);
+		pap_profile_free(&out);
+	}
+	free(t1);
+	free(t2);
+	free(buf);
+	free(bps);
+	pap_profile_free(&in);
+}
+
 /* An element of the radix sort's test: its keys, and where it was. */
 struct relem {
 	uint64_t hi, lo, at;
@@ -273,6 +354,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profbin_order),
+		cmocka_unit_test(test_profbin_limit),
 		cmocka_unit_test(test_radix_sort),
 	};
 

@@ -66,9 +66,11 @@ struct seg_sums {
 };
 
 /* At most this many segments, and as many pieces, are remembered per
- * function (48 bytes a slot, at most three quarters of them used; let go
- * when its records are decoded): past it a record is decoded whole. */
-#define SEGSUM_MAX ((size_t)1 << 19)
+ * function (48 bytes a slot, at most three quarters of them used, 24 MB
+ * at most; let go when its records are decoded).  Past it a new segment
+ * is read from its pieces each time it is met (the front table keeps the
+ * latest), and a record whose pieces cannot be kept is decoded whole. */
+#define SEGSUM_MAX ((size_t)3 << 17)
 /* Slots of the front table (direct-mapped). */
 #define SEG_FRONT ((size_t)1 << 14)
 /* The most pieces a segment has: each digit is at least binary. */
@@ -311,7 +313,7 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 	uint64_t v = r->value, nedges = 0, nblocks = 0;
 	size_t nbps, j, nchain = 0;
 	struct seg_sum joined;
-	int err;
+	int err, keep;
 
 	if (!plan || plan->mode != PAP_MODE_PAP_EPP || r->kind == PAP_REC_BL ||
 	    pap_bpack_has_repeat(r->bps, r->nbps) ||
@@ -324,9 +326,10 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 		s->note = note;
 		s->front = calloc(SEG_FRONT, sizeof(*s->front));
 	}
-	/* each of its segments may be new: the table must hold them */
-	if (!s->front || s->note != note || sum_room(&s->seg, nbps_bound(r)))
+	if (!s->front || s->note != note)
 		return 1;
+	/* each of its segments may be new: kept if the table holds them */
+	keep = !sum_room(&s->seg, nbps_bound(r));
 	/* without repeats: the breakpoints themselves */
 	err = pap_bunpack_into(&f->unpacked, r->bps, r->nbps, UINT64_MAX,
 			       &bps, &nbps);
@@ -339,20 +342,27 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 		struct seg_sum *x = &s->front[h & (SEG_FRONT - 1)];
 
 		if (!x->used || x->r != v || x->end != end) {
-			struct seg_sum *m = &s->seg.slot[sum_slot(&s->seg, end,
-								  v, h)];
+			struct seg_sum *m = s->seg.nslots ?
+				&s->seg.slot[sum_slot(&s->seg, end, v, h)] :
+				NULL;
 
-			if (!m->used) {
+			if (m && m->used) {
+				*x = *m;
+			} else {
 				*noted |= note;
-				err = seg_decode(f, end, v, scratch, m);
+				err = seg_decode(f, end, v, scratch, x);
 				if (err == PAP_ELIMIT)
 					return 1;	/* decoded whole */
-				if (err)
-					return err;	/* the slot stays free */
-				m->used = 1;
-				s->seg.n++;
+				if (err) {
+					x->used = 0;
+					return err;
+				}
+				x->used = 1;
+				if (keep && m) {
+					*m = *x;
+					s->seg.n++;
+				}
 			}
-			*x = *m;
 		}
 		if (nchain == s->capchain &&
 		    pap_grow(&s->chain, &s->capchain, sizeof(*s->chain), 64))

@@ -6,7 +6,9 @@
 # --format=annotate reports for it.  Then, for one program, pap's lcov
 # tracefile must hold lcov's own line and function records and render
 # with genhtml, its gcov JSON must give gcov's JSON counts, and gcovr
-# must read its gcov text as it reads gcov's.  TAP output.
+# must read its gcov text as it reads gcov's.  The phases of gcovphases.c
+# give one path whose packed form holds a piece in several items: its
+# HTML page's line counts must be gcov's too.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -19,13 +21,15 @@ cd "$tmp" || exit 1
 . "$top_srcdir/testsuite/tap.sh"
 
 # PROGRAM.c and the arguments of each run
-runs="gcovlines1.c:7 gcovlines1.c:12 gcovlines1.c:0 gcovlines2.c:7
-gcovlines2.c:2"
-echo "1..$(($(echo $runs | wc -w) + 4))"
+runs="gcovphases.c:3 gcovphases.c:8 gcovlines1.c:7 gcovlines1.c:12
+gcovlines1.c:0 gcovlines2.c:7 gcovlines2.c:2"
+# runs of gcovphases.c: each checks the HTML page too
+nhtml=$(echo $runs | tr ' ' '\n' | grep -c '^gcovphases')
+echo "1..$(($(echo $runs | wc -w) + nhtml + 4))"
 
 gcov=$(command -v gcov-"$("$cc" -dumpversion)" || command -v gcov)
 if [ -z "$gcov" ]; then
-	for r in $runs 1 2 3 4; do
+	for r in $runs $(seq $nhtml) 1 2 3 4; do
 		skip "gcov not found (it comes with gcc)"
 	done
 	exit 0
@@ -59,6 +63,22 @@ for r in $runs; do
 	else
 		not_ok "$src $arg: every line's count is gcov's"
 		note "LINE GCOV PAP where they differ:"; diag diff; diag err
+	fi
+	[ "$name" = gcovphases ] || continue
+	# the HTML page of phases(): "LINE COUNT" for each line it counts
+	# (a line's count is the runs of its blocks, gcov's count when the
+	# line is one block, as each of phases()' lines is)
+	(cd p && "$decode" --html=h pap.prof) 2>>err
+	sed -n 's/^<tr><td class="n">\([0-9]*\)<\/td><td class="n" style=[^>]*>\([0-9]*\)<\/td>.*/\1 \2/p' \
+		$(grep -l '<h1>phases</h1>' p/h/f*.html) 2>>err | sort >hgot
+	lo=$(head -1 hgot | cut -d' ' -f1) hi=$(tail -1 hgot | cut -d' ' -f1)
+	awk -v lo="${lo:-1}" -v hi="${hi:-0}" \
+		'$1 >= lo && $1 <= hi && $2 != "-" && $2 != "#####"' want >hwant
+	if [ "$(wc -l <hwant)" -ge 10 ] && cmp -s hwant hgot; then
+		ok "$src $arg: its HTML page counts each line of phases() as gcov"
+	else
+		not_ok "$src $arg: its HTML page counts each line of phases() as gcov"
+		note "gcov, then the page:"; diag hwant; diag hgot; diag err
 	fi
 done
 

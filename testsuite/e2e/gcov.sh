@@ -7,8 +7,9 @@
 # tracefile must hold lcov's own line and function records and render
 # with genhtml, its gcov JSON must give gcov's JSON counts, and gcovr
 # must read its gcov text as it reads gcov's.  The phases of gcovphases.c
-# give one path whose packed form holds a piece in several items: its
-# HTML page's line counts must be gcov's too.  TAP output.
+# give one path whose packed form holds a piece in several items, run
+# twice: its HTML page's line counts must be gcov's too, and each line
+# run on each function's one path.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -74,11 +75,16 @@ for r in $runs; do
 	lo=$(head -1 hgot | cut -d' ' -f1) hi=$(tail -1 hgot | cut -d' ' -f1)
 	awk -v lo="${lo:-1}" -v hi="${hi:-0}" \
 		'$1 >= lo && $1 <= hi && $2 != "-" && $2 != "#####"' want >hwant
-	if [ "$(wc -l <hwant)" -ge 10 ] && cmp -s hwant hgot; then
-		ok "$src $arg: its HTML page counts each line of phases() as gcov"
+	# and on every page, each line run is on the function's one path
+	sed -n 's/^<tr><td class="n">\([0-9]*\)<\/td><td class="n" style=[^>]*>[0-9]*<\/td><td class="n">\([0-9]*\)<.*/\1 \2/p' \
+		p/h/f*.html 2>>err >hpaths
+	if [ "$(wc -l <hwant)" -ge 10 ] && cmp -s hwant hgot &&
+	   [ "$(wc -l <hpaths)" -ge 20 ] && ! grep -qv ' 1$' hpaths; then
+		ok "$src $arg: its HTML pages count each line of phases() as gcov, one path a line"
 	else
-		not_ok "$src $arg: its HTML page counts each line of phases() as gcov"
-		note "gcov, then the page:"; diag hwant; diag hgot; diag err
+		not_ok "$src $arg: its HTML pages count each line of phases() as gcov, one path a line"
+		note "gcov, then the page, then LINE PATHS of each page:"
+		diag hwant; diag hgot; diag hpaths; diag err
 	fi
 done
 

@@ -1,8 +1,9 @@
 /* gcovphases.c - gcov.sh: one loop whose iterations run in phases, a
  * phase coming back after others, so that the loop's one path holds
  * the same piece (breakpoint to breakpoint) at several places of its
- * packed form, not as a repeat; each line of phases() is one block, so
- * that the HTML page's counts (runs of the line's blocks) are gcov's */
+ * packed form, not as a repeat, and that path runs twice; each line of
+ * phases() is one block, so that the HTML page's counts (runs of the
+ * line's blocks) are gcov's; each function has one distinct path */
 #include <stdlib.h>
 
 volatile long acc;
@@ -41,10 +42,12 @@ static int fill(char *pat, int rounds)
 int main(int argc, char **argv)
 {
 	static char pat[8 * 900];
-	int rounds = argc > 1 ? atoi(argv[1]) : 3;
+	int rounds = argc > 1 ? atoi(argv[1]) : 3, n;
 
 	if (rounds < 0 || rounds > 8)
 		rounds = 3;
-	phases(pat, fill(pat, rounds));
+	n = fill(pat, rounds);
+	phases(pat, n);
+	phases(pat, n);		/* its one path twice */
 	return 0;
 }

@@ -6,7 +6,8 @@
 # --format=annotate reports for it.  Then, for one program, pap's lcov
 # tracefile must hold lcov's own line and function records and render
 # with genhtml, its gcov JSON must give gcov's JSON counts, and gcovr
-# must read its gcov text as it reads gcov's.  The phases of gcovphases.c
+# must read its gcov text as it reads gcov's; its branch counts must be
+# those lcov takes from gcov.  The phases of gcovphases.c
 # give one path whose packed form holds a piece in several items, run
 # twice: its HTML page's line counts must be gcov's too, and each line
 # run on each function's one path.  TAP output.
@@ -26,11 +27,11 @@ runs="gcovphases.c:3 gcovphases.c:8 gcovlines1.c:7 gcovlines1.c:12
 gcovlines1.c:0 gcovlines2.c:7 gcovlines2.c:2"
 # runs of gcovphases.c: each checks the HTML page too
 nhtml=$(echo $runs | tr ' ' '\n' | grep -c '^gcovphases')
-echo "1..$(($(echo $runs | wc -w) + nhtml + 4))"
+echo "1..$(($(echo $runs | wc -w) + nhtml + 5))"
 
 gcov=$(command -v gcov-"$("$cc" -dumpversion)" || command -v gcov)
 if [ -z "$gcov" ]; then
-	for r in $runs $(seq $nhtml) 1 2 3 4; do
+	for r in $runs $(seq $nhtml) 1 2 3 4 5; do
 		skip "gcov not found (it comes with gcc)"
 	done
 	exit 0
@@ -95,9 +96,11 @@ done
 records() { grep -E "^($1):" "$2" | sort; }
 if ! command -v lcov >/dev/null || ! command -v genhtml >/dev/null; then
 	skip "lcov not installed (Debian package lcov)"
+	skip "lcov not installed (Debian package lcov)"
 	skip "genhtml not installed (Debian package lcov)"
 else
-	lcov --capture --directory g --output-file g.info >/dev/null 2>&1
+	lcov --capture --rc lcov_branch_coverage=1 --directory g \
+		--output-file g.info >/dev/null 2>&1
 	if [ -s g.info ] && [ "$(records 'DA|FNDA' g.info | wc -l)" -gt 20 ] &&
 	   records 'DA|FNDA' g.info | sed "s|$tmp/g/|$tmp/p/|" >want &&
 	   records 'DA|FNDA' p.info >got && cmp -s want got &&
@@ -106,6 +109,19 @@ else
 	else
 		not_ok "--format=lcov: the DA and FNDA records lcov takes \
 from gcov"
+		diff want got | head -10 | sed 's/^/#   /'; diag err
+	fi
+	# "LINE COUNT" per branch, sorted: lcov numbers a line's branches
+	# across its blocks, pap per block, and lcov writes 0 where gcov
+	# and pap say never run ("-")
+	brcounts() { grep '^BRDA:' "$1" |
+		awk -F'[:,]' '{ print $2, ($5 == "-" ? 0 : $5) }' | sort -n; }
+	brcounts g.info >want
+	brcounts p.info >got
+	if [ "$(wc -l <want)" -ge 20 ] && cmp -s want got; then
+		ok "--format=lcov: each line's branch counts are gcov's"
+	else
+		not_ok "--format=lcov: each line's branch counts are gcov's"
 		diff want got | head -10 | sed 's/^/#   /'; diag err
 	fi
 	if genhtml --output-directory html p.info >genhtml.out 2>&1 &&

@@ -5,7 +5,9 @@
 # from a state of the numbering read before costing a lookup, and
 # --format=bl splits every path anew.  blpieces.c's loops inside a loop
 # make pieces that end at loop entries and exits, inside an acyclic
-# path, so that a piece's state matters; in pap-epp and in pap.  TAP.
+# path, so that a piece's state matters; in pap-epp and in pap.  Its
+# jumps() makes short paths, split whole, whose stretches between back
+# edges recur after either of two back edges into one head.  TAP.
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
@@ -18,20 +20,22 @@ tmp=$(mktemp -d) || exit 1
 cd "$tmp" || exit 1
 check() { if (eval "$2"); then ok "$1"; else not_ok "$1"; fi; }
 
-# distinct_bl PROFILE: the distinct ids of work's lines of --format=bl
+# distinct_bl PROFILE [FN]: the distinct ids of FN's (work's) lines of
+# --format=bl
 distinct_bl() { "$decode" --format=bl --top=0 "$1" |
-	awk '$1 == "work" { for (i = 3; i <= NF; i++)
+	awk -v fn="${2:-work}" '$1 == fn { for (i = 3; i <= NF; i++)
 		if ($i ~ /^[0-9]+$/) s[$i] = 1 }
 		END { n = 0; for (k in s) n++; print n }'; }
-# taken PROFILE: the text report's acyclic paths taken of work
+# taken PROFILE [FN]: the text report's acyclic paths taken of FN (work)
 taken() { "$decode" --no-source "$1" |
-	sed -n "s/^work (.*acyclic paths \([0-9]*\) of .*/\1/p"; }
+	sed -n "s/^${2:-work} (.*acyclic paths \([0-9]*\) of .*/\1/p"; }
 
-echo "1..4"
+echo "1..6"
 for mode in pap-epp pap; do
 	mkdir $mode && cd $mode || exit 1
 	if ! PAP_PLUGIN_ARGS="-fplugin-arg-pap-mode=$mode" "$papgcc" -O1 \
 	     -o blp "$src" || ! ./blp 4 >/dev/null; then
+		not_ok "$mode: build and run blpieces"
 		not_ok "$mode: build and run blpieces"
 		not_ok "$mode: build and run blpieces"
 		cd .. && continue
@@ -43,6 +47,12 @@ for mode in pap-epp pap; do
 	check "$mode: the acyclic paths taken are the distinct ids of --format=bl" \
 		'a=$(taken pap.prof) && [ -n "$a" ] && [ "$a" -gt 1 ] &&
 		 [ "$a" = "$(distinct_bl pap.prof)" ]'
+	# jumps' paths hold no repeat: each split whole, each stretch
+	# between back edges noted once, by the back edge before it too
+	check "$mode: jumps: the acyclic paths taken are the distinct ids of --format=bl" \
+		'! "$decode" print pap.prof | grep "^p jumps:" | grep -q " 4294967294 " &&
+		 a=$(taken pap.prof jumps) && [ -n "$a" ] && [ "$a" -gt 4 ] &&
+		 [ "$a" = "$(distinct_bl pap.prof jumps)" ]'
 	cd ..
 done
 tap_done

@@ -85,6 +85,17 @@ got --top=0 --min-count 200000000 >gc
 check "--min-count: paths that appear or disappear less often are left out" \
 	'[ $(wc -l <wc) -gt 9000 ] && [ $(wc -l <wc) -lt $(wc -l <w0) ] &&
 	 cmp -s wc gc'
+# --min-count at the count of a path that appears, and at that of one
+# that disappears: those paths are kept
+mca=$(awk '!$1 { print $2 }' counts | sort -n | sed -n 100p)
+mcd=$(awk '!$2 { print $1 }' counts | sort -n | sed -n 100p)
+want 0 "$mca" 0 >wca
+got --top=0 --min-count "$mca" >gca
+want 0 "$mcd" 0 >wcd
+got --top=0 --min-count "$mcd" >gcd
+check "--min-count N keeps the paths that appear or disappear exactly N times" \
+	'grep -qx "appears $mca" wca && grep -qx "disappears $mcd" wcd &&
+	 cmp -s wca gca && cmp -s wcd gcd'
 want 0 0 0.01 >ws
 got --top=0 --min-share 0.01 >gs
 check "--min-share: changes of paths below it on both sides are left out" \

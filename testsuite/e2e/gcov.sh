@@ -6,7 +6,11 @@
 # --format=annotate reports for it.  Then, for one program, pap's lcov
 # tracefile must hold lcov's own line and function records and render
 # with genhtml, its gcov JSON must give gcov's JSON counts, and gcovr
-# must read its gcov text as it reads gcov's.  TAP output.
+# must read its gcov text as it reads gcov's; its branch counts must be
+# those lcov takes from gcov.  The phases of gcovphases.c
+# give one path whose packed form holds a piece in several items, run
+# twice: its HTML page's line counts must be gcov's too, and each line
+# run on each function's one path.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -19,13 +23,15 @@ cd "$tmp" || exit 1
 . "$top_srcdir/testsuite/tap.sh"
 
 # PROGRAM.c and the arguments of each run
-runs="gcovlines1.c:7 gcovlines1.c:12 gcovlines1.c:0 gcovlines2.c:7
-gcovlines2.c:2"
-echo "1..$(($(echo $runs | wc -w) + 4))"
+runs="gcovphases.c:3 gcovphases.c:8 gcovlines1.c:7 gcovlines1.c:12
+gcovlines1.c:0 gcovlines2.c:7 gcovlines2.c:2"
+# runs of gcovphases.c: each checks the HTML page too
+nhtml=$(echo $runs | tr ' ' '\n' | grep -c '^gcovphases')
+echo "1..$(($(echo $runs | wc -w) + nhtml + 5))"
 
 gcov=$(command -v gcov-"$("$cc" -dumpversion)" || command -v gcov)
 if [ -z "$gcov" ]; then
-	for r in $runs 1 2 3 4; do
+	for r in $runs $(seq $nhtml) 1 2 3 4 5; do
 		skip "gcov not found (it comes with gcc)"
 	done
 	exit 0
@@ -60,6 +66,27 @@ for r in $runs; do
 		not_ok "$src $arg: every line's count is gcov's"
 		note "LINE GCOV PAP where they differ:"; diag diff; diag err
 	fi
+	[ "$name" = gcovphases ] || continue
+	# the HTML page of phases(): "LINE COUNT" for each line it counts
+	# (a line's count is the runs of its blocks, gcov's count when the
+	# line is one block, as each of phases()' lines is)
+	(cd p && "$decode" --html=h pap.prof) 2>>err
+	sed -n 's/^<tr><td class="n">\([0-9]*\)<\/td><td class="n" style=[^>]*>\([0-9]*\)<\/td>.*/\1 \2/p' \
+		$(grep -l '<h1>phases</h1>' p/h/f*.html) 2>>err | sort >hgot
+	lo=$(head -1 hgot | cut -d' ' -f1) hi=$(tail -1 hgot | cut -d' ' -f1)
+	awk -v lo="${lo:-1}" -v hi="${hi:-0}" \
+		'$1 >= lo && $1 <= hi && $2 != "-" && $2 != "#####"' want >hwant
+	# and on every page, each line run is on the function's one path
+	sed -n 's/^<tr><td class="n">\([0-9]*\)<\/td><td class="n" style=[^>]*>[0-9]*<\/td><td class="n">\([0-9]*\)<.*/\1 \2/p' \
+		p/h/f*.html 2>>err >hpaths
+	if [ "$(wc -l <hwant)" -ge 10 ] && cmp -s hwant hgot &&
+	   [ "$(wc -l <hpaths)" -ge 20 ] && ! grep -qv ' 1$' hpaths; then
+		ok "$src $arg: its HTML pages count each line of phases() as gcov, one path a line"
+	else
+		not_ok "$src $arg: its HTML pages count each line of phases() as gcov, one path a line"
+		note "gcov, then the page, then LINE PATHS of each page:"
+		diag hwant; diag hgot; diag hpaths; diag err
+	fi
 done
 
 # the exports, from the last run's two builds (g: gcc, p: pap)
@@ -69,9 +96,11 @@ done
 records() { grep -E "^($1):" "$2" | sort; }
 if ! command -v lcov >/dev/null || ! command -v genhtml >/dev/null; then
 	skip "lcov not installed (Debian package lcov)"
+	skip "lcov not installed (Debian package lcov)"
 	skip "genhtml not installed (Debian package lcov)"
 else
-	lcov --capture --directory g --output-file g.info >/dev/null 2>&1
+	lcov --capture --rc lcov_branch_coverage=1 --directory g \
+		--output-file g.info >/dev/null 2>&1
 	if [ -s g.info ] && [ "$(records 'DA|FNDA' g.info | wc -l)" -gt 20 ] &&
 	   records 'DA|FNDA' g.info | sed "s|$tmp/g/|$tmp/p/|" >want &&
 	   records 'DA|FNDA' p.info >got && cmp -s want got &&
@@ -80,6 +109,19 @@ else
 	else
 		not_ok "--format=lcov: the DA and FNDA records lcov takes \
 from gcov"
+		diff want got | head -10 | sed 's/^/#   /'; diag err
+	fi
+	# "LINE COUNT" per branch, sorted: lcov numbers a line's branches
+	# across its blocks, pap per block, and lcov writes 0 where gcov
+	# and pap say never run ("-")
+	brcounts() { grep '^BRDA:' "$1" |
+		awk -F'[:,]' '{ print $2, ($5 == "-" ? 0 : $5) }' | sort -n; }
+	brcounts g.info >want
+	brcounts p.info >got
+	if [ "$(wc -l <want)" -ge 20 ] && cmp -s want got; then
+		ok "--format=lcov: each line's branch counts are gcov's"
+	else
+		not_ok "--format=lcov: each line's branch counts are gcov's"
 		diff want got | head -10 | sed 's/^/#   /'; diag err
 	fi
 	if genhtml --output-directory html p.info >genhtml.out 2>&1 &&

@@ -757,6 +757,131 @@ static void test_property_memo(void **state)
 	assert_true(bps > 10000);
 }
 
+/*
+ * A loop whose body is a chain of @d diamonds (2^@d acyclic paths):
+ * block 0 enters the head 1, the body starts at 2, diamond k branches
+ * to 3 + 3k or 4 + 3k and joins at 5 + 3k, the last join goes back to
+ * the head, and the head leaves to block 3 + 3d, which returns.
+ */
+static struct pap_cfg *wide_loop_cfg(uint32_t d)
+{
+	uint32_t k, cur = 2, x = 3 + 3 * d;
+	struct pap_cfg *cfg = pap_cfg_new(x + 1);
+
+	assert_non_null(cfg);
+	pap_cfg_add_edge(cfg, 0, 1, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 1, 2, PAP_EDGE_NORMAL);
+	pap_cfg_add_edge(cfg, 1, x, PAP_EDGE_NORMAL);
+	for (k = 0; k < d; k++) {
+		pap_cfg_add_edge(cfg, cur, 3 + 3 * k, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, cur, 4 + 3 * k, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, 3 + 3 * k, 5 + 3 * k, PAP_EDGE_NORMAL);
+		pap_cfg_add_edge(cfg, 4 + 3 * k, 5 + 3 * k, PAP_EDGE_NORMAL);
+		cur = 5 + 3 * k;
+	}
+	pap_cfg_add_edge(cfg, cur, 1, PAP_EDGE_NORMAL);
+	pap_cfg_mark_return(cfg, x);
+	assert_int_equal(pap_cfg_finish(cfg), 0);
+	pap_cfg_estimate_weights(cfg);
+	return cfg;
+}
+
+/* The walk of wide_loop_cfg(@d) whose iteration i takes, at diamond k,
+ * the second way when bit k of @bits[i] is set (@n iterations). */
+static uint32_t *wide_loop_walk(const struct pap_cfg *cfg, uint32_t d,
+				const uint64_t *bits, size_t n, size_t *len)
+{
+	uint32_t *w = malloc((4 + n * (2 * d + 2)) * sizeof(*w)), k, cur, b;
+	size_t i, m = 0;
+
+	assert_non_null(w);
+	w[m++] = cfg->entry_edge;
+	w[m++] = tl_edge(cfg, 0, 1);
+	for (i = 0; i < n; i++) {
+		w[m++] = tl_edge(cfg, 1, 2);
+		for (k = 0, cur = 2; k < d; k++) {
+			b = (bits[i] >> k & 1) ? 4 + 3 * k : 3 + 3 * k;
+			w[m++] = tl_edge(cfg, cur, b);
+			w[m++] = tl_edge(cfg, b, 5 + 3 * k);
+			cur = 5 + 3 * k;
+		}
+		w[m++] = tl_edge(cfg, cur, 1);
+	}
+	w[m++] = tl_edge(cfg, 1, 3 + 3 * d);
+	w[m++] = tl_edge(cfg, 3 + 3 * d, cfg->exit);
+	for (i = 0; i < m; i++)
+		assert_int_not_equal(w[i], PAP_NONE);
+	*len = m;
+	return w;
+}
+
+/*
+ * test_property_memo_wide: test_property_memo's checks on loops of 33
+ * to 40 diamonds, whose digits (a body's Ball-Larus ids) pass 2^32:
+ * iterations drawn from a few patterns and their variants in the high
+ * diamonds, so that whole segments recur and are found in the memo,
+ * told again from what it kept of them, digits whole.
+ */
+static void test_property_memo_wide(void **state)
+{
+	struct tl_rng g = { 4242 };
+	unsigned long long hits = 0, misses = 0, wide = 0;
+	uint32_t d;
+
+	(void)state;
+	for (d = 33; d <= 40; d++) {
+		struct pap_cfg *cfg = wide_loop_cfg(d);
+		struct pap_plan *plan;
+		struct pap_memo *memo = pap_memo_new(1u << 20);
+		uint64_t base[3], bits[8], h, mi;
+		size_t e;
+		int w, j;
+
+		assert_non_null(memo);
+		assert_int_equal(pap_plan_build(cfg, PAP_MODE_PAP_EPP, NULL,
+						&plan), 0);
+		for (j = 0; j < 3; j++)
+			base[j] = tl_next(&g) & (((uint64_t)1 << d) - 1);
+		for (w = 0; w < 60; w++) {
+			struct pap_activation a;
+			struct pap_exec_sink sink;
+			struct pap_exec_state st = { 0, 0 };
+			size_t n = 1 + tl_below(&g, 8), i, len, k;
+			uint32_t *walk;
+			char ctx[96];
+
+			/* a base pattern, or one with a diamond above the
+			 * 32nd turned the other way */
+			for (i = 0; i < n; i++) {
+				bits[i] = base[tl_below(&g, 3)];
+				if (tl_below(&g, 2))
+					bits[i] ^= (uint64_t)1 <<
+						   (32 + tl_below(&g, d - 32));
+				wide += bits[i] >> 32 != 0;
+			}
+			walk = wide_loop_walk(cfg, d, bits, n, &len);
+			pap_activation_init(&a);
+			sink = pap_activation_sink(&a);
+			for (k = 0; k < len; k++)
+				pap_exec_edge(plan, &st, walk[k], &sink);
+			snprintf(ctx, sizeof(ctx), "%u diamonds walk %d", d, w);
+			assert_int_equal(check_memo_decode(plan, memo, &a,
+							   walk, len, ctx), 0);
+			pap_activation_free(&a);
+			free(walk);
+		}
+		pap_memo_stats(memo, &h, &mi, &e);
+		hits += h;
+		misses += mi;
+		pap_memo_free(memo);
+		pap_plan_free(plan);
+		pap_cfg_free(cfg);
+	}
+	print_message("# wide memo: %llu pieces found, %llu decoded, %llu "
+		      "iterations past bit 32\n", hits, misses, wide);
+	assert_true(hits > misses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -765,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_property_fold_bounds),
 		cmocka_unit_test(test_property_fold_bound_tight),
 		cmocka_unit_test(test_property_memo),
+		cmocka_unit_test(test_property_memo_wide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,6 +104,7 @@ struct pap_calls {
 	const char *asmname;
 	uint32_t nsites;
 	uint32_t ntail;		/* sites of kind tail */
+	uint32_t nself;		/* sites of kind selftail */
 	struct pap_site *sites;
 	struct pap_csite *cs;
 	struct pap_callgraph g;
@@ -342,6 +343,63 @@ static tree pap_calls_self(struct pap_calls *c, gimple_seq *seq)
 	return p;
 }
 
+/*
+ * The arms of the entry of a function with self tail sites, after its
+ * fast check @cond (@fast its push): where the frame @t, whose expect
+ * @ex was read, holds this function's own tail call (expect SELFTAIL
+ * and this function's key @key), the activation takes that frame again
+ * and begins at T_k, k the frame's site (librt/calls.h, pap_c_enter);
+ * else @call, __pap_center.  Returns the block after them.
+ */
+static basic_block pap_calls_entry_self(struct pap_calls *c, gcond *cond,
+					gimple_seq fast, gcall *call, tree t,
+					tree ex, tree key)
+{
+	gimple_seq other = NULL, self = NULL, slow = NULL;
+	tree tk = pap_tmp(pap_rt_cstring(), "pap_ck");
+	tree b1 = pap_tmp(boolean_type_node, "pap_cb");
+	tree b2 = pap_tmp(boolean_type_node, "pap_cb");
+	tree k = pap_tmp(pap_rt_u32(), "pap_ck");
+	gcond *c2;
+	basic_block join;
+
+	gimple_seq_add_stmt(&fast, gimple_build_assign(c->last,
+		pap_u32_cst(PAP_CG_SRC_E)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(tk,
+		pap_frame_ref(t, PAP_CF_OFF_KEY, pap_rt_cstring())));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b1, EQ_EXPR, ex,
+		pap_uptr_cst(PAP_CF_SELFTAIL)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b2, EQ_EXPR, tk,
+		unshare_expr(key)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b1, BIT_AND_EXPR, b1,
+							b2));
+	c2 = gimple_build_cond(NE_EXPR, b1, boolean_false_node, NULL_TREE,
+			       NULL_TREE);
+	gimple_seq_add_stmt(&other, c2);
+	/* T_k = pap_cg_src(k, 0) = 4k - 3; the frame is clean again */
+	gimple_seq_add_stmt(&self, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+		pap_uptr_cst(PAP_CF_IDLE)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->me, t));
+	gimple_seq_add_stmt(&self, gimple_build_assign(k,
+		pap_frame_ref(t, PAP_CF_OFF_SITE, pap_rt_u32())));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->last, MULT_EXPR, k,
+		pap_u32_cst(PAP_CG_NCLASSES)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->last, MINUS_EXPR,
+		c->last, pap_u32_cst(PAP_CG_NCLASSES - 1)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->slow,
+		boolean_false_node));
+	gimple_seq_add_stmt(&slow, call);
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+		boolean_true_node));
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->last,
+		pap_u32_cst(PAP_CG_SRC_E)));
+	join = pap_calls_branch(cond, fast, other,
+				profile_probability::very_likely());
+	pap_calls_branch(c2, self, slow, profile_probability::likely());
+	return join;
+}
+
 /* The entry probe (E), before everything else on the entry edge. */
 static void pap_calls_entry(struct pap_calls *c)
 {
@@ -393,14 +451,19 @@ static void pap_calls_entry(struct pap_calls *c)
 		boolean_false_node));
 	call = gimple_build_call(pap_rt_decl(PAP_RT_CENTER), 3, t, key, self);
 	gimple_call_set_lhs(call, c->me);
-	gimple_seq_add_stmt(&slow, call);
-	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
-		boolean_true_node));
-	join = pap_calls_branch(cond, fast, slow,
-				profile_probability::very_likely());
-	gsi = gsi_start_bb(join);
-	gsi_insert_before(&gsi, gimple_build_assign(c->last,
-		pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+	if (!c->nself) {
+		gimple_seq_add_stmt(&slow, call);
+		gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+			boolean_true_node));
+		join = pap_calls_branch(cond, fast, slow,
+					profile_probability::very_likely());
+		gsi = gsi_start_bb(join);
+		gsi_insert_before(&gsi, gimple_build_assign(c->last,
+			pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+	} else {
+		join = pap_calls_entry_self(c, cond, fast, call, t, ex, key);
+		gsi = gsi_start_bb(join);
+	}
 	pap_pisp_on_entry(fun->decl, &gsi);
 }
 
@@ -525,6 +588,18 @@ static tree pap_calls_site_before(struct pap_calls *c, uint32_t k)
 		unshare_expr(gimple_call_fn(s))));
 	if (site->kind == PAP_SITE_TAIL) {
 		pap_calls_tail(c, k, p, seq, &gsi);
+		return p;
+	}
+	if (site->kind == PAP_SITE_SELFTAIL) {
+		/* the frame stays; the entry reads the site when it sees
+		 * expect SELFTAIL, so that goes last */
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			pap_frame_ref(c->me, PAP_CF_OFF_SITE, pap_rt_u32()),
+			pap_u32_cst(k)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+			pap_uptr_cst(PAP_CF_SELFTAIL)));
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 		return p;
 	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
@@ -949,7 +1024,13 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	cs->callee = gimple_call_fndecl(s);
 	site->block = node;
 	site->flags = 0;
-	if (tails && pap_tail_return(c->fun, s)) {
+	if (tails && pap_tail_return(c->fun, s) && cs->callee ==
+	    c->fun->decl && decl_binds_to_current_def_p(cs->callee)) {
+		/* the function itself, not another definition of its
+		 * name: the activation keeps its frame, no mark */
+		site->kind = PAP_SITE_SELFTAIL;
+		c->nself++;
+	} else if (tails && pap_tail_return(c->fun, s)) {
 		/* direct or indirect alike: the marks name every function
 		 * of the chain, so no cluster digit is needed */
 		site->kind = PAP_SITE_TAIL;
@@ -1213,7 +1294,8 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	c->me = pap_tmp(ptr_type_node, "pap_me");
 	c->last = pap_tmp(pap_rt_u32(), "pap_last");
 	for (k = 1; k <= c->nsites; k++)
-		if (c->sites[k - 1].kind == PAP_SITE_TAIL)
+		if (c->sites[k - 1].kind == PAP_SITE_TAIL ||
+		    c->sites[k - 1].kind == PAP_SITE_SELFTAIL)
 			tailrets.safe_push(pap_calls_tail_ret(c, k));
 	c->slow = pap_tmp(boolean_type_node, "pap_cslow");
 	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
@@ -1229,7 +1311,8 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 		called[k] = pap_calls_site_before(c, k);
 	for (k = 1; k <= c->nsites; k++)
 		if (c->sites[k - 1].kind != PAP_SITE_NORETURN &&
-		    c->sites[k - 1].kind != PAP_SITE_TAIL)
+		    c->sites[k - 1].kind != PAP_SITE_TAIL &&
+		    c->sites[k - 1].kind != PAP_SITE_SELFTAIL)
 			pap_calls_site_after(c, k, called[k]);
 	for (i = 0; i < rets.length(); i++)
 		pap_calls_exit(c, rets[i]);

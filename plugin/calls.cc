@@ -67,6 +67,7 @@
  * (doc/benchmarks.md, "Tail calls by default").
  */
 #include "gcc-common.h"
+#include "gimple-walk.h"
 #include "plugin.h"
 
 #include "callgraph.h"
@@ -1054,12 +1055,88 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
  * site: a direct call of one never ends in a chain of tail calls. */
 static hash_set<tree> *pap_calls_notail;
 
+/* Is @t a call other than an internal one or a direct call of @fn
+ * itself (which binds to this definition)? */
+static bool pap_calls_other_call(gimple *g, tree fn)
+{
+	gcall *call = dyn_cast<gcall *>(g);
+
+	if (!call || gimple_call_internal_p(call))
+		return false;
+	return gimple_call_fndecl(call) != fn ||
+	       !decl_binds_to_current_def_p(fn);
+}
+
+static tree pap_calls_generic_call(tree *tp, int *walk_subtrees, void *data)
+{
+	tree fn = (tree)data, callee;
+
+	(void)walk_subtrees;
+	if (TREE_CODE(*tp) != CALL_EXPR || !CALL_EXPR_FN(*tp))
+		return NULL_TREE;
+	callee = get_callee_fndecl(*tp);
+	if (callee != fn || !decl_binds_to_current_def_p(fn))
+		return *tp;
+	return NULL_TREE;
+}
+
+static tree pap_calls_gimple_call(gimple_stmt_iterator *gsi, bool *handled,
+				  struct walk_stmt_info *wi)
+{
+	(void)handled;
+	if (pap_calls_other_call(gsi_stmt(*gsi), (tree)wi->info)) {
+		wi->callback_result = integer_one_node;
+		return integer_one_node;
+	}
+	return NULL_TREE;
+}
+
+/*
+ * May a call of @callee, a function of the unit whose probes are not
+ * made yet (it comes later), end in a chain of tail calls?  Not when its
+ * body, in whatever form it has now (GENERIC, GIMPLE, a CFG), calls
+ * nothing but itself: it has no tail site then, only self tail sites,
+ * whatever its own pass decides.  Otherwise it may.
+ */
+static bool pap_calls_body_may_chain(tree callee)
+{
+	function *f = DECL_STRUCT_FUNCTION(callee);
+	basic_block bb;
+
+	if (f && f->cfg) {
+		FOR_EACH_BB_FN(bb, f) {
+			gimple_stmt_iterator gsi;
+
+			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+			     gsi_next(&gsi))
+				if (pap_calls_other_call(gsi_stmt(gsi), callee))
+					return true;
+		}
+		return false;
+	}
+	if (gimple_has_body_p(callee)) {
+		struct walk_stmt_info wi;
+		gimple_seq body = gimple_body(callee);
+
+		memset(&wi, 0, sizeof(wi));
+		wi.info = callee;
+		walk_gimple_seq(body, pap_calls_gimple_call, NULL, &wi);
+		return wi.callback_result != NULL_TREE;
+	}
+	if (DECL_SAVED_TREE(callee))
+		return walk_tree_without_duplicates(&DECL_SAVED_TREE(callee),
+						    pap_calls_generic_call,
+						    callee) != NULL_TREE;
+	return true;
+}
+
 /*
  * PAP_SITE_MAYBE_TAIL on the sites whose call may come back through a
  * chain of tail calls (class 2): those that may enter an instrumented
  * function that has a tail site.  Not: a direct call of a function of
  * the unit known to have none (itself, or one whose probes are made
- * already), nor of a library function (a GCC builtin, or declared in a
+ * already, or one whose body calls nothing but itself), nor of a library
+ * function (a GCC builtin, or declared in a
  * system header), which pap does not instrument.  The others may (an
  * extern function, one compiled later, an indirect call): they are
  * flagged, which costs a source, never a wrong record.
@@ -1088,8 +1165,8 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 			continue;
 		}
 		if (pap_calls_callee_in(callee)) {
-			if (!pap_calls_notail || !pap_calls_notail->contains(
-				    callee))
+			if ((!pap_calls_notail || !pap_calls_notail->contains(
+				     callee)) && pap_calls_body_may_chain(callee))
 				site->flags |= PAP_SITE_MAYBE_TAIL;
 			continue;
 		}

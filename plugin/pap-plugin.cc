@@ -54,10 +54,13 @@ static struct plugin_info pap_plugin_info = {
 	"                        intra-procedural paths (with calls)\n"
 	"  calls                 also record each thread's sequence of calls\n"
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
-	"  calls-tail            with calls: calls in tail position stay tail\n"
-	"                        calls (a runtime mark each; doc/plugin.md);\n"
-	"                        without it they become ordinary calls, so a\n"
-	"                        program whose stack relies on them needs it\n"
+	"  calls-notail          with calls: calls in tail position become\n"
+	"                        ordinary calls (GCC makes no jumps of them),\n"
+	"                        cheaper where functions tail call each other\n"
+	"                        often; by default they stay tail calls (a\n"
+	"                        function's own: no mark; another's: a runtime\n"
+	"                        mark each; doc/plugin.md).  Build every unit\n"
+	"                        alike (calls-tail names the default)\n"
 	"  rt-static             the program links the static runtime, as\n"
 	"                        pap-gcc does: the runtime's variables are\n"
 	"                        reached local-exec outside -fPIC code\n"
@@ -216,12 +219,14 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	pap_opts.inline_fold = 1;
 	pap_opts.tally_max_values = 16384;
 	pap_opts.loop_register = 1;
+	pap_opts.calls_tail = 1;
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
 			    !strcmp(key, "trace") || !strcmp(key, "calls") ||
 			    !strcmp(key, "calls-tail") ||
+			    !strcmp(key, "calls-notail") ||
 			    !strcmp(key, "rt-static") ||
 			    !strcmp(key, "system-headers");
 
@@ -250,6 +255,8 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.calls = 1;
 		} else if (!strcmp(key, "calls-tail")) {
 			pap_opts.calls_tail = 1;
+		} else if (!strcmp(key, "calls-notail")) {
+			pap_opts.calls_tail = 0;
 		} else if (!strcmp(key, "rt-static")) {
 			pap_opts.rt_static = 1;
 		} else if (!strcmp(key, "clusters")) {
@@ -328,7 +335,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, calls, calls-tail, rt-static, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
+			      "mode, calls, calls-tail, calls-notail, rt-static, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -28,7 +28,8 @@ struct pap_options {
 	int loop_register;
 	/* call sequences (calls.cc) and their indirect sites' clusters */
 	int calls;
-	/* calls-tail: calls in tail position are tail sites (calls.cc) */
+	/* calls in tail position are tail sites (calls.cc): on by default,
+	 * off with calls-notail */
 	int calls_tail;
 	/* rt-static: the runtime is linked statically into the executable
 	 * (pap-gcc), so code not built for a shared library reaches its

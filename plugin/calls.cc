@@ -49,24 +49,32 @@
  *   R_k, t   (a site whose callee may end in tail calls) after reading
  *            c: if (c is TAIL or ENTERED_TAILED) __pap_creturn(me, c);
  *            last = R_k^2 then
+ *   self k   [radix > 1] cr = cfold(...);  (f's direct tail call of f)
+ *            me->site = k; me->expect = SELFTAIL;
+ *            the call, then its own return without X's probe
+ *   entry    (of a function with self tail sites) where the fast check
+ *            fails: if (t->expect == SELFTAIL && t->key == KEY) {
+ *                    t->expect = IDLE; me = t; last = T_{t->site};
+ *            } else { me = __pap_center(...); last = E; }
  *
- * With -fplugin-arg-pap-calls-tail (off by default: each tail entry is
- * a runtime mark, and a tail recursion whose marks do not repeat, such
- * as Ackermann's, then costs about ten times calls' instructions), a call
- * is a tail site when tailcall.cc:pap_tail_return() finds it in
- * tail position (what the intra modes keep as a tail call), in a
- * function without setjmp receivers or nonlocal labels; nothing follows
- * it, so GCC may still make it a jump and a tail-recursive loop runs in
- * the plain build's stack.  Direct and indirect alike: the marks name
- * every function of a chain.  Functions with exception edges get no
- * call probes.  Without calls-tail, calls in tail position are ordinary
- * sites: the return probe after them keeps GCC from making them jumps,
- * so a tail-recursive loop uses a frame per call, and one that runs
- * long enough overflows the stack that the plain build runs it in: a
- * program that counts on tail calls must be built with calls-tail
- * (doc/benchmarks.md, "Tail calls by default").
+ * By default (not with -fplugin-arg-pap-calls-notail) a call is a tail
+ * site when tailcall.cc:pap_tail_return() finds it in tail position
+ * (what the intra modes keep as a tail call), in a function without
+ * setjmp receivers or nonlocal labels; nothing follows it, so GCC may
+ * still make it a jump and a tail-recursive loop runs in the plain
+ * build's stack.  A direct call of the function itself, bound to this
+ * definition, is a self tail site: the activation keeps its frame and no
+ * mark is made.  Other tail sites, direct and indirect alike, make the
+ * callee's entry a TAIL_ENTRY mark: the marks name every function of a
+ * chain.  Functions with exception edges get no call probes.  With
+ * calls-notail, calls in tail position are ordinary sites: the return
+ * probe after them keeps GCC from making them jumps, so a tail-recursive
+ * loop uses a frame per call, and one that runs long enough overflows
+ * the stack that the plain build runs it in (doc/benchmarks.md, "Tail
+ * calls by default").
  */
 #include "gcc-common.h"
+#include "calls.h"
 #include "gimple-walk.h"
 #include "plugin.h"
 
@@ -1004,64 +1012,19 @@ bool pap_calls_is_site(gcall *s)
 }
 
 
-/* One site of node @node: its kind and flags (PAP_SITE_MAYBE_TAIL
- * later, pap_calls_tail_flags()); @tails: may its calls in tail position
- * be tail sites? */
-static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
-			  uint32_t *cap, bool tails)
-{
-	struct pap_site *site;
-	struct pap_csite *cs;
-	int ecf = gimple_call_flags(s);
-
-	if (c->nsites == *cap) {
-		*cap = *cap * 2 + 8;
-		c->sites = XRESIZEVEC(struct pap_site, c->sites, *cap);
-		c->cs = XRESIZEVEC(struct pap_csite, c->cs, *cap);
-	}
-	site = &c->sites[c->nsites];
-	cs = &c->cs[c->nsites++];
-	cs->stmt = s;
-	cs->callee = gimple_call_fndecl(s);
-	site->block = node;
-	site->flags = 0;
-	if (tails && pap_tail_return(c->fun, s) && cs->callee ==
-	    c->fun->decl && decl_binds_to_current_def_p(cs->callee)) {
-		/* the function itself, not another definition of its
-		 * name: the activation keeps its frame, no mark */
-		site->kind = PAP_SITE_SELFTAIL;
-		c->nself++;
-	} else if (tails && pap_tail_return(c->fun, s)) {
-		/* direct or indirect alike: the marks name every function
-		 * of the chain, so no cluster digit is needed */
-		site->kind = PAP_SITE_TAIL;
-		c->ntail++;
-	} else if (ecf & ECF_NORETURN) {
-		site->kind = PAP_SITE_NORETURN;
-	} else if (ecf & ECF_RETURNS_TWICE) {
-		site->kind = PAP_SITE_RETURNS_TWICE;
-		site->flags = PAP_SITE_MAYBE_OUT;
-	} else if (cs->callee) {
-		site->kind = PAP_SITE_DIRECT;
-		if (!pap_calls_callee_in(cs->callee))
-			site->flags = PAP_SITE_MAYBE_OUT;
-	} else {
-		site->kind = PAP_SITE_INDIRECT;
-		site->flags = PAP_SITE_MAYBE_OUT;
-	}
-}
-
 /* The unit's functions whose call probes are made and that have no tail
  * site: a direct call of one never ends in a chain of tail calls. */
 static hash_set<tree> *pap_calls_notail;
 
-/* Is @t a call other than an internal one or a direct call of @fn
+/* Is @g a call that may be in tail position and may return (not
+ * internal, noreturn or returns-twice), other than a direct call of @fn
  * itself (which binds to this definition)? */
 static bool pap_calls_other_call(gimple *g, tree fn)
 {
 	gcall *call = dyn_cast<gcall *>(g);
 
-	if (!call || gimple_call_internal_p(call))
+	if (!call || gimple_call_internal_p(call) ||
+	    gimple_call_flags(call) & (ECF_NORETURN | ECF_RETURNS_TWICE))
 		return false;
 	return gimple_call_fndecl(call) != fn ||
 	       !decl_binds_to_current_def_p(fn);
@@ -1072,7 +1035,8 @@ static tree pap_calls_generic_call(tree *tp, int *walk_subtrees, void *data)
 	tree fn = (tree)data, callee;
 
 	(void)walk_subtrees;
-	if (TREE_CODE(*tp) != CALL_EXPR || !CALL_EXPR_FN(*tp))
+	if (TREE_CODE(*tp) != CALL_EXPR || !CALL_EXPR_FN(*tp) ||
+	    call_expr_flags(*tp) & (ECF_NORETURN | ECF_RETURNS_TWICE))
 		return NULL_TREE;
 	callee = get_callee_fndecl(*tp);
 	if (callee != fn || !decl_binds_to_current_def_p(fn))
@@ -1095,8 +1059,9 @@ static tree pap_calls_gimple_call(gimple_stmt_iterator *gsi, bool *handled,
  * May a call of @callee, a function of the unit whose probes are not
  * made yet (it comes later), end in a chain of tail calls?  Not when its
  * body, in whatever form it has now (GENERIC, GIMPLE, a CFG), calls
- * nothing but itself: it has no tail site then, only self tail sites,
- * whatever its own pass decides.  Otherwise it may.
+ * nothing that returns but itself: it has no tail site then, only self
+ * tail sites and noreturn ones, whatever its own pass decides.
+ * Otherwise it may (a body with probes made has their calls).
  */
 static bool pap_calls_body_may_chain(tree callee)
 {
@@ -1128,6 +1093,81 @@ static bool pap_calls_body_may_chain(tree callee)
 						    pap_calls_generic_call,
 						    callee) != NULL_TREE;
 	return true;
+}
+
+/* The unit's functions whose probes are made and whose only sites are
+ * self tail sites and noreturn ones: they call nothing else that
+ * returns. */
+static hash_set<tree> *pap_calls_leaf;
+
+/*
+ * Is @callee, called in tail position from @c's function, a function of
+ * the unit other than it that calls nothing but itself (known from its
+ * probes, or from its body)?  Such a call is made an ordinary call:
+ * while the callee runs the caller's frame stays, one frame that calls
+ * nothing more, so the stack stays bounded wherever the plain build's
+ * is, and the call costs no mark.
+ */
+static bool pap_calls_leaf_callee(const struct pap_calls *c, tree callee)
+{
+	if (!callee || callee == c->fun->decl ||
+	    !pap_calls_callee_in(callee))
+		return false;
+	if (pap_calls_leaf && pap_calls_leaf->contains(callee))
+		return true;
+	return !pap_calls_body_may_chain(callee);
+}
+
+/* One site of node @node: its kind and flags (PAP_SITE_MAYBE_TAIL
+ * later, pap_calls_tail_flags()); @tails: may its calls in tail position
+ * be tail sites? */
+static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
+			  uint32_t *cap, bool tails)
+{
+	struct pap_site *site;
+	struct pap_csite *cs;
+	int ecf = gimple_call_flags(s);
+
+	if (c->nsites == *cap) {
+		*cap = *cap * 2 + 8;
+		c->sites = XRESIZEVEC(struct pap_site, c->sites, *cap);
+		c->cs = XRESIZEVEC(struct pap_csite, c->cs, *cap);
+	}
+	site = &c->sites[c->nsites];
+	cs = &c->cs[c->nsites++];
+	cs->stmt = s;
+	cs->callee = gimple_call_fndecl(s);
+	site->block = node;
+	site->flags = 0;
+	if (tails && pap_tail_return(c->fun, s) &&
+	    pap_calls_leaf_callee(c, cs->callee)) {
+		/* a call, as calls-notail makes it: the stack grows by
+		 * this one frame at most, its callee calls nothing else */
+		site->kind = PAP_SITE_DIRECT;
+	} else if (tails && pap_tail_return(c->fun, s) && cs->callee ==
+	    c->fun->decl && decl_binds_to_current_def_p(cs->callee)) {
+		/* the function itself, not another definition of its
+		 * name: the activation keeps its frame, no mark */
+		site->kind = PAP_SITE_SELFTAIL;
+		c->nself++;
+	} else if (tails && pap_tail_return(c->fun, s)) {
+		/* direct or indirect alike: the marks name every function
+		 * of the chain, so no cluster digit is needed */
+		site->kind = PAP_SITE_TAIL;
+		c->ntail++;
+	} else if (ecf & ECF_NORETURN) {
+		site->kind = PAP_SITE_NORETURN;
+	} else if (ecf & ECF_RETURNS_TWICE) {
+		site->kind = PAP_SITE_RETURNS_TWICE;
+		site->flags = PAP_SITE_MAYBE_OUT;
+	} else if (cs->callee) {
+		site->kind = PAP_SITE_DIRECT;
+		if (!pap_calls_callee_in(cs->callee))
+			site->flags = PAP_SITE_MAYBE_OUT;
+	} else {
+		site->kind = PAP_SITE_INDIRECT;
+		site->flags = PAP_SITE_MAYBE_OUT;
+	}
 }
 
 /*
@@ -1226,7 +1266,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	struct pap_calls *c;
 	basic_block *head_of;
 	basic_block bb;
-	uint32_t cap = 0;
+	uint32_t cap = 0, k;
 	bool tails = pap_opts.calls_tail;
 	int num, r;
 
@@ -1303,8 +1343,17 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 			pap_calls_notail = new hash_set<tree>;
 		pap_calls_notail->add(fun->decl);
 	}
+	for (k = 1; k <= c->nsites; k++)
+		if (c->sites[k - 1].kind != PAP_SITE_SELFTAIL &&
+		    c->sites[k - 1].kind != PAP_SITE_NORETURN)
+			break;
+	if (k > c->nsites) {
+		if (!pap_calls_leaf)
+			pap_calls_leaf = new hash_set<tree>;
+		pap_calls_leaf->add(fun->decl);
+	}
 	if (pap_opts.verbose) {
-		uint32_t k, v;
+		uint32_t v;
 		struct pap_text t = { NULL, 0, 0 };
 
 		for (k = 1; k <= c->nsites; k++) {

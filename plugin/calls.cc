@@ -1185,7 +1185,7 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 {
 	uint32_t k;
 
-	/* without calls-tail no unit of the program makes tail chains
+	/* with calls-notail no unit of the program makes tail chains
 	 * (doc/plugin.md: its units are built alike) */
 	if (!pap_opts.calls_tail)
 		return;

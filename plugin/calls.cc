@@ -357,8 +357,9 @@ static tree pap_calls_self(struct pap_calls *c, gimple_seq *seq)
  * fast check @cond (@fast its push): where the frame @t, whose expect
  * @ex was read, holds this function's own tail call (expect SELFTAIL
  * and this function's key @key), the activation takes that frame again
- * and begins at T_k, k the frame's site (librt/calls.h, pap_c_enter);
- * else @call, __pap_center.  Returns the block after them.
+ * and begins at T_k, k the frame's site (librt/calls.h,
+ * pap_c_enter_self); else @call, __pap_center.  Returns the block after
+ * them.
  */
 static basic_block pap_calls_entry_self(struct pap_calls *c, gcond *cond,
 					gimple_seq fast, gcall *call, tree t,

@@ -57,21 +57,22 @@
  *                    t->expect = IDLE; me = t; last = T_{t->site};
  *            } else { me = __pap_center(...); last = E; }
  *
- * By default (not with -fplugin-arg-pap-calls-notail) a call is a tail
- * site when tailcall.cc:pap_tail_return() finds it in tail position
+ * A call in tail position is one tailcall.cc:pap_tail_return() finds
  * (what the intra modes keep as a tail call), in a function without
- * setjmp receivers or nonlocal labels; nothing follows it, so GCC may
- * still make it a jump and a tail-recursive loop runs in the plain
- * build's stack.  A direct call of the function itself, bound to this
- * definition, is a self tail site: the activation keeps its frame and no
- * mark is made.  Other tail sites, direct and indirect alike, make the
- * callee's entry a TAIL_ENTRY mark: the marks name every function of a
- * chain.  Functions with exception edges get no call probes.  With
- * calls-notail, calls in tail position are ordinary sites: the return
- * probe after them keeps GCC from making them jumps, so a tail-recursive
- * loop uses a frame per call, and one that runs long enough overflows
- * the stack that the plain build runs it in (doc/benchmarks.md, "Tail
- * calls by default").
+ * setjmp receivers or nonlocal labels; nothing follows a tail site, so
+ * GCC may still make it a jump and a tail-recursive loop runs in the
+ * plain build's stack.  By default (not with -fplugin-arg-pap-calls-
+ * notail) a direct call of the function itself in tail position, bound
+ * to this definition, is a self tail site: the activation keeps its
+ * frame and no mark is made.  Other calls in tail position are tail
+ * sites only with calls-tail (their callee's entry is a TAIL_ENTRY mark:
+ * the marks name every function of a chain), but for a callee of the
+ * unit that calls nothing else, which stays an ordinary call; by default
+ * they are ordinary sites: the return probe after them keeps GCC from
+ * making them jumps, so a mutual tail recursion uses a frame per call
+ * and one that runs long enough overflows the stack that the plain build
+ * runs it in (doc/benchmarks.md, "Tail calls by default").  Functions
+ * with exception edges get no call probes.
  */
 #include "gcc-common.h"
 #include "calls.h"
@@ -1140,7 +1141,7 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	cs->callee = gimple_call_fndecl(s);
 	site->block = node;
 	site->flags = 0;
-	if (tails && pap_tail_return(c->fun, s) &&
+	if (tails && pap_opts.calls_tail > 1 && pap_tail_return(c->fun, s) &&
 	    pap_calls_leaf_callee(c, cs->callee)) {
 		/* a call, as calls-notail makes it: the stack grows by
 		 * this one frame at most, its callee calls nothing else */
@@ -1151,7 +1152,8 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 		 * name: the activation keeps its frame, no mark */
 		site->kind = PAP_SITE_SELFTAIL;
 		c->nself++;
-	} else if (tails && pap_tail_return(c->fun, s)) {
+	} else if (tails && pap_opts.calls_tail > 1 &&
+		   pap_tail_return(c->fun, s)) {
 		/* direct or indirect alike: the marks name every function
 		 * of the chain, so no cluster digit is needed */
 		site->kind = PAP_SITE_TAIL;
@@ -1186,9 +1188,9 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 {
 	uint32_t k;
 
-	/* with calls-notail no unit of the program makes tail chains
+	/* without calls-tail no unit of the program makes tail chains
 	 * (doc/plugin.md: its units are built alike) */
-	if (!pap_opts.calls_tail)
+	if (pap_opts.calls_tail < 2)
 		return;
 	for (k = 1; k <= c->nsites; k++) {
 		struct pap_site *site = &c->sites[k - 1];
@@ -1268,7 +1270,7 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	basic_block *head_of;
 	basic_block bb;
 	uint32_t cap = 0, k;
-	bool tails = pap_opts.calls_tail;
+	bool tails = pap_opts.calls_tail > 0;
 	int num, r;
 
 	if (!pap_pisp_keep(fun, asmname))

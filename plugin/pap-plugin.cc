@@ -54,13 +54,14 @@ static struct plugin_info pap_plugin_info = {
 	"                        intra-procedural paths (with calls)\n"
 	"  calls                 also record each thread's sequence of calls\n"
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
-	"  calls-notail          with calls: calls in tail position become\n"
-	"                        ordinary calls (GCC makes no jumps of them),\n"
-	"                        cheaper where functions tail call each other\n"
-	"                        often; by default they stay tail calls (a\n"
-	"                        function's own: no mark; another's: a runtime\n"
-	"                        mark each; doc/plugin.md).  Build every unit\n"
-	"                        alike (calls-tail names the default)\n"
+	"  calls-tail            with calls: every call in tail position stays\n"
+	"                        a tail call (one to another function costs a\n"
+	"                        runtime mark each); by default only a\n"
+	"                        function's direct tail call of itself does\n"
+	"                        (no mark), the others become ordinary calls,\n"
+	"                        so mutual tail recursion needs calls-tail\n"
+	"  calls-notail          with calls: no call in tail position stays a\n"
+	"                        tail call.  Build every unit alike\n"
 	"  rt-static             the program links the static runtime, as\n"
 	"                        pap-gcc does: the runtime's variables are\n"
 	"                        reached local-exec outside -fPIC code\n"
@@ -219,7 +220,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	pap_opts.inline_fold = 1;
 	pap_opts.tally_max_values = 16384;
 	pap_opts.loop_register = 1;
-	pap_opts.calls_tail = 1;
+	pap_opts.calls_tail = 1;		/* self tail calls */
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
@@ -254,7 +255,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		} else if (!strcmp(key, "calls")) {
 			pap_opts.calls = 1;
 		} else if (!strcmp(key, "calls-tail")) {
-			pap_opts.calls_tail = 1;
+			pap_opts.calls_tail = 2;
 		} else if (!strcmp(key, "calls-notail")) {
 			pap_opts.calls_tail = 0;
 		} else if (!strcmp(key, "rt-static")) {

@@ -10,14 +10,18 @@
 /* Does a site of this kind come back (has it sources R_k)? */
 static int site_returns(uint8_t kind)
 {
-	return kind != PAP_SITE_NORETURN && kind != PAP_SITE_TAIL;
+	return kind != PAP_SITE_NORETURN && kind != PAP_SITE_TAIL &&
+	       kind != PAP_SITE_SELFTAIL;
 }
 
-/* Which classes of return site @s has, as a bit mask of 1 << c. */
+/* Which classes of return site @s has, as a bit mask of 1 << c (a
+ * self tail site: its T_k as class 0). */
 static unsigned site_classes(const struct pap_site *s)
 {
 	unsigned m;
 
+	if (s->kind == PAP_SITE_SELFTAIL)
+		return 1u;	/* T_k, in class 0's place */
 	if (!site_returns(s->kind))
 		return 0;
 	m = 1u;
@@ -204,7 +208,8 @@ static void reached(struct bfs *b, const struct pap_site *sites,
 {
 	uint32_t k, c;
 
-	if (s == PAP_CG_SRC_E) {
+	if (s == PAP_CG_SRC_E ||
+	    sites[pap_cg_src_site(s) - 1].kind == PAP_SITE_SELFTAIL) {
 		search(b, b->cfg->entry_block, 1, 0);
 		return;
 	}

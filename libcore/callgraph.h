@@ -6,7 +6,10 @@
  *
  * Function f with call sites k = 1..n (in statement order) has nodes
  * C_k (just before call k) and X (f returns), and sources E (f is
- * entered) and R_k^c (call k came back with class c).  A source is a
+ * entered), R_k^c (call k came back with class c) and, for a site of
+ * kind PAP_SITE_SELFTAIL, T_k (f was entered by its own tail call at
+ * site k: the code R_k^0 would have, which such a site has no use for;
+ * T_k precedes what E precedes).  A source is a
  * predecessor of a node when the CFG leads from it to the node without
  * passing another call site.  A node's digit for a source is the
  * source's index in the node's sorted predecessor list; its radix is the
@@ -46,6 +49,9 @@ enum pap_site_kind {
 	PAP_SITE_NORETURN,	/* C_k, no R_k */
 	PAP_SITE_RETURNS_TWICE,	/* setjmp: longjmp resumes at R_k^1 */
 	PAP_SITE_TAIL,		/* tail call: C_k, no R_k, f is gone */
+	PAP_SITE_SELFTAIL,	/* direct tail call of f itself: C_k, no
+				 * R_k; the activation keeps its frame and
+				 * begins again at source T_k */
 	PAP_SITE_NKINDS
 };
 

@@ -44,6 +44,8 @@ struct eframe {
 	uint8_t outside;
 	uint8_t tailpend;	/* the chain's last tail call is running
 				 * uninstrumented code */
+	uint32_t selfpend;	/* a self tail call at this site is on its
+				 * way to the entry, 0: none */
 };
 
 struct enc {
@@ -226,6 +228,22 @@ static int ev_return(struct enc *e, struct eframe *f, const struct pap_cev *v)
 	return err;
 }
 
+/* The entry that ends @f's self tail call: f again, entered as @f
+ * was (from outside or not), beginning at T_k.  No mark, no fold. */
+static int ev_self_entry(struct enc *e, struct eframe *f,
+			 const struct pap_cev *v)
+{
+	if (v->fn != f->fn ||
+	    (v->kind == PAP_CEV_OUT_ENTER) != (f->outside != 0)) {
+		e->why = "a self tail call entered another function, or "
+			 "entered it otherwise than its frame was";
+		return PAP_EINVAL;
+	}
+	f->last = pap_cg_src(f->selfpend, 0);
+	f->selfpend = 0;
+	return 0;
+}
+
 static int ev_enter(struct enc *e, const struct pap_cev *v)
 {
 	struct eframe *p = e->depth ? &e->fr[e->depth - 1] : NULL;
@@ -267,13 +285,19 @@ static int ev_tail(struct enc *e, struct eframe *f, const struct pap_cev *v)
 	struct eframe *p;
 	int err;
 
-	if (f->site || g->sites[v->site - 1].kind != PAP_SITE_TAIL) {
+	if (f->site || (g->sites[v->site - 1].kind != PAP_SITE_TAIL &&
+			g->sites[v->site - 1].kind != PAP_SITE_SELFTAIL)) {
 		e->why = "a tail call at a site that is none, or in a call";
 		return PAP_EINVAL;
 	}
 	err = local(e, f, pap_cg_node_c(v->site), v->site);
 	if (err)
 		return err;
+	if (g->sites[v->site - 1].kind == PAP_SITE_SELFTAIL) {
+		/* the frame stays: its next activation begins at T_k */
+		f->selfpend = v->site;
+		return 0;
+	}
 	if (f->outside) {
 		err = mark(e, PAP_CS_OUT_TAIL | v->site, f->fn, PAP_NONE, 0);
 		e->depth--;
@@ -353,6 +377,12 @@ static int step(struct enc *e, const struct pap_cev *v)
 		e->why = "an event of an unknown function";
 		return PAP_EINVAL;
 	}
+	if (f && f->selfpend) {
+		if (v->kind == PAP_CEV_ENTER || v->kind == PAP_CEV_OUT_ENTER)
+			return ev_self_entry(e, f, v);
+		e->why = "an event between a self tail call and its entry";
+		return PAP_EINVAL;
+	}
 	switch (v->kind) {
 	case PAP_CEV_ENTER:
 		return ev_enter(e, v);
@@ -385,7 +415,8 @@ static int step(struct enc *e, const struct pap_cev *v)
 	}
 	switch (v->kind) {
 	case PAP_CEV_CALL:
-		if (f->site || g->sites[v->site - 1].kind == PAP_SITE_TAIL) {
+		if (f->site || g->sites[v->site - 1].kind == PAP_SITE_TAIL ||
+		    g->sites[v->site - 1].kind == PAP_SITE_SELFTAIL) {
 			e->why = "a call in a call, or at a tail site";
 			return PAP_EINVAL;
 		}
@@ -437,6 +468,10 @@ int pap_cseq_exec(const struct pap_cs_prog *prog, const struct pap_cev *ev,
 		}
 	for (i = 0; i < n && !err; i++)
 		err = step(&e, &ev[i]);
+	if (!err && e.depth && e.fr[e.depth - 1].selfpend) {
+		e.why = "a self tail call without its entry";
+		err = PAP_EINVAL;
+	}
 	if (!err && e.depth)
 		err = frames(&e, 0);
 	if (err) {
@@ -903,7 +938,8 @@ static int take_frames(struct dec *d, int at_end, uint32_t q, uint32_t *fn,
 		     (a & PAP_CS_F_OUTSIDE) || pay(d, m, 2 * i + 1)->r))
 			return corrupt(d, "a tail call out where none can be");
 		if (!(a & PAP_CS_F_TAILOUT) &&
-		    g->sites[k - 1].kind == PAP_SITE_TAIL)
+		    (g->sites[k - 1].kind == PAP_SITE_TAIL ||
+		     g->sites[k - 1].kind == PAP_SITE_SELFTAIL))
 			return corrupt(d, "a frame calling at a tail site");
 		if (i == 0) {
 			if (at_end ? !(a & PAP_CS_F_OUTSIDE) : f != q)
@@ -1109,7 +1145,8 @@ static int dstep(struct dec *d, struct pos *p)
 		if (k < 1 || k > g->nsites)
 			return corrupt(d, "a call at a site the function does "
 					  "not have");
-		err = emit(d, g->sites[k - 1].kind == PAP_SITE_TAIL ?
+		err = emit(d, g->sites[k - 1].kind == PAP_SITE_TAIL ||
+			   g->sites[k - 1].kind == PAP_SITE_SELFTAIL ?
 			   PAP_CEV_TAIL : PAP_CEV_CALL, p->fn, k, 0, 0);
 		v = pap_cg_node_c(k);
 		if (!err && !pap_cg_radix(g, v))
@@ -1136,6 +1173,17 @@ static int dstep(struct dec *d, struct pos *p)
 	}
 	k = pap_cg_src_site(p->x);
 	c = pap_cg_src_class(p->x);
+	if (g->sites[k - 1].kind == PAP_SITE_SELFTAIL) {
+		/* T_k: entered by its own tail call at k, in the frame it
+		 * had, as it was entered (the stack's top says) */
+		if (!d->depth)
+			return corrupt(d, "a self tail entry with no frame");
+		err = emit(d, d->st[d->depth - 1].out ? PAP_CEV_OUT_ENTER :
+			   PAP_CEV_ENTER, p->fn, 0, 0, 0);
+		p->state = D_C;
+		p->x = k;
+		return err;
+	}
 	if ((c == 3 || (c == 1 && g->sites[k - 1].kind ==
 			 PAP_SITE_RETURNS_TWICE)) &&
 	    d->r == 1 && d->end &&

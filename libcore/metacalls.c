@@ -17,6 +17,7 @@ static const char *const site_kinds[PAP_SITE_NKINDS] = {
 	[PAP_SITE_NORETURN] = "noreturn",
 	[PAP_SITE_RETURNS_TWICE] = "setjmp",
 	[PAP_SITE_TAIL] = "tail",
+	[PAP_SITE_SELFTAIL] = "selftail",
 };
 
 const char *pap_site_kind_name(unsigned kind)

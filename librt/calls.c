@@ -226,7 +226,9 @@ static struct pap_cframe *cpush(struct pap_cframe *t, const char *key,
  * Was instrumented code running when this entry came from outside, so
  * that only an asynchronous signal can have made it?  The top frame says
  * so (design: the ordering rule) when it is in no call (IDLE), its
- * callee came back (ENTERED, ENTERED_TAILED), or the call in progress
+ * callee came back (ENTERED, ENTERED_TAILED), its own tail call is on
+ * its way to an entry that did not take it back (SELFTAIL: another
+ * function's entry, a handler's), or the call in progress
  * is to an instrumented function not yet entered: its entry probe may
  * be half done.  Every other state is a call to uninstrumented code
  * running, whose callbacks and handlers are inline.
@@ -236,7 +238,7 @@ static int casync_p(const struct pap_cframe *t)
 	uintptr_t e = t->expect;
 
 	if (e == PAP_CF_IDLE || e == PAP_CF_ENTERED ||
-	    e == PAP_CF_ENTERED_TAILED)
+	    e == PAP_CF_ENTERED_TAILED || e == PAP_CF_SELFTAIL)
 		return 1;
 	if (e == PAP_CF_BASE || e == PAP_CF_TAIL)
 		return 0;

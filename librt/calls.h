@@ -19,6 +19,10 @@
  *                indirect, c == 0: pap_c_cluster(ncl, i, p, k);
  *                last = pap_cg_src(k, c);
  *   tail call k  pap_c_node(...); pap_c_tail(me, k, KEY_f, &g);
+ *   self tail k  (a direct tail call of f itself) pap_c_node(...);
+ *                pap_c_selftail(me, k); f's entry is then
+ *                me = pap_c_enter_self(KEY_f, &f, &last), which takes
+ *                the frame again and sets last = T_k (callgraph.h)
  *   X            pap_c_node(radix, digit of last, PAP_CS_CODE_X);
  *                pap_c_exit(me);
  *   receiver s   (a setjmp's second return, a landing pad)
@@ -26,7 +30,7 @@
  *
  * The shadow stack: frame 0 is the thread's base (expect PAP_CF_BASE);
  * an activation's frame is pushed at its entry and popped at its exit or
- * its tail call.  A frame's expect says what its call in progress did:
+ * its tail call; a self tail call keeps it for the next activation.  A frame's expect says what its call in progress did:
  * the address called (nothing entered yet), PAP_CF_ENTERED (the callee
  * was entered), PAP_CF_TAIL (a tail call of the chain is running,
  * texpect the address it called), PAP_CF_ENTERED_TAILED (the chain
@@ -166,6 +170,34 @@ static inline struct pap_cframe *pap_c_enter(const char *key, uintptr_t self)
 		return me;
 	}
 	return __pap_center(t, key, self);
+}
+
+/* The entry probe of a function @key at @self with self tail sites:
+ * where the top frame holds its own tail call (expect SELFTAIL, its key
+ * @key) that frame again, *@last = T_k of the frame's site k; else
+ * pap_c_enter(), *@last = E. */
+static inline struct pap_cframe *pap_c_enter_self(const char *key,
+						  uintptr_t self,
+						  uint32_t *last)
+{
+	struct pap_cframe *t = __pap_cs;
+
+	if (t->expect != self && t->expect == PAP_CF_SELFTAIL &&
+	    t->key == key) {
+		t->expect = PAP_CF_IDLE;
+		*last = pap_cg_src(t->site, 0);
+		return t;
+	}
+	*last = PAP_CG_SRC_E;
+	return pap_c_enter(key, self);
+}
+
+/* Self tail site @k (after C_k's fold): the frame stays, the site
+ * first, so that the entry that sees SELFTAIL reads it. */
+static inline void pap_c_selftail(struct pap_cframe *me, uint32_t k)
+{
+	me->site = k;
+	me->expect = PAP_CF_SELFTAIL;
 }
 
 /* Call site @k calls @callee (after C_k's fold). */

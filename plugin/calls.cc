@@ -49,24 +49,34 @@
  *   R_k, t   (a site whose callee may end in tail calls) after reading
  *            c: if (c is TAIL or ENTERED_TAILED) __pap_creturn(me, c);
  *            last = R_k^2 then
+ *   self k   [radix > 1] cr = cfold(...);  (f's direct tail call of f)
+ *            me->site = k; me->expect = SELFTAIL;
+ *            the call, then its own return without X's probe
+ *   entry    (of a function with self tail sites) where the fast check
+ *            fails: if (t->expect == SELFTAIL && t->key == KEY) {
+ *                    t->expect = IDLE; me = t; last = T_{t->site};
+ *            } else { me = __pap_center(...); last = E; }
  *
- * With -fplugin-arg-pap-calls-tail (off by default: each tail entry is
- * a runtime mark, and a tail recursion whose marks do not repeat, such
- * as Ackermann's, then costs about ten times calls' instructions), a call
- * is a tail site when tailcall.cc:pap_tail_return() finds it in
- * tail position (what the intra modes keep as a tail call), in a
- * function without setjmp receivers or nonlocal labels; nothing follows
- * it, so GCC may still make it a jump and a tail-recursive loop runs in
- * the plain build's stack.  Direct and indirect alike: the marks name
- * every function of a chain.  Functions with exception edges get no
- * call probes.  Without calls-tail, calls in tail position are ordinary
- * sites: the return probe after them keeps GCC from making them jumps,
- * so a tail-recursive loop uses a frame per call, and one that runs
- * long enough overflows the stack that the plain build runs it in: a
- * program that counts on tail calls must be built with calls-tail
- * (doc/benchmarks.md, "Tail calls by default").
+ * A call in tail position is one tailcall.cc:pap_tail_return() finds
+ * (what the intra modes keep as a tail call), in a function without
+ * setjmp receivers or nonlocal labels; nothing follows a tail site, so
+ * GCC may still make it a jump and a tail-recursive loop runs in the
+ * plain build's stack.  By default (not with -fplugin-arg-pap-calls-
+ * notail) a direct call of the function itself in tail position, bound
+ * to this definition, is a self tail site: the activation keeps its
+ * frame and no mark is made.  Other calls in tail position are tail
+ * sites only with calls-tail (their callee's entry is a TAIL_ENTRY mark:
+ * the marks name every function of a chain), but for a callee of the
+ * unit that calls nothing else, which stays an ordinary call; by default
+ * they are ordinary sites: the return probe after them keeps GCC from
+ * making them jumps, so a mutual tail recursion uses a frame per call
+ * and one that runs long enough overflows the stack that the plain build
+ * runs it in (doc/benchmarks.md, "Tail calls by default").  Functions
+ * with exception edges get no call probes.
  */
 #include "gcc-common.h"
+#include "calls.h"
+#include "gimple-walk.h"
 #include "plugin.h"
 
 #include "callgraph.h"
@@ -104,6 +114,7 @@ struct pap_calls {
 	const char *asmname;
 	uint32_t nsites;
 	uint32_t ntail;		/* sites of kind tail */
+	uint32_t nself;		/* sites of kind selftail */
 	struct pap_site *sites;
 	struct pap_csite *cs;
 	struct pap_callgraph g;
@@ -342,6 +353,64 @@ static tree pap_calls_self(struct pap_calls *c, gimple_seq *seq)
 	return p;
 }
 
+/*
+ * The arms of the entry of a function with self tail sites, after its
+ * fast check @cond (@fast its push): where the frame @t, whose expect
+ * @ex was read, holds this function's own tail call (expect SELFTAIL
+ * and this function's key @key), the activation takes that frame again
+ * and begins at T_k, k the frame's site (librt/calls.h,
+ * pap_c_enter_self); else @call, __pap_center.  Returns the block after
+ * them.
+ */
+static basic_block pap_calls_entry_self(struct pap_calls *c, gcond *cond,
+					gimple_seq fast, gcall *call, tree t,
+					tree ex, tree key)
+{
+	gimple_seq other = NULL, self = NULL, slow = NULL;
+	tree tk = pap_tmp(pap_rt_cstring(), "pap_ck");
+	tree b1 = pap_tmp(boolean_type_node, "pap_cb");
+	tree b2 = pap_tmp(boolean_type_node, "pap_cb");
+	tree k = pap_tmp(pap_rt_u32(), "pap_ck");
+	gcond *c2;
+	basic_block join;
+
+	gimple_seq_add_stmt(&fast, gimple_build_assign(c->last,
+		pap_u32_cst(PAP_CG_SRC_E)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(tk,
+		pap_frame_ref(t, PAP_CF_OFF_KEY, pap_rt_cstring())));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b1, EQ_EXPR, ex,
+		pap_uptr_cst(PAP_CF_SELFTAIL)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b2, EQ_EXPR, tk,
+		unshare_expr(key)));
+	gimple_seq_add_stmt(&other, gimple_build_assign(b1, BIT_AND_EXPR, b1,
+							b2));
+	c2 = gimple_build_cond(NE_EXPR, b1, boolean_false_node, NULL_TREE,
+			       NULL_TREE);
+	gimple_seq_add_stmt(&other, c2);
+	/* T_k = pap_cg_src(k, 0) = 4k - 3; the frame is clean again */
+	gimple_seq_add_stmt(&self, gimple_build_assign(
+		pap_frame_ref(t, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+		pap_uptr_cst(PAP_CF_IDLE)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->me, t));
+	gimple_seq_add_stmt(&self, gimple_build_assign(k,
+		pap_frame_ref(t, PAP_CF_OFF_SITE, pap_rt_u32())));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->last, MULT_EXPR, k,
+		pap_u32_cst(PAP_CG_NCLASSES)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->last, MINUS_EXPR,
+		c->last, pap_u32_cst(PAP_CG_NCLASSES - 1)));
+	gimple_seq_add_stmt(&self, gimple_build_assign(c->slow,
+		boolean_false_node));
+	gimple_seq_add_stmt(&slow, call);
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+		boolean_true_node));
+	gimple_seq_add_stmt(&slow, gimple_build_assign(c->last,
+		pap_u32_cst(PAP_CG_SRC_E)));
+	join = pap_calls_branch(cond, fast, other,
+				profile_probability::very_likely());
+	pap_calls_branch(c2, self, slow, profile_probability::likely());
+	return join;
+}
+
 /* The entry probe (E), before everything else on the entry edge. */
 static void pap_calls_entry(struct pap_calls *c)
 {
@@ -393,14 +462,19 @@ static void pap_calls_entry(struct pap_calls *c)
 		boolean_false_node));
 	call = gimple_build_call(pap_rt_decl(PAP_RT_CENTER), 3, t, key, self);
 	gimple_call_set_lhs(call, c->me);
-	gimple_seq_add_stmt(&slow, call);
-	gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
-		boolean_true_node));
-	join = pap_calls_branch(cond, fast, slow,
-				profile_probability::very_likely());
-	gsi = gsi_start_bb(join);
-	gsi_insert_before(&gsi, gimple_build_assign(c->last,
-		pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+	if (!c->nself) {
+		gimple_seq_add_stmt(&slow, call);
+		gimple_seq_add_stmt(&slow, gimple_build_assign(c->slow,
+			boolean_true_node));
+		join = pap_calls_branch(cond, fast, slow,
+					profile_probability::very_likely());
+		gsi = gsi_start_bb(join);
+		gsi_insert_before(&gsi, gimple_build_assign(c->last,
+			pap_u32_cst(PAP_CG_SRC_E)), GSI_SAME_STMT);
+	} else {
+		join = pap_calls_entry_self(c, cond, fast, call, t, ex, key);
+		gsi = gsi_start_bb(join);
+	}
 	pap_pisp_on_entry(fun->decl, &gsi);
 }
 
@@ -525,6 +599,18 @@ static tree pap_calls_site_before(struct pap_calls *c, uint32_t k)
 		unshare_expr(gimple_call_fn(s))));
 	if (site->kind == PAP_SITE_TAIL) {
 		pap_calls_tail(c, k, p, seq, &gsi);
+		return p;
+	}
+	if (site->kind == PAP_SITE_SELFTAIL) {
+		/* the frame stays; the entry reads the site when it sees
+		 * expect SELFTAIL, so that goes last */
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			pap_frame_ref(c->me, PAP_CF_OFF_SITE, pap_rt_u32()),
+			pap_u32_cst(k)));
+		gimple_seq_add_stmt(&seq, gimple_build_assign(
+			pap_frame_ref(c->me, PAP_CF_OFF_EXPECT, pap_rt_uptr()),
+			pap_uptr_cst(PAP_CF_SELFTAIL)));
+		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 		return p;
 	}
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
@@ -928,6 +1014,112 @@ bool pap_calls_is_site(gcall *s)
 }
 
 
+/* The unit's functions whose call probes are made and that have no tail
+ * site: a direct call of one never ends in a chain of tail calls. */
+static hash_set<tree> *pap_calls_notail;
+
+/* Is @g a call that may be in tail position and may return (not
+ * internal, noreturn or returns-twice), other than a direct call of @fn
+ * itself (which binds to this definition)? */
+static bool pap_calls_other_call(gimple *g, tree fn)
+{
+	gcall *call = dyn_cast<gcall *>(g);
+
+	if (!call || gimple_call_internal_p(call) ||
+	    gimple_call_flags(call) & (ECF_NORETURN | ECF_RETURNS_TWICE))
+		return false;
+	return gimple_call_fndecl(call) != fn ||
+	       !decl_binds_to_current_def_p(fn);
+}
+
+static tree pap_calls_generic_call(tree *tp, int *walk_subtrees, void *data)
+{
+	tree fn = (tree)data, callee;
+
+	(void)walk_subtrees;
+	if (TREE_CODE(*tp) != CALL_EXPR || !CALL_EXPR_FN(*tp) ||
+	    call_expr_flags(*tp) & (ECF_NORETURN | ECF_RETURNS_TWICE))
+		return NULL_TREE;
+	callee = get_callee_fndecl(*tp);
+	if (callee != fn || !decl_binds_to_current_def_p(fn))
+		return *tp;
+	return NULL_TREE;
+}
+
+static tree pap_calls_gimple_call(gimple_stmt_iterator *gsi, bool *handled,
+				  struct walk_stmt_info *wi)
+{
+	(void)handled;
+	if (pap_calls_other_call(gsi_stmt(*gsi), (tree)wi->info)) {
+		wi->callback_result = integer_one_node;
+		return integer_one_node;
+	}
+	return NULL_TREE;
+}
+
+/*
+ * May a call of @callee, a function of the unit whose probes are not
+ * made yet (it comes later), end in a chain of tail calls?  Not when its
+ * body, in whatever form it has now (GENERIC, GIMPLE, a CFG), calls
+ * nothing that returns but itself: it has no tail site then, only self
+ * tail sites and noreturn ones, whatever its own pass decides.
+ * Otherwise it may (a body with probes made has their calls).
+ */
+static bool pap_calls_body_may_chain(tree callee)
+{
+	function *f = DECL_STRUCT_FUNCTION(callee);
+	basic_block bb;
+
+	if (f && f->cfg) {
+		FOR_EACH_BB_FN(bb, f) {
+			gimple_stmt_iterator gsi;
+
+			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+			     gsi_next(&gsi))
+				if (pap_calls_other_call(gsi_stmt(gsi), callee))
+					return true;
+		}
+		return false;
+	}
+	if (gimple_has_body_p(callee)) {
+		struct walk_stmt_info wi;
+		gimple_seq body = gimple_body(callee);
+
+		memset(&wi, 0, sizeof(wi));
+		wi.info = callee;
+		walk_gimple_seq(body, pap_calls_gimple_call, NULL, &wi);
+		return wi.callback_result != NULL_TREE;
+	}
+	if (DECL_SAVED_TREE(callee))
+		return walk_tree_without_duplicates(&DECL_SAVED_TREE(callee),
+						    pap_calls_generic_call,
+						    callee) != NULL_TREE;
+	return true;
+}
+
+/* The unit's functions whose probes are made and whose only sites are
+ * self tail sites and noreturn ones: they call nothing else that
+ * returns. */
+static hash_set<tree> *pap_calls_leaf;
+
+/*
+ * Is @callee, called in tail position from @c's function, a function of
+ * the unit other than it that calls nothing but itself (known from its
+ * probes, or from its body)?  Such a call is made an ordinary call:
+ * while the callee runs the caller's frame stays, one frame that calls
+ * nothing more, so the stack stays bounded wherever the plain build's
+ * is, and the call costs no mark.
+ */
+static bool pap_calls_leaf_callee(const struct pap_calls *c, tree callee)
+{
+	if (!callee || callee == c->fun->decl ||
+	    !pap_calls_callee_in(callee))
+		return false;
+	if (pap_calls_leaf && pap_calls_leaf->contains(callee))
+		return true;
+	return !pap_calls_body_may_chain(callee);
+}
+
 /* One site of node @node: its kind and flags (PAP_SITE_MAYBE_TAIL
  * later, pap_calls_tail_flags()); @tails: may its calls in tail position
  * be tail sites? */
@@ -949,7 +1141,19 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	cs->callee = gimple_call_fndecl(s);
 	site->block = node;
 	site->flags = 0;
-	if (tails && pap_tail_return(c->fun, s)) {
+	if (tails && pap_opts.calls_tail > 1 && pap_tail_return(c->fun, s) &&
+	    pap_calls_leaf_callee(c, cs->callee)) {
+		/* a call, as calls-notail makes it: the stack grows by
+		 * this one frame at most, its callee calls nothing else */
+		site->kind = PAP_SITE_DIRECT;
+	} else if (tails && pap_tail_return(c->fun, s) && cs->callee ==
+	    c->fun->decl && decl_binds_to_current_def_p(cs->callee)) {
+		/* the function itself, not another definition of its
+		 * name: the activation keeps its frame, no mark */
+		site->kind = PAP_SITE_SELFTAIL;
+		c->nself++;
+	} else if (tails && pap_opts.calls_tail > 1 &&
+		   pap_tail_return(c->fun, s)) {
 		/* direct or indirect alike: the marks name every function
 		 * of the chain, so no cluster digit is needed */
 		site->kind = PAP_SITE_TAIL;
@@ -969,16 +1173,13 @@ static void pap_calls_add(struct pap_calls *c, gcall *s, uint32_t node,
 	}
 }
 
-/* The unit's functions whose call probes are made and that have no tail
- * site: a direct call of one never ends in a chain of tail calls. */
-static hash_set<tree> *pap_calls_notail;
-
 /*
  * PAP_SITE_MAYBE_TAIL on the sites whose call may come back through a
  * chain of tail calls (class 2): those that may enter an instrumented
  * function that has a tail site.  Not: a direct call of a function of
  * the unit known to have none (itself, or one whose probes are made
- * already), nor of a library function (a GCC builtin, or declared in a
+ * already, or one whose body calls nothing but itself), nor of a library
+ * function (a GCC builtin, or declared in a
  * system header), which pap does not instrument.  The others may (an
  * extern function, one compiled later, an indirect call): they are
  * flagged, which costs a source, never a wrong record.
@@ -989,7 +1190,7 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 
 	/* without calls-tail no unit of the program makes tail chains
 	 * (doc/plugin.md: its units are built alike) */
-	if (!pap_opts.calls_tail)
+	if (pap_opts.calls_tail < 2)
 		return;
 	for (k = 1; k <= c->nsites; k++) {
 		struct pap_site *site = &c->sites[k - 1];
@@ -1007,8 +1208,8 @@ static void pap_calls_tail_flags(struct pap_calls *c)
 			continue;
 		}
 		if (pap_calls_callee_in(callee)) {
-			if (!pap_calls_notail || !pap_calls_notail->contains(
-				    callee))
+			if ((!pap_calls_notail || !pap_calls_notail->contains(
+				     callee)) && pap_calls_body_may_chain(callee))
 				site->flags |= PAP_SITE_MAYBE_TAIL;
 			continue;
 		}
@@ -1068,8 +1269,8 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 	struct pap_calls *c;
 	basic_block *head_of;
 	basic_block bb;
-	uint32_t cap = 0;
-	bool tails = pap_opts.calls_tail;
+	uint32_t cap = 0, k;
+	bool tails = pap_opts.calls_tail > 0;
 	int num, r;
 
 	if (!pap_pisp_keep(fun, asmname))
@@ -1145,8 +1346,17 @@ struct pap_calls *pap_calls_collect(function *fun, const struct pap_model *m,
 			pap_calls_notail = new hash_set<tree>;
 		pap_calls_notail->add(fun->decl);
 	}
+	for (k = 1; k <= c->nsites; k++)
+		if (c->sites[k - 1].kind != PAP_SITE_SELFTAIL &&
+		    c->sites[k - 1].kind != PAP_SITE_NORETURN)
+			break;
+	if (k > c->nsites) {
+		if (!pap_calls_leaf)
+			pap_calls_leaf = new hash_set<tree>;
+		pap_calls_leaf->add(fun->decl);
+	}
 	if (pap_opts.verbose) {
-		uint32_t k, v;
+		uint32_t v;
 		struct pap_text t = { NULL, 0, 0 };
 
 		for (k = 1; k <= c->nsites; k++) {
@@ -1213,7 +1423,8 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 	c->me = pap_tmp(ptr_type_node, "pap_me");
 	c->last = pap_tmp(pap_rt_u32(), "pap_last");
 	for (k = 1; k <= c->nsites; k++)
-		if (c->sites[k - 1].kind == PAP_SITE_TAIL)
+		if (c->sites[k - 1].kind == PAP_SITE_TAIL ||
+		    c->sites[k - 1].kind == PAP_SITE_SELFTAIL)
 			tailrets.safe_push(pap_calls_tail_ret(c, k));
 	c->slow = pap_tmp(boolean_type_node, "pap_cslow");
 	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
@@ -1229,7 +1440,8 @@ void pap_calls_emit(struct pap_calls *c, tree key, tree key_slot)
 		called[k] = pap_calls_site_before(c, k);
 	for (k = 1; k <= c->nsites; k++)
 		if (c->sites[k - 1].kind != PAP_SITE_NORETURN &&
-		    c->sites[k - 1].kind != PAP_SITE_TAIL)
+		    c->sites[k - 1].kind != PAP_SITE_TAIL &&
+		    c->sites[k - 1].kind != PAP_SITE_SELFTAIL)
 			pap_calls_site_after(c, k, called[k]);
 	for (i = 0; i < rets.length(); i++)
 		pap_calls_exit(c, rets[i]);

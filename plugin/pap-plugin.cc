@@ -54,10 +54,14 @@ static struct plugin_info pap_plugin_info = {
 	"                        intra-procedural paths (with calls)\n"
 	"  calls                 also record each thread's sequence of calls\n"
 	"                        and returns (doc/plugin.md, \"Call sequences\")\n"
-	"  calls-tail            with calls: calls in tail position stay tail\n"
-	"                        calls (a runtime mark each; doc/plugin.md);\n"
-	"                        without it they become ordinary calls, so a\n"
-	"                        program whose stack relies on them needs it\n"
+	"  calls-tail            with calls: every call in tail position stays\n"
+	"                        a tail call (one to another function costs a\n"
+	"                        runtime mark each); by default only a\n"
+	"                        function's direct tail call of itself does\n"
+	"                        (no mark), the others become ordinary calls,\n"
+	"                        so mutual tail recursion needs calls-tail\n"
+	"  calls-notail          with calls: no call in tail position stays a\n"
+	"                        tail call.  Build every unit alike\n"
 	"  rt-static             the program links the static runtime, as\n"
 	"                        pap-gcc does: the runtime's variables are\n"
 	"                        reached local-exec outside -fPIC code\n"
@@ -216,12 +220,14 @@ static bool pap_parse_args(struct plugin_name_args *info)
 	pap_opts.inline_fold = 1;
 	pap_opts.tally_max_values = 16384;
 	pap_opts.loop_register = 1;
+	pap_opts.calls_tail = 1;		/* self tail calls */
 	for (i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		const char *value = info->argv[i].value;
 		bool flag = !strcmp(key, "verbose") || !strcmp(key, "disable") ||
 			    !strcmp(key, "trace") || !strcmp(key, "calls") ||
 			    !strcmp(key, "calls-tail") ||
+			    !strcmp(key, "calls-notail") ||
 			    !strcmp(key, "rt-static") ||
 			    !strcmp(key, "system-headers");
 
@@ -249,7 +255,9 @@ static bool pap_parse_args(struct plugin_name_args *info)
 		} else if (!strcmp(key, "calls")) {
 			pap_opts.calls = 1;
 		} else if (!strcmp(key, "calls-tail")) {
-			pap_opts.calls_tail = 1;
+			pap_opts.calls_tail = 2;
+		} else if (!strcmp(key, "calls-notail")) {
+			pap_opts.calls_tail = 0;
 		} else if (!strcmp(key, "rt-static")) {
 			pap_opts.rt_static = 1;
 		} else if (!strcmp(key, "clusters")) {
@@ -328,7 +336,7 @@ static bool pap_parse_args(struct plugin_name_args *info)
 			pap_opts.system_headers = 1;
 		} else {
 			error("unknown option %<-fplugin-arg-%s-%s%> (known: "
-			      "mode, calls, calls-tail, rt-static, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
+			      "mode, calls, calls-tail, calls-notail, rt-static, clusters, meta, fold, tally, loop-count, include, exclude, system-headers, spec, calls-spec, psp, verbose, disable, trace)",
 			      base, key);
 			ok = false;
 		}

@@ -28,7 +28,9 @@ struct pap_options {
 	int loop_register;
 	/* call sequences (calls.cc) and their indirect sites' clusters */
 	int calls;
-	/* calls-tail: calls in tail position are tail sites (calls.cc) */
+	/* calls in tail position that stay tail calls (calls.cc): 0 none
+	 * (calls-notail), 1 a function's of itself (default), 2 all
+	 * (calls-tail) */
 	int calls_tail;
 	/* rt-static: the runtime is linked statically into the executable
 	 * (pap-gcc), so code not built for a shared library reaches its

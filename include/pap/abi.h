@@ -94,7 +94,8 @@
  * top __pap_cs of a shadow stack of struct pap_cframe (one per open
  * instrumented activation) and its last usable frame __pap_cs_limit, all
  * initial-exec thread-local (local-exec from an executable's code, ABI
- * 12).  The probes are inline code whose meaning
+ * 12).  A direct tail call of a function to itself keeps its frame
+ * (expect PAP_CF_SELFTAIL, ABI 13).  The probes are inline code whose meaning
  * librt/calls.h gives as C (pap_c_enter, pap_c_node, pap_c_call,
  * pap_c_return, pap_c_cluster, pap_c_tail, pap_c_exit); their slow paths
  * are the __pap_c* calls below.  A unit's constructor also calls
@@ -113,7 +114,7 @@
 
 #include <pap/export.h>
 
-#define PAP_ABI_VERSION 12
+#define PAP_ABI_VERSION 13
 
 #ifdef __cplusplus
 extern "C" {
@@ -169,6 +170,9 @@ struct pap_cframe {
 #define PAP_CF_BASE		2u
 #define PAP_CF_TAIL		3u
 #define PAP_CF_ENTERED_TAILED	4u
+/* the activation's own direct tail call (site in progress) is on its way
+ * to the entry, which takes this frame again (ABI 13) */
+#define PAP_CF_SELFTAIL		5u
 
 /* frame flags: the exit and the tail call take the slow path */
 #define PAP_CF_OUTSIDE		0x1u	/* entered from outside */

@@ -8,10 +8,18 @@
  * they run in a small stack; the instrumented builds must too.  spin
  * loops before its tail call, walk is void, finish's callee exits.
  * The first record must leave errno alone.  Prints what it computed.
+ *
+ *   tailcall N self|tail
+ *
+ * only the call-sequence cases (tailcall.sh): self, count_down N deep
+ * and mixed, a self tail recursion N deep whose every third level makes
+ * an ordinary call first; tail, the is_even/is_odd pair N deep and
+ * by_ptr, which tail calls itself through a pointer N deep.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static long sink;
 
@@ -67,6 +75,33 @@ __attribute__((noinline)) void walk(long n)
 	}
 }
 
+/* an ordinary call: its value is used */
+__attribute__((noinline)) long leaf(long n)
+{
+	return n * 3 + 1;
+}
+
+/* a self tail call, and on every third level an ordinary call first */
+__attribute__((noinline)) long mixed(long n, long acc)
+{
+	if (n == 0)
+		return acc;
+	if (n % 3 == 0)
+		acc += leaf(n);
+	return mixed(n - 1, acc + 1);
+}
+
+/* a tail call through a pointer, to itself: no self tail site */
+long by_ptr(long n, long acc);
+long (*volatile by_ptr_fp)(long, long) = by_ptr;
+
+__attribute__((noinline)) long by_ptr(long n, long acc)
+{
+	if (n == 0)
+		return acc;
+	return by_ptr_fp(n - 1, acc + (n & 1));
+}
+
 /* not in tail position: the value is used after the call */
 __attribute__((noinline)) long depth(long n)
 {
@@ -96,6 +131,17 @@ __attribute__((noinline)) long finish(long v)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000;
+
+	if (argc > 2 && !strcmp(argv[2], "self")) {
+		printf("count_down %ld\n", count_down(n, 0));
+		printf("mixed %ld\n", mixed(n, 0));
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[2], "tail")) {
+		printf("is_even %ld\n", is_even(n));
+		printf("by_ptr %ld\n", by_ptr(n, 0));
+		return 0;
+	}
 
 	/* the thread's first record, which tries PAP_COLLECTOR's socket
 	 * when that is set, leaves errno as the program set it */

@@ -11,7 +11,13 @@
 # decoded paths equal the traced ones (block totals in epp).  With call
 # sequences and calls-tail at -O2 the program runs a million deep in
 # the same stack too, and its sequence decodes; at a small depth it is
-# the -O0 build's (where GCC makes no jumps).  TAP output.
+# the -O0 build's (where GCC makes no jumps).  The default calls build
+# runs `tailcall N self` (self tail recursion, a self tail call beside an
+# ordinary call) 10^7 deep in a 1 MiB stack at -O2, calls-tail that and
+# `tailcall N tail` (mutual tail recursion, a tail call through a
+# pointer), and at a small depth, at -O0 and -O2, each decodes to the
+# sequence the source makes, which awk writes here from the program's
+# arithmetic.  TAP output.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
@@ -29,7 +35,7 @@ deep=1000000
 small=3000
 gcc -O2 -w "$src" -o plain || { echo "Bail out! cannot build tailcall.c"; exit 1; }
 ./plain $small >plain.small
-echo "1..14"
+echo "1..24"
 n=0
 fails=0
 if ! (ulimit -s 1024 && ./plain $deep >plain.deep); then
@@ -168,4 +174,101 @@ for mode in none pap-epp; do
 		fails=$((fails + 1))
 	fi
 done
+# the default calls build keeps a function's tail calls of itself;
+# calls-tail keeps every tail call
+selfdeep=10000000
+selfsmall=7
+# want_seq self|tail N: the names of `tailcall N self|tail`'s sequence,
+# one a line: a chain of N + 1 entries returns through its N tail
+# callers
+want_seq() {
+	awk -v what="$1" -v n="$2" 'BEGIN {
+		print "main"
+		if (what == "self") {
+			for (i = 0; i <= 2 * n; i++) print "count_down"
+			print "main"
+			for (m = n; m >= 0; m--) {
+				print "mixed"
+				if (m > 0 && m % 3 == 0) { print "leaf"; print "mixed" }
+			}
+			for (i = 0; i < n; i++) print "mixed"
+			print "main"
+			exit
+		}
+		for (i = 0; i <= n; i++) print (i % 2 ? "is_odd" : "is_even")
+		for (i = n - 1; i >= 0; i--) print (i % 2 ? "is_odd" : "is_even")
+		print "main"
+		for (i = 0; i <= 2 * n; i++) print "by_ptr"
+		print "main"
+	}'
+}
+# json_seq FILE: the one sequence of a JSON report, one name a line
+json_seq() {
+	sed -n 's/.*"sequence": \[\(.*\)\]}.*/\1/p' "$1" | tr -d '" ' | tr , '\n'
+}
+for what in self tail; do
+	./plain $selfdeep $what >plain.$what || { echo "Bail out! tailcall N $what"; exit 1; }
+	want_seq $what $selfsmall >$what.want
+done
+# CASES FLAGS MODE OPT: builds with calls and FLAGS, runs each case
+# $selfdeep deep in 1 MiB of stack at -O2, and at $selfsmall compares
+# the decoded sequence with the source's
+check_cases() {
+	cases=$1 flags=$2 mode=$3 opt=$4
+	n=$((n + 1))
+	what="calls $flags $mode $opt ($cases)"
+	if ! "$papgcc" $opt -w -fplugin-arg-pap-calls $flags \
+	     -fplugin-arg-pap-mode=$mode "$src" -o dself 2>cc.err; then
+		echo "not ok $n - $what: compile failed"
+		sed 's/^/# /' cc.err
+		fails=$((fails + 1)); return
+	fi
+	for c in $cases; do
+		rm -f pap.prof
+		if [ $opt = -O2 ] &&
+		   { ! (ulimit -s 1024 && ./dself $selfdeep $c >dself.out) ||
+		     ! cmp -s plain.$c dself.out ||
+		     ! "$decode" --format=json pap.prof >deep.json 2>decode.err ||
+		     ! grep -q '"complete": true' deep.json; }; then
+			echo "not ok $n - $what: $c $selfdeep deep in tail position does not run in 1 MiB of stack as the plain build does, or does not decode"
+			sed 's/^/# /' decode.err
+			fails=$((fails + 1)); return
+		fi
+		rm -f pap.prof
+		if ! ./dself $selfsmall $c >/dev/null ||
+		   ! "$decode" --format=json pap.prof >small.json 2>decode.err ||
+		   ! json_seq small.json >$c.got || ! cmp -s $c.want $c.got; then
+			echo "not ok $n - $what: the $c sequence at $selfsmall is not the source's"
+			diff $c.want $c.got | head -5 | sed 's/^/# /'
+			fails=$((fails + 1)); return
+		fi
+	done
+	echo "ok $n - $what: $([ $opt = -O2 ] && echo "$selfdeep deep in 1 MiB of stack; ")sequences at $selfsmall are the source's"
+}
+for mode in none pap-epp; do
+	for opt in -O2 -O0; do
+		check_cases self "" $mode $opt
+		check_cases "self tail" -fplugin-arg-pap-calls-tail $mode $opt
+	done
+done
+# calls-notail: a function's tail calls of itself are calls again, and
+# the same $selfdeep overflow the 1 MiB stack
+n=$((n + 1))
+if "$papgcc" -O2 -w -fplugin-arg-pap-calls -fplugin-arg-pap-calls-notail \
+     -fplugin-arg-pap-mode=none "$src" -o nself 2>cc.err &&
+   ./nself $selfsmall self >/dev/null &&
+   ! (ulimit -s 1024 && ./nself $selfdeep self >/dev/null 2>&1); then
+	echo "ok $n - calls-notail: tail calls are calls again ($selfdeep deep overflows 1 MiB)"
+else
+	echo "not ok $n - calls-notail: still runs $selfdeep deep in 1 MiB of stack, or fails to build"
+	fails=$((fails + 1))
+fi
+# the self tail sites are there
+n=$((n + 1))
+if cat *.papm 2>/dev/null | grep -q ' selftail '; then
+	echo "ok $n - the metadata has self tail sites"
+else
+	echo "not ok $n - no self tail site in the metadata"
+	fails=$((fails + 1))
+fi
 [ $fails -eq 0 ]

@@ -3,7 +3,8 @@
  * callsim.h - the call-sequence tests' oracle (test-only): random
  * programs (functions with random CFGs and call sites calling each other
  * directly, through pointers, into uninstrumented code that calls back,
- * by tail calls, setjmp and longjmp, throws) and a simulator that walks
+ * by tail calls, self tail calls, setjmp and longjmp, throws) and a
+ * simulator that walks
  * them block by block and writes the events it performs.  It never looks
  * at the call-site graphs.  Included by test_callseq.c and test_callrt.c
  * after cmocka.h, callseq.h, fnkey.h and testlib.h.
@@ -24,7 +25,8 @@ struct tfn {
 	uint32_t **cl;
 	uint32_t *bfirst, *bcount;	/* per block: its sites k.. */
 	uint32_t *dist;			/* per block: edges to return */
-	int has_tail;
+	int has_tail;			/* a tail site (not a self one) */
+	int has_self;			/* a self tail site */
 	struct pap_callgraph g;
 };
 
@@ -57,7 +59,19 @@ static void prog_free(struct tprog *p)
 	}
 }
 
-/* Blocks to a return, over normal edges (the walk's way out). */
+/* Is there a self tail site in block @b? */
+static int self_block(const struct tfn *f, uint32_t b)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->bcount[b]; i++)
+		if (f->sites[f->bfirst[b] + i - 1].kind == PAP_SITE_SELFTAIL)
+			return 1;
+	return 0;
+}
+
+/* Blocks to a return, over normal edges (the walk's way out), not
+ * through a block with a self tail site, which would begin again. */
 static void distances(struct tfn *f)
 {
 	const struct pap_cfg *cfg = f->cfg;
@@ -74,7 +88,7 @@ static void distances(struct tfn *f)
 			uint32_t d;
 
 			if (e->kind != PAP_EDGE_NORMAL || e->src >= n ||
-			    (e->flags & PAP_EF_DEAD))
+			    (e->flags & PAP_EF_DEAD) || self_block(f, e->src))
 				continue;
 			d = e->dst == cfg->exit ? 0 :
 			    e->dst < n && f->dist[e->dst] != UINT32_MAX ?
@@ -214,6 +228,11 @@ static void make_prog(struct tl_rng *g, struct tprog *p)
 					if (q == f->ncl[k])
 						f->cl[k][f->ncl[k]++] = c;
 				}
+			} else if (x < 87 && tl_below(g, 3) == 0) {
+				/* a direct tail call of the function itself */
+				s->kind = PAP_SITE_SELFTAIL;
+				f->has_self = 1;
+				f->callee[k] = i;
 			} else if (x < 87) {
 				s->kind = PAP_SITE_TAIL;
 				f->has_tail = 1;
@@ -227,6 +246,25 @@ static void make_prog(struct tl_rng *g, struct tprog *p)
 				s->kind = PAP_SITE_NORETURN;
 			}
 		}
+	}
+	/* a function whose every way out passes a self tail site would
+	 * never end: its self tail sites are tail sites of itself then */
+	for (i = 0; i < p->nfn; i++) {
+		struct tfn *f = &p->f[i];
+
+		if (!f->has_self)
+			continue;
+		distances(f);
+		if (f->dist[f->cfg->entry_block] == UINT32_MAX) {
+			f->has_self = 0;
+			for (k = 0; k < f->nsites; k++)
+				if (f->sites[k].kind == PAP_SITE_SELFTAIL) {
+					f->sites[k].kind = PAP_SITE_TAIL;
+					f->has_tail = 1;
+				}
+		}
+		free(f->dist);
+		f->dist = NULL;
 	}
 	for (i = 0; i < p->nfn; i++) {
 		struct tfn *f = &p->f[i];
@@ -403,6 +441,17 @@ again:
 
 			k = f->bfirst[b] + i;
 			x = &f->sites[k - 1];
+			if (x->kind == PAP_SITE_SELFTAIL) {
+				/* the function again, entered as it was; no
+				 * chain for its caller's return */
+				/* no end here: a run ends in a call; past
+				 * the soft bound the walk's way out passes
+				 * no self tail site */
+				ev_add(s, PAP_CEV_TAIL, fn, k, 0, 0);
+				ev_add(s, outside ? PAP_CEV_OUT_ENTER :
+				       PAP_CEV_ENTER, fn, 0, 0, 0);
+				goto again;
+			}
 			if (x->kind == PAP_SITE_TAIL) {
 				/* the chain goes on in this frame */
 				ev_add(s, PAP_CEV_TAIL, fn, k, 0, 0);
@@ -486,10 +535,11 @@ again:
 				if (e->kind != PAP_EDGE_NORMAL)
 					continue;
 				dd = e->dst == cfg->exit ? 0 :
-				     f->dist[e->dst] + 1;
+				     f->dist[e->dst] == UINT32_MAX ?
+				     UINT32_MAX : f->dist[e->dst] + 1;
 				if (s->n > s->soft && dd > f->dist[b])
 					continue;
-				if (s->n > s->soft && dd >= best)
+				if (s->n > s->soft && nw && dd >= best)
 					continue;
 				if (s->n > s->soft)
 					nw = 0, best = dd;

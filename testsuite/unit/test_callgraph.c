@@ -226,19 +226,29 @@ static void brute_check(const struct pap_cfg *cfg, const struct pap_site *s,
 			k = pap_cg_src_site(src);
 			c = pap_cg_src_class(src);
 			x = &s[k - 1];
-			/* which sources a site has, from its description */
-			if (x->kind == PAP_SITE_NORETURN ||
+			/* which sources a site has, from its description:
+			 * a self tail site T_k alone, in class 0's code,
+			 * which reaches what E reaches */
+			if (x->kind == PAP_SITE_SELFTAIL) {
+				if (c) {
+					assert_false(g->has_source[src]);
+					continue;
+				}
+				assert_true(g->has_source[src]);
+				brute_start(&b, cfg->entry_block, reach,
+					    nsites);
+			} else if (x->kind == PAP_SITE_NORETURN ||
 			    x->kind == PAP_SITE_TAIL ||
 			    (c == 1 && !(x->flags & PAP_SITE_MAYBE_OUT)) ||
 			    (c == 2 && !(x->flags & PAP_SITE_MAYBE_TAIL)) ||
 			    (c == 3 && !(x->flags & PAP_SITE_EH))) {
 				assert_false(g->has_source[src]);
 				continue;
-			}
-			assert_true(g->has_source[src]);
-			if (next[k]) {
+			} else if (next[k]) {
+				assert_true(g->has_source[src]);
 				reach[next[k] - 1] = 1;
 			} else {
+				assert_true(g->has_source[src]);
 				if (b.ret[x->block])
 					reach[nsites] = 1;
 				for (v = 0; v < n; v++)
@@ -296,7 +306,8 @@ static void test_callgraph_random(void **state)
 			s[k].block = (uint32_t)tl_below(&rng, p.nblocks);
 			s[k].kind = (uint8_t)tl_below(&rng, PAP_SITE_NKINDS);
 			if (s[k].kind != PAP_SITE_NORETURN &&
-			    s[k].kind != PAP_SITE_TAIL)
+			    s[k].kind != PAP_SITE_TAIL &&
+			    s[k].kind != PAP_SITE_SELFTAIL)
 				s[k].flags = (uint8_t)tl_below(&rng, 4);
 		}
 		assert_int_equal(pap_callsites_build(cfg, s, nsites, &g), 0);

@@ -52,6 +52,7 @@ struct act {
 	struct pap_cframe *me;
 	uint32_t last;		/* the probe's local: last source */
 	uintptr_t called;	/* the address of the call in progress */
+	int selfpend;		/* its self tail call is on its way */
 };
 
 /* The callee the call event @i calls: the function whose entry follows
@@ -96,8 +97,23 @@ static void drive(const struct tprog *p, const struct pap_cev *ev, size_t n,
 		switch (v->kind) {
 		case PAP_CEV_ENTER:
 		case PAP_CEV_OUT_ENTER:
+			if (a && a->selfpend) {
+				/* its own tail call: the frame again */
+				a->me = pap_c_enter_self(p->key[v->fn],
+							 FN_ADDR(v->fn),
+							 &a->last);
+				a->selfpend = 0;
+				break;
+			}
 			a = &st[depth++];
 			a->fn = v->fn;
+			a->selfpend = 0;
+			if (f->has_self) {
+				a->me = pap_c_enter_self(p->key[v->fn],
+							 FN_ADDR(v->fn),
+							 &a->last);
+				break;
+			}
 			a->me = pap_c_enter(p->key[v->fn], FN_ADDR(v->fn));
 			a->last = PAP_CG_SRC_E;
 			break;
@@ -131,6 +147,11 @@ static void drive(const struct tprog *p, const struct pap_cev *ev, size_t n,
 			uint32_t c = f->callee[v->site - 1];
 
 			node(g, pap_cg_node_c(v->site), a->last, v->site);
+			if (f->sites[v->site - 1].kind == PAP_SITE_SELFTAIL) {
+				pap_c_selftail(a->me, v->site);
+				a->selfpend = 1;
+				break;
+			}
 			pap_c_tail(a->me, v->site, p->key[v->fn],
 				   c == NONE ? OUT_ADDR : FN_ADDR(c));
 			depth--;

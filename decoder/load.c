@@ -1278,8 +1278,9 @@ int decode_profile(struct decoder *d, const struct pap_profile *prof,
 	out->d = d;
 	out->prof = prof;
 	out->file = file;
-	/* the text and JSON reports show the first --top paths */
-	out->rank = o && o->lazy ? o->top : o ? o->rank : 0;
+	/* the text and JSON reports show the first --top paths; the
+	 * others say how many they show */
+	out->rank = !o ? 0 : o->lazy && o->top ? o->top : o->rank;
 	out->note_bl = o && o->want_cov;
 	for (i = 0; i < prof->nrecs; i++) {
 		const struct pap_prof_rec *r = &prof->recs[i];

@@ -389,14 +389,16 @@ static int run_report(struct cli *c, const char *path)
 	    (c->format == FMT_TEXT || c->format == FMT_JSON))
 		c->o.top = REPORT_TOP;
 	note_path_filters(c);
-	/* text, json and HTML decode a function when they print it (HTML
-	 * keeps every function's paths for --write-spec) */
+	/* text, json, HTML and coverage decode a function when they print
+	 * it (HTML and coverage keep every function's paths for
+	 * --write-spec) */
 	c->o.lazy = ((c->format == FMT_TEXT || c->format == FMT_JSON) &&
 		     !c->coverage && !c->html) ||
-		    (c->html && !c->coverage && !c->spec);
-	/* the HTML pages show their hottest paths: only those in order */
-	c->o.rank = c->html && !c->coverage && !c->spec ?
-		    html_shown_paths(&c->o) : 0;
+		    ((c->html || c->coverage) && !c->spec);
+	/* the HTML pages show their hottest paths: only those in order;
+	 * coverage shows none, so it decodes one whole (func_decode()) */
+	c->o.rank = c->coverage ? (c->spec ? 0 : 1) :
+		    c->html && !c->spec ? html_shown_paths(&c->o) : 0;
 	/* reports with acyclic coverage gather it while decoding */
 	c->o.want_cov = c->format == FMT_TEXT || c->format == FMT_JSON ||
 			c->coverage || c->html;

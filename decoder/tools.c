@@ -346,8 +346,20 @@ int cmd_coverage(struct dprofile *dp, const struct ropts *o, FILE *out)
 	for (f = 0; f < dp->nfs; f++) {
 		struct dfunc *df = &dp->fs[f];
 		struct bl_coverage c;
+		size_t npaths;
+		int err;
 
-		if (func_coverage(df, &c)) {
+		/* decoded now if not yet (o->lazy), and let go after: memory
+		 * holds one function's paths */
+		if (func_decode(dp, df))
+			rc = 1;
+		err = func_coverage(df, &c);
+		npaths = df->npaths;
+		if (o->lazy) {
+			func_release(df);
+			func_trim(df, 0);
+		}
+		if (err) {
 			fprintf(stderr, "%s: error: function %s: no Ball-Larus "
 				"numbering\n", pap_prog, df->fn->name);
 			rc = 1;
@@ -357,7 +369,7 @@ int cmd_coverage(struct dprofile *dp, const struct ropts *o, FILE *out)
 		fmt_share(share, sizeof(share), (double)c.taken,
 			  (double)c.feasible);
 		fprintf(out, "%-32s %12zu %12llu %12s %8s\n", df->fn->name,
-			df->npaths, (unsigned long long)c.taken, of, share);
+			npaths, (unsigned long long)c.taken, of, share);
 		taken += c.taken;
 		feasible = feasible + c.feasible < feasible ? UINT64_MAX :
 			   feasible + c.feasible;

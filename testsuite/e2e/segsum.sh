@@ -1,8 +1,9 @@
 #!/bin/sh
 # segsum.sh - the reports that show a function's first paths read the
 # others only from their segments, each distinct segment decoded once
-# (decoder/segsum.c); what they say of the function must be what the
-# full decoding of every path says.  segsum.c's work makes thousands of
+# (decoder/segsum.c), and coverage reads all but one so; what they say
+# of the function must be what the full decoding of every path says.
+# segsum.c's work makes thousands of
 # distinct paths without repeats, cut into pieces inside acyclic paths
 # (the inner loop's entry and exit), so that the Ball-Larus ids cross
 # pieces and segments.  Oracles: the same report with --top=0, which
@@ -36,6 +37,12 @@ jsum() { p=$1; shift; "$decode" --format=json "$@" "$p" 2>/dev/null |
 # taken PROFILE [OPTION]...: work's acyclic paths taken, text report
 taken() { p=$1; shift; summary "$p" "$@" |
 	sed -n 's/^work (.*acyclic paths \([0-9]*\) of .*/\1/p'; }
+# cov PROFILE: work's distinct paths and acyclic paths taken, as
+# coverage gives them
+cov() { "$decode" coverage "$1" 2>/dev/null | awk '$1 == "work" { print $2, $3 }'; }
+# full PROFILE: the same from the text report's summary with --top=0
+full() { summary "$1" --top=0 | sed -n \
+	's/^work (.*, \([0-9]*\) distinct paths,.*acyclic paths \([0-9]*\) of .*/\1 \2/p'; }
 # distinct_bl PROFILE: the distinct ids of work's lines of --format=bl
 distinct_bl() { "$decode" --format=bl --top=0 "$1" |
 	awk '$1 == "work" { for (i = 3; i <= NF; i++)
@@ -59,14 +66,16 @@ for cfg in "pap-epp -O1" "pap-epp -O2" "pap -O1" "pap -O2"; do
 	check "$d: work's paths are many, some with breakpoints" \
 		'"$decode" print full.prof | awk '\''$1 == "p" && $2 ~ /^work:/ {
 			n++; if ($6 > 0) b++ } END { exit !(n > 1000 && b > 100) }'\'''
-	check "$d: the summaries and first paths are those of the full decoding" \
+	check "$d: the summaries, first paths and coverage are those of the full decoding" \
 		'summary full.prof > a && summary full.prof --top=0 > b &&
 		 [ -s a ] && cmp -s a b &&
 		 summary full.prof --top=1 > c && cmp -s a c &&
 		 paths full.prof 10 > a && paths full.prof 10 --top=0 > b &&
 		 [ $(wc -l < a) -eq 10 ] && cmp -s a b &&
 		 jsum full.prof > a && jsum full.prof --top=0 > b &&
-		 grep -q acyclic_taken a && cmp -s a b'
+		 grep -q acyclic_taken a && cmp -s a b &&
+		 cov full.prof > a && full full.prof > b && [ -s b ] &&
+		 cmp -s a b'
 	check "$d: the acyclic paths taken are the distinct ids of --format=bl" \
 		'a=$(taken full.prof) && [ -n "$a" ] && [ "$a" -gt 1 ] &&
 		 [ "$a" = "$(distinct_bl full.prof)" ]'

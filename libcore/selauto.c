@@ -321,8 +321,9 @@ uint64_t pap_sel_auto_code(const struct pap_sel_auto *au, uint32_t e,
 /*
  * Makes @au (its steps set, no position yet) the flat automaton of
  * @sp's paths: every symbol a position, no block.  PAP_ELIMIT when it
- * would be too large, its codes wider than 16 bits or most of its
- * symbols repeats of the one before; PAP_ENOMEM.
+ * would be too large, its codes wider than 16 bits, most of its
+ * symbols repeats of the one before, or its paths more than
+ * PAP_SEL_FLAT_PATHS; PAP_ENOMEM.
  */
 static int auto_flat(const struct pap_sel_plan *sp, struct pap_sel_auto *au)
 {
@@ -353,7 +354,8 @@ static int auto_flat(const struct pap_sel_plan *sp, struct pap_sel_auto *au)
 	au->code_bits = (uint8_t)auto_bits(nstep);
 	bits = au->code_bits + auto_bits(maxd);
 	au->flat = bits <= 8 ? 1 : 2;
-	if (!rc && (bits > 16 || 4 * repeats > 3 * total))
+	if (!rc && (bits > 16 || 4 * repeats > 3 * total ||
+		    sp->npaths > PAP_SEL_FLAT_PATHS))
 		rc = PAP_ELIMIT;
 	if (!rc) {
 		free(au->edge);

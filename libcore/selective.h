@@ -121,6 +121,9 @@ struct pap_sel_opts {
 #define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
 #define PAP_SEL_AUTO_DEPTH 4	/* nesting levels of repeats */
 #define PAP_SEL_FLAT_MAX (1u << 22)	/* positions of a flat automaton */
+/* paths of a flat automaton, at most: each live one costs a table step
+ * (about 10 instructions) where psp3's register costs about 40 */
+#define PAP_SEL_FLAT_PATHS 3
 
 struct pap_sel_auto {
 	uint32_t npaths;
@@ -157,9 +160,9 @@ struct pap_sel_auto {
  * pap over the subgraph): compressed when it has at most
  * PAP_SEL_AUTO_MAX positions and repeat counts of 32 bits, else flat
  * when the paths have at most PAP_SEL_FLAT_MAX symbols in all, their
- * codes fit 16 bits and most of their symbols are not repeats of the
+ * codes fit 16 bits, most of their symbols are not repeats of the
  * one before (psp3 folds a counted loop's repeats in one go, a table
- * would step each).  0 with *@out NULL otherwise, on a step on a FAKE
+ * would step each) and they are at most PAP_SEL_FLAT_PATHS.  0 with *@out NULL otherwise, on a step on a FAKE
  * edge (a cut or a resume, where the plugin has no place for the
  * step's branches), and when no path of interest steps before its
  * record (each is one acyclic piece: psp3 counts its number in place,

@@ -881,9 +881,9 @@ static void test_selective_follow_repeats(void **state)
  * random) are too large compressed and get a flat automaton: each path
  * is itself, recorded as its number; a walk with one iteration's branch
  * flipped (first, middle, last), one iteration short or long, or the
- * two paths spliced, or a prefix, is none of them.  A loop whose branch
- * comes in long runs is left to psp3 (its repeats fold in one go
- * there).
+ * two paths spliced, or a prefix, is none of them; more paths than
+ * PAP_SEL_FLAT_PATHS are left to psp3, and so is a loop whose branch
+ * comes in long runs (its repeats fold in one go there).
  */
 static void flat_walk(const struct pap_cfg *cfg, const uint8_t *br,
 		      size_t n, uint32_t **e, size_t *len)
@@ -1000,6 +1000,20 @@ static void test_selective_follow_flat(void **state)
 		pap_activation_free(&act);
 	}
 	pap_sel_free(sp);
+	/* more paths than PAP_SEL_FLAT_PATHS: psp3's register */
+	{
+		struct pap_sel_path many[PAP_SEL_FLAT_PATHS + 1];
+
+		for (k = 0; k <= PAP_SEL_FLAT_PATHS; k++) {
+			many[k].edges = e[k];
+			many[k].len = len[k];
+		}
+		assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, many,
+					       PAP_SEL_FLAT_PATHS + 1, NULL,
+					       &sp, err, sizeof(err)), 0);
+		assert_null(sp->aut);
+		pap_sel_free(sp);
+	}
 	for (k = 0; k < NW; k++)
 		free(e[k]);
 

@@ -162,11 +162,12 @@ struct pap_sel_auto {
  * when the paths have at most PAP_SEL_FLAT_MAX symbols in all, their
  * codes fit 16 bits, most of their symbols are not repeats of the
  * one before (psp3 folds a counted loop's repeats in one go, a table
- * would step each) and they are at most PAP_SEL_FLAT_PATHS.  0 with *@out NULL otherwise, on a step on a FAKE
- * edge (a cut or a resume, where the plugin has no place for the
- * step's branches), and when no path of interest steps before its
- * record (each is one acyclic piece: psp3 counts its number in place,
- * and the automaton would only add compares).  PAP_ENOMEM.
+ * would step each) and they are at most PAP_SEL_FLAT_PATHS.  0 with
+ * *@out NULL otherwise, on a step on a FAKE edge (a cut or a resume,
+ * where the plugin has no place for the step's branches), and when no
+ * path of interest steps before its record (each is one acyclic piece:
+ * psp3 counts its number in place, and the automaton would only add
+ * compares).  PAP_ENOMEM.
  */
 struct pap_sel_plan;
 int pap_sel_auto_build(const struct pap_sel_plan *sp,

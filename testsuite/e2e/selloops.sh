@@ -96,6 +96,7 @@ for run in "-O0 follow all" "-O2 follow all" "-O2 3 all" "-O0 follow one" \
 	elif [ $s = follow ] && [ "$flat" != $nflat ]; then
 		not_ok "$what: $flat flat automata, not $nflat (mixed, wide)"
 	else
-		ok "$what: $(wc -l <"$d/want") counts exact, $counted loops counted, $flat flat"
+		nw=$(wc -l <"$d/want")
+		ok "$what: $nw counts exact, $counted loops counted, $flat flat"
 	fi
 done

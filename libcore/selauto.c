@@ -294,7 +294,100 @@ void pap_sel_auto_free(struct pap_sel_auto *au)
 	free(au->close_reps);
 	free(au->close_level);
 	free(au->step);
+	free(au->code_edge);
 	free(au);
+}
+
+/* The number of bits of @v (0 for 0). */
+static unsigned auto_bits(uint64_t v)
+{
+	unsigned b = 0;
+
+	while (v) {
+		b++;
+		v >>= 1;
+	}
+	return b;
+}
+
+uint64_t pap_sel_auto_code(const struct pap_sel_auto *au, uint32_t e,
+			   uint64_t d)
+{
+	uint64_t lim = (uint64_t)1 << (8 * au->flat - au->code_bits);
+
+	return (d < lim ? d : lim) << au->code_bits | au->code_edge[e];
+}
+
+/*
+ * Makes @au (its steps set, no position yet) the flat automaton of
+ * @sp's paths: every symbol a position, no block.  PAP_ELIMIT when it
+ * would be too large, its codes wider than 16 bits, most of its
+ * symbols repeats of the one before, or its paths more than
+ * PAP_SEL_FLAT_PATHS; PAP_ENOMEM.
+ */
+static int auto_flat(const struct pap_sel_plan *sp, struct pap_sel_auto *au)
+{
+	struct sym **s = calloc(sp->npaths, sizeof(*s));
+	size_t *n = calloc(sp->npaths, sizeof(*n));
+	size_t total = 0, repeats = 0, i;
+	uint32_t e, k, nstep = 0;
+	uint64_t maxd = 0;
+	unsigned bits;
+	int rc = PAP_OK;
+
+	if (!s || !n)
+		rc = PAP_ENOMEM;
+	for (k = 0; !rc && k < sp->npaths; k++) {
+		rc = auto_symbols(sp, au, k, &s[k], &n[k]);
+		total += n[k];
+		if (!rc && total > PAP_SEL_FLAT_MAX)
+			rc = PAP_ELIMIT;
+		for (i = 0; !rc && i < n[k]; i++) {
+			if (s[k][i].digit > maxd)
+				maxd = s[k][i].digit;
+			repeats += i && s[k][i].edge == s[k][i - 1].edge &&
+				   s[k][i].digit == s[k][i - 1].digit;
+		}
+	}
+	for (e = 0; e < sp->cfg->nedges; e++)
+		nstep += au->step[e] != 0;
+	au->code_bits = (uint8_t)auto_bits(nstep);
+	bits = au->code_bits + auto_bits(maxd);
+	au->flat = bits <= 8 ? 1 : 2;
+	if (!rc && (bits > 16 || 4 * repeats > 3 * total ||
+		    sp->npaths > PAP_SEL_FLAT_PATHS))
+		rc = PAP_ELIMIT;
+	if (!rc) {
+		free(au->edge);
+		free(au->digit);
+		free(au->close_off);
+		au->edge = calloc(total + 1, sizeof(*au->edge));
+		au->digit = calloc(total + 1, sizeof(*au->digit));
+		au->close_off = calloc(total + 2, sizeof(*au->close_off));
+		au->code_edge = calloc((size_t)sp->cfg->nedges + 1,
+				       sizeof(*au->code_edge));
+		if (!au->edge || !au->digit || !au->close_off ||
+		    !au->code_edge)
+			rc = PAP_ENOMEM;
+	}
+	for (e = 0, nstep = 0; !rc && e < sp->cfg->nedges; e++)
+		if (au->step[e])
+			au->code_edge[e] = ++nstep;
+	au->npos = 0;
+	for (k = 0; !rc && k < sp->npaths; k++) {
+		au->off[k] = au->npos;
+		for (i = 0; i < n[k]; i++) {
+			au->edge[au->npos] = s[k][i].edge;
+			au->digit[au->npos++] = s[k][i].digit;
+		}
+	}
+	if (!rc)
+		au->off[sp->npaths] = au->npos;
+	for (k = 0; s && n && k < sp->npaths; k++)
+		free(s[k]);
+	free(s);
+	free(n);
+	return rc;
 }
 
 int pap_sel_auto_build(const struct pap_sel_plan *sp,
@@ -303,6 +396,7 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 	const struct pap_cfg *cfg = sp->cfg;
 	struct pap_sel_auto *au = calloc(1, sizeof(*au));
 	const size_t nclose = (size_t)PAP_SEL_AUTO_MAX * PAP_SEL_AUTO_DEPTH;
+	size_t longest = 0;
 	uint32_t e, k;
 	int rc = PAP_ENOMEM;
 
@@ -341,10 +435,19 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 		rc = auto_symbols(sp, au, k, &s, &n);
 		if (rc)
 			goto fail;
+		if (n > longest)
+			longest = n;
 		rc = auto_compress(au, s, n);
 		free(s);
+		if (rc == PAP_ELIMIT)
+			break;
+		if (rc)
+			goto fail;
+	}
+	if (rc == PAP_ELIMIT) {
+		/* too large compressed: flat, or no automaton */
+		rc = auto_flat(sp, au);
 		if (rc == PAP_ELIMIT) {
-			/* too large: no automaton */
 			pap_sel_auto_free(au);
 			return PAP_OK;
 		}
@@ -352,6 +455,12 @@ int pap_sel_auto_build(const struct pap_sel_plan *sp,
 			goto fail;
 	}
 	au->off[sp->npaths] = au->npos;
+	if (longest <= 1) {
+		/* every path of interest is its record alone: psp3 counts
+		 * its number in place, without the automaton's compares */
+		pap_sel_auto_free(au);
+		return PAP_OK;
+	}
 	*out = au;
 	return PAP_OK;
 fail:
@@ -384,7 +493,9 @@ uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
 			continue;
 		}
 		g = au->off[k] + p;
-		if (au->edge[g] != e || au->digit[g] != d) {
+		if (au->flat ? pap_sel_auto_code(au, e, d) !=
+			       pap_sel_auto_code(au, au->edge[g], au->digit[g]) :
+			       au->edge[g] != e || au->digit[g] != d) {
 			pos[k] = PAP_SEL_DEAD;
 			continue;
 		}

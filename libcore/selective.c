@@ -723,8 +723,8 @@ int pap_sel_build(const struct pap_cfg *cfg, enum pap_sel_strategy s,
 		 ninteresting, cfg->nedges, sp->nprobe_sites, sp->nterm_edges,
 		 sp->ncheck_sites, sp->ncheck_values,
 		 s == PAP_SEL_FOLLOW && !sp->aut ?
-			"; no automaton (too large, or a step on a cut), "
-			"psp3's probes" :
+			"; no automaton (too large, a step on a cut, or "
+			"no step before a record), psp3's probes" :
 		 sp->plan->fell_back ? "; pap-epp fell back to pap, no T2" :
 		 s == PAP_SEL_SPP && sp->plan->mode != PAP_MODE_EPP ?
 			"; ids beyond the limit, folded as pap-epp" : "");

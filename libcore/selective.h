@@ -53,7 +53,7 @@ extern "C" {
 
 /* Raise whenever a selective plan's probes, checks or numbering of
  * paths of interest change for the same input (pap_sel_stamp()). */
-#define PAP_SEL_FORMAT 1
+#define PAP_SEL_FORMAT 2
 
 enum pap_sel_strategy {
 	PAP_SEL_SPP = 0,
@@ -120,6 +120,10 @@ struct pap_sel_opts {
 #define PAP_SEL_AUTO_MAX 64	/* positions over all paths, at most */
 #define PAP_SEL_AUTO_BLOCK 16	/* longest repeated block tried */
 #define PAP_SEL_AUTO_DEPTH 4	/* nesting levels of repeats */
+#define PAP_SEL_FLAT_MAX (1u << 22)	/* positions of a flat automaton */
+/* paths of a flat automaton, at most: each live one costs a table step
+ * (about 10 instructions) where psp3's register costs about 40 */
+#define PAP_SEL_FLAT_PATHS 3
 
 struct pap_sel_auto {
 	uint32_t npaths;
@@ -135,14 +139,35 @@ struct pap_sel_auto {
 	uint32_t *close_reps;	/* its repeat count, 2 or more */
 	uint8_t *close_level;	/* its nesting level, 0 outermost */
 	uint8_t *step;		/* per CFG edge: 1 step, 2 step + record */
+	/*
+	 * A flat automaton (flat 1 or 2: the bytes of an entry of its
+	 * tables; 0 for a compressed one) has no blocks: each path is its
+	 * symbols one by one, a table of their codes in the instrumented
+	 * code.  The code of edge e and digit d is
+	 * (min(d, 2^(8 * flat - code_bits)) << code_bits) | code_edge[e]
+	 * (pap_sel_auto_code()), code_edge[e] the step edge's number from
+	 * 1, below 2^code_bits: never 0, the code of no symbol, which ends
+	 * each table; every position's digit is below the bound, so two
+	 * codes are equal exactly when edge and digit are.
+	 */
+	uint8_t flat;
+	uint8_t code_bits;
+	uint32_t *code_edge;	/* per CFG edge (flat) */
 };
 
 /*
  * The automaton of @sp's paths of interest, planned already (pap-epp or
- * pap over the subgraph); 0 with *@out NULL when it would have more
- * than PAP_SEL_AUTO_MAX positions, a repeat count beyond 32 bits, or a
- * step on a FAKE edge (a cut or a resume, where the plugin has no place
- * for the step's branches).  PAP_ENOMEM.
+ * pap over the subgraph): compressed when it has at most
+ * PAP_SEL_AUTO_MAX positions and repeat counts of 32 bits, else flat
+ * when the paths have at most PAP_SEL_FLAT_MAX symbols in all, their
+ * codes fit 16 bits, most of their symbols are not repeats of the
+ * one before (psp3 folds a counted loop's repeats in one go, a table
+ * would step each) and they are at most PAP_SEL_FLAT_PATHS.  0 with
+ * *@out NULL otherwise, on a step on a FAKE edge (a cut or a resume,
+ * where the plugin has no place for the step's branches), and when no
+ * path of interest steps before its record (each is one acyclic piece:
+ * psp3 counts its number in place, and the automaton would only add
+ * compares).  PAP_ENOMEM.
  */
 struct pap_sel_plan;
 int pap_sel_auto_build(const struct pap_sel_plan *sp,
@@ -158,6 +183,9 @@ void pap_sel_auto_start(const struct pap_sel_auto *au, uint32_t *pos,
  */
 uint32_t pap_sel_auto_step(const struct pap_sel_auto *au, uint32_t *pos,
 			   uint32_t *cnt, uint32_t e, uint64_t d);
+/* The code of edge @e and digit @d in a flat automaton's tables. */
+uint64_t pap_sel_auto_code(const struct pap_sel_auto *au, uint32_t e,
+			   uint64_t d);
 /* What a recording edge records after its step: the number of the path
  * that matched, or au->npaths. */
 uint32_t pap_sel_auto_result(const struct pap_sel_auto *au,

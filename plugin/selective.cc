@@ -22,7 +22,8 @@
  * out changes no count (doc/algorithms.md).  Strategy follow steps its
  * automaton on the step edges, except in a counted loop (a loop whose
  * iterations are forced to be alike), which only counts its iterations
- * and replays them where it ends (pap_sel_defer()).
+ * and replays them where it ends (pap_sel_defer()); a flat automaton
+ * (no blocks) steps through a table of each path's symbol codes.
  */
 #include "gcc-common.h"
 #include "cfghooks.h"
@@ -879,6 +880,94 @@ static basic_block pap_sel_follow_path(const struct pap_sel_auto *au,
 }
 
 /*
+ * The table of path @k of flat automaton @au: the codes of its
+ * positions (pap_sel_auto_code()), entries of au->flat bytes in the
+ * target's order, then a 0 that no code equals, where a dead path
+ * stays.
+ */
+static tree pap_sel_flat_table(const struct pap_sel_auto *au, uint32_t k)
+{
+	uint32_t n = au->off[k + 1] - au->off[k], p, i;
+	unsigned w = au->flat;
+	tree elt = w == 1 ? unsigned_char_type_node :
+			    short_unsigned_type_node;
+	tree type = build_array_type_nelts(elt, n + 1);
+	tree tab = pap_static_var("pap_path", type), str;
+	char *buf = XCNEWVEC(char, ((size_t)n + 1) * w);
+
+	for (p = 0; p < n; p++) {
+		uint32_t g = au->off[k] + p;
+		uint64_t c = pap_sel_auto_code(au, au->edge[g], au->digit[g]);
+
+		for (i = 0; i < w; i++)
+			buf[(size_t)p * w + (BYTES_BIG_ENDIAN ? w - 1 - i : i)] =
+				(char)(c >> (8 * i));
+	}
+	str = build_string((int)(((size_t)n + 1) * w), buf);
+	TREE_TYPE(str) = type;
+	TREE_CONSTANT(str) = 1;
+	TREE_STATIC(str) = 1;
+	XDELETEVEC(buf);
+	TREE_READONLY(tab) = 1;
+	TREE_CONSTANT(tab) = 1;
+	DECL_INITIAL(tab) = str;
+	varpool_node::finalize_decl(tab);
+	return tab;
+}
+
+/*
+ * The step of flat automaton @au at core edge @id (on digit @d), into
+ * @seq, with each path's table @tab[k] and position @pos[k]: the code
+ * of the edge and digit is compared with each path's next entry, a
+ * match moves it on, a mismatch puts it on its table's end, where no
+ * code matches again.  Returns a flag true while some path is alive.
+ */
+static tree pap_sel_flat_step(const struct pap_sel_auto *au, uint32_t id,
+			      tree d, tree *tab, tree *pos, gimple_seq *seq)
+{
+	tree u64 = pap_rt_u64(), u32 = unsigned_type_node;
+	tree c = create_tmp_var(u64, "pap_code");
+	tree alive = NULL_TREE;
+	uint64_t lim = (uint64_t)1 << (8 * au->flat - au->code_bits);
+	uint32_t k;
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(c, MIN_EXPR, d,
+		build_int_cstu(u64, lim)));
+	gimple_seq_add_stmt(seq, gimple_build_assign(c, LSHIFT_EXPR, c,
+		build_int_cst(integer_type_node, au->code_bits)));
+	gimple_seq_add_stmt(seq, gimple_build_assign(c, BIT_IOR_EXPR, c,
+		build_int_cstu(u64, au->code_edge[id])));
+	for (k = 0; k < au->npaths; k++) {
+		tree elt = TREE_TYPE(TREE_TYPE(tab[k]));
+		tree t = create_tmp_var(elt, "pap_ent");
+		tree t64 = create_tmp_var(u64, "pap_ent");
+		tree hit = create_tmp_var(boolean_type_node, "pap_hit");
+		tree on = create_tmp_var(u32, "pap_on");
+		tree end = build_int_cstu(u32, au->off[k + 1] - au->off[k]);
+		tree live = create_tmp_var(boolean_type_node, "pap_live");
+
+		gimple_seq_add_stmt(seq, gimple_build_assign(t, build4(
+			ARRAY_REF, elt, tab[k], pos[k], NULL_TREE,
+			NULL_TREE)));
+		gimple_seq_add_stmt(seq, gimple_build_assign(t64, NOP_EXPR,
+							     t));
+		gimple_seq_add_stmt(seq, gimple_build_assign(hit, EQ_EXPR,
+							     t64, c));
+		gimple_seq_add_stmt(seq, gimple_build_assign(on, PLUS_EXPR,
+			pos[k], build_int_cstu(u32, 1)));
+		gimple_seq_add_stmt(seq, gimple_build_assign(pos[k],
+			COND_EXPR, hit, on, end));
+		gimple_seq_add_stmt(seq, gimple_build_assign(live, NE_EXPR,
+							     pos[k], end));
+		if (alive)
+			gimple_seq_add_stmt(seq, gimple_build_assign(live,
+				BIT_IOR_EXPR, live, alive));
+		alive = live;
+	}
+	return alive;
+}
+
+/*
  * Counted loops of strategy follow.  A loop whose one step edge is its
  * back edge @e, whose iteration is forced (every block of the loop has
  * one edge on in the loop, the only one out of the latch being @e), and
@@ -1249,7 +1338,8 @@ static void pap_sel_defer(const struct pap_sel_plan *sp,
  * Strategy follow (libcore/selauto.c): the automaton's state, a
  * position and a repeat counter per path of interest, starts on the
  * entry edge; at each step edge that does not record, the digit the
- * register would fold is computed from @a and every path steps; when
+ * register would fold is computed from @a and every path steps (by
+ * compare chains, or through its table when flat); when
  * none is left alive, an early end (value 2, a digit check) and on
  * into the copy of the edge's destination.  At a recording edge, @r
  * becomes the number of the path that ended there matched (its last
@@ -1273,6 +1363,7 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 	uint32_t id, k, p;
 	unsigned ndefer = 0;
 	uint8_t *skip;
+	tree *tab;
 
 	for (k = 0; k < au->npaths; k++) {
 		pos[k] = create_tmp_var(u32, "pap_pos");
@@ -1285,7 +1376,18 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 			build_int_cstu(u32, 0)));
 	}
 	skip = XCNEWVEC(uint8_t, g->cfg->nedges);
-	pap_sel_defer(sp, g, gcc_edge, a, pos, cnt, &init, skip, &ndefer);
+	tab = XCNEWVEC(tree, au->npaths);
+	if (au->flat && pap_opts.verbose)
+		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: follow: "
+		       "flat, %u positions in tables of %u-byte codes",
+		       IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)),
+		       au->npos, (unsigned)au->flat);
+	if (au->flat)
+		for (k = 0; k < au->npaths; k++)
+			tab[k] = pap_sel_flat_table(au, k);
+	else
+		pap_sel_defer(sp, g, gcc_edge, a, pos, cnt, &init, skip,
+			      &ndefer);
 	if (ndefer && pap_opts.verbose)
 		inform(DECL_SOURCE_LOCATION(fun->decl), "pap: %qs: follow: "
 		       "%u loops counted, replayed where they end",
@@ -1338,6 +1440,21 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 		pass = split_edge(single_succ_edge(first));
 		remove_edge(single_succ_edge(first));
 		gcc_edge[id] = single_succ_edge(pass);
+		if (au->flat) {
+			/* all dead: the flag false */
+			all = pap_sel_flat_step(au, id, d, tab, pos, &seq);
+			gsi = gsi_after_labels(first);
+			gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+			fail = pap_sel_block(first);
+			gsi = gsi_start_bb(fail);
+			gsi_insert_seq_after(&gsi, pap_sel_early_seq(lit,
+				slot, counters, 2), GSI_NEW_STMT);
+			make_single_succ_edge(fail,
+				copy[single_succ(pass)->index], EDGE_FALLTHRU);
+			pap_sel_if(first, EQ_EXPR, all, boolean_false_node,
+				   fail, pass, false);
+			continue;
+		}
 		gsi = gsi_after_labels(first);
 		gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 		b = first;
@@ -1364,6 +1481,7 @@ static void pap_sel_follow(function *fun, const struct pap_sel_plan *sp,
 	XDELETEVEC(pos);
 	XDELETEVEC(cnt);
 	XDELETEVEC(skip);
+	XDELETEVEC(tab);
 }
 
 void pap_sel_terminate(function *fun, const struct pap_sel_plan *sp,

@@ -4,8 +4,9 @@
  * all alike, run with trip counts near one another (a path of interest
  * and a run one iteration short or long), one after another, nested
  * (inner counts that change from one outer iteration to the next),
- * triangular, left early by a break, and a loop with a branch that a
- * path of interest never takes.  argv[1] is the number of rounds; from
+ * triangular, left early by a break, a loop with a branch that a
+ * path of interest never takes, and one whose branch follows no pattern
+ * (a flat automaton).  argv[1] is the number of rounds; from
  * 1000 on, the trip counts move by one (paths the smaller runs never
  * take).
  */
@@ -87,6 +88,57 @@ __attribute__((noinline)) static long clip(const int *a, int n, int lim)
 	return s;
 }
 
+/* a loop whose branch follows a pseudo-random sequence: no repeats to
+ * compress, more positions than a compressed automaton holds (a flat
+ * one); @flip turns the last iteration's branch */
+__attribute__((noinline)) static long mixed(unsigned seed, int n, int flip)
+{
+	unsigned x = seed;
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		if (((x >> 16) ^ (unsigned)(flip && i == n - 1)) & 1)
+			s += x & 255;
+		else
+			s -= i;
+	}
+	return s;
+}
+
+/* the same with nine branches an iteration: digits up to 511, codes of
+ * two bytes */
+__attribute__((noinline)) static long wide(unsigned seed, int n)
+{
+	unsigned x = seed;
+	long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		if (x >> 16 & 1)
+			s += 1;
+		if (x >> 17 & 1)
+			s ^= 2;
+		if (x >> 18 & 1)
+			s += 4;
+		if (x >> 19 & 1)
+			s ^= 8;
+		if (x >> 20 & 1)
+			s += 16;
+		if (x >> 21 & 1)
+			s ^= 32;
+		if (x >> 22 & 1)
+			s += 64;
+		if (x >> 23 & 1)
+			s ^= 128;
+		if (x >> 24 & 1)
+			s -= i;
+	}
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10, k, a[40];
@@ -102,6 +154,9 @@ int main(int argc, char **argv)
 		s += tri(far ? 3 + k % 4 : 4 + k % 2);
 		s += find(a, 40, far ? k % 43 : k % 41);
 		s += clip(a, 40, k % 5 ? 100 : 30 + far);
+		s += mixed(1 + k % 3, far ? 149 + k % 3 : 150,
+			   far && k % 5 == 0);
+		s += wide(1 + k % 2, far ? 99 + k % 3 : 100);
 	}
 	printf("%ld\n", s);
 	return 0;

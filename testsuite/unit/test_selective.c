@@ -170,7 +170,7 @@ struct tally {
 	unsigned long interest, interest_bps, other, term[4], splices_other;
 	unsigned long graphs, skipped, loops, irreducible;
 	unsigned long long probes_sel, probes_full;
-	unsigned long follow_auto, follow_psp3, follow_repeats;
+	unsigned long follow_auto, follow_psp3, follow_repeats, follow_flat;
 };
 
 /* Which terminations strategy @s may report. */
@@ -413,6 +413,7 @@ static void check_cfg(struct tl_rng *gp, const struct pap_cfg *cfg,
 			t->follow_auto++;
 			t->follow_repeats += sp->aut->close_off[
 				sp->aut->npos] > 0;
+			t->follow_flat += sp->aut->flat != 0;
 		} else if (s == PAP_SEL_FOLLOW) {
 			t->follow_psp3++;
 		}
@@ -872,6 +873,169 @@ static void test_selective_follow_repeats(void **state)
 	pap_cfg_free(cfg);
 }
 
+/*
+ * test_selective_follow_flat: where follow's automaton is not worth
+ * its compares or too large compressed.  Paths that are each one
+ * acyclic piece get none (psp3 records their numbers).  Paths through a
+ * loop whose branch follows no pattern (300 iterations drawn at
+ * random) are too large compressed and get a flat automaton: each path
+ * is itself, recorded as its number; a walk with one iteration's branch
+ * flipped (first, middle, last), one iteration short or long, or the
+ * two paths spliced, or a prefix, is none of them; more paths than
+ * PAP_SEL_FLAT_PATHS are left to psp3, and so is a loop whose branch
+ * comes in long runs (its repeats fold in one go there).
+ */
+static void flat_walk(const struct pap_cfg *cfg, const uint8_t *br,
+		      size_t n, uint32_t **e, size_t *len)
+{
+	uint32_t *b = malloc((3 * n + 4) * sizeof(*b));
+	size_t m = 0, j;
+
+	assert_non_null(b);
+	b[m++] = 0;
+	b[m++] = 1;
+	for (j = 0; j < n; j++) {
+		b[m++] = br[j] ? 3 : 2;
+		b[m++] = 4;
+		b[m++] = 1;
+	}
+	b[m++] = 5;
+	*e = malloc((m + 2) * sizeof(**e));
+	assert_non_null(*e);
+	*len = blocks_to_edges(cfg, b, m, *e);
+	free(b);
+}
+
+static void test_selective_follow_flat(void **state)
+{
+	static const uint32_t dia[][2] = {
+		{ 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 },
+	};
+	static const uint32_t dpath[2][3] = { { 0, 1, 3 }, { 0, 2, 3 } };
+	static const uint32_t loop[][2] = {
+		{ 0, 1 }, { 1, 2 }, { 1, 3 }, { 2, 4 }, { 3, 4 }, { 4, 1 },
+		{ 1, 5 },
+	};
+	enum { N = 300, NW = 9, NR = 2000 };
+	uint8_t br[2][N + 1], w[N + 1], runs[NR];
+	struct tl_rng g = { 7 };
+	struct pap_sel_path paths[2];
+	uint32_t de[2][8], *e[NW];
+	size_t len[NW], k, j;
+	struct pap_sel_plan *sp;
+	struct pap_cfg *cfg;
+	char err[256];
+
+	(void)state;
+	/* one acyclic piece each: no automaton, each path still itself */
+	cfg = make_cfg(4, dia, 4, 3, PAP_NONE);
+	for (k = 0; k < 2; k++) {
+		paths[k].edges = de[k];
+		paths[k].len = blocks_to_edges(cfg, dpath[k], 3, de[k]);
+	}
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, 2, NULL,
+				       &sp, err, sizeof(err)), 0);
+	assert_null(sp->aut);
+	for (k = 0; k < 2; k++) {
+		struct pap_sel_verdict v;
+		struct pap_activation act;
+
+		pap_activation_init(&act);
+		assert_int_equal(pap_sel_exec(sp, de[k], paths[k].len, &act,
+					      &v), 0);
+		assert_int_equal(v.kind, PAP_SEL_INTEREST);
+		assert_int_equal(v.path, k);
+		pap_activation_free(&act);
+	}
+	pap_sel_free(sp);
+	pap_cfg_free(cfg);
+
+	/* a loop with a branch drawn at random: flat */
+	cfg = make_cfg(6, loop, sizeof(loop) / sizeof(*loop), 5, PAP_NONE);
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < N; j++)
+			br[k][j] = (uint8_t)(tl_next(&g) & 1);
+	for (k = 0; k < 2; k++)
+		flat_walk(cfg, br[k], N, &e[k], &len[k]);
+	for (k = 2; k < 5; k++) {	/* one branch flipped */
+		size_t at = k == 2 ? 0 : k == 3 ? N / 2 : N - 1;
+
+		memcpy(w, br[0], N);
+		w[at] ^= 1;
+		flat_walk(cfg, w, N, &e[k], &len[k]);
+	}
+	flat_walk(cfg, br[0], N - 1, &e[5], &len[5]);	/* short */
+	memcpy(w, br[1], N);
+	w[N] = 0;
+	flat_walk(cfg, w, N + 1, &e[6], &len[6]);	/* long */
+	memcpy(w, br[0], N / 2);			/* spliced */
+	memcpy(w + N / 2, br[1] + N / 2, N - N / 2);
+	flat_walk(cfg, w, N, &e[7], &len[7]);
+	flat_walk(cfg, br[1], N / 3, &e[8], &len[8]);	/* a prefix */
+	for (k = 0; k < 2; k++) {
+		paths[k].edges = e[k];
+		paths[k].len = len[k];
+	}
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, 2, NULL,
+				       &sp, err, sizeof(err)), 0);
+	assert_non_null(sp->aut);
+	assert_true(sp->aut->flat == 1);
+	assert_true(sp->aut->npos > 2 * N);	/* every symbol */
+	for (k = 0; k < NW; k++) {
+		struct pap_sel_verdict v;
+		struct pap_activation act;
+
+		pap_activation_init(&act);
+		assert_int_equal(pap_sel_exec(sp, e[k], len[k], &act, &v), 0);
+		if (k < 2) {
+			if (v.kind != PAP_SEL_INTEREST || v.path != k)
+				fail_msg("path %zu: verdict %d path %u", k,
+					 v.kind, v.path);
+			assert_int_equal(act.nrecords, 1);
+			assert_int_equal(act.nbps, 0);
+			assert_int_equal(act.final, k);
+		} else if (v.kind == PAP_SEL_INTEREST) {
+			fail_msg("walk %zu counted as path %u", k, v.path);
+		}
+		pap_activation_free(&act);
+	}
+	pap_sel_free(sp);
+	/* more paths than PAP_SEL_FLAT_PATHS: psp3's register */
+	{
+		struct pap_sel_path many[PAP_SEL_FLAT_PATHS + 1];
+
+		for (k = 0; k <= PAP_SEL_FLAT_PATHS; k++) {
+			many[k].edges = e[k];
+			many[k].len = len[k];
+		}
+		assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, many,
+					       PAP_SEL_FLAT_PATHS + 1, NULL,
+					       &sp, err, sizeof(err)), 0);
+		assert_null(sp->aut);
+		pap_sel_free(sp);
+	}
+	for (k = 0; k < NW; k++)
+		free(e[k]);
+
+	/* the branch in runs of 8 to 15 (too many runs to compress):
+	 * no automaton */
+	for (j = 0, k = 0; j < NR; k ^= 1) {
+		size_t r = 8 + (size_t)tl_below(&g, 8);
+
+		while (r-- && j < NR)
+			runs[j++] = (uint8_t)k;
+	}
+	flat_walk(cfg, runs, NR, &e[0], &len[0]);
+	paths[0].edges = e[0];
+	paths[0].len = len[0];
+	assert_int_equal(pap_sel_build(cfg, PAP_SEL_FOLLOW, paths, 1, NULL,
+				       &sp, err, sizeof(err)), 0);
+	assert_null(sp->aut);
+	pap_sel_free(sp);
+	free(e[0]);
+	pap_cfg_free(cfg);
+}
+
 /* test_selective_bad_paths: paths that are no walks, and block sequences
  * that name no edge or several, are refused with the place named. */
 static void test_selective_bad_paths(void **state)
@@ -931,12 +1095,15 @@ static void test_selective_random(void **state)
 		      "irreducible), %lu of interest (%lu with breakpoints), "
 		      "%lu other (%lu splices), terminated T1 %lu T2 %lu T3 "
 		      "%lu; spp probe sites %llu, full epp %llu; follow: "
-		      "%lu automata (%lu with repeats), %lu too large\n",
+		      "%lu automata (%lu with repeats, %lu flat), %lu "
+		      "psp3's\n",
 		      t.graphs, t.loops, t.irreducible, t.interest,
 		      t.interest_bps, t.other, t.splices_other, t.term[0],
 		      t.term[1], t.term[2], t.probes_sel, t.probes_full,
-		      t.follow_auto, t.follow_repeats, t.follow_psp3);
+		      t.follow_auto, t.follow_repeats, t.follow_flat,
+		      t.follow_psp3);
 	assert_true(t.loops > 0 && t.irreducible > 0);
+	assert_true(t.follow_repeats > 0 && t.follow_flat > 0);
 	assert_true(t.interest > 0 && t.interest_bps > 0);
 	assert_true(t.other > 0 && t.splices_other > 0);
 	assert_true(t.term[0] > 0 && t.term[1] > 0 && t.term[2] > 0);
@@ -1003,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(test_selective_abnormal),
 		cmocka_unit_test(test_selective_bad_paths),
 		cmocka_unit_test(test_selective_follow_repeats),
+		cmocka_unit_test(test_selective_follow_flat),
 		cmocka_unit_test(test_selective_random),
 	};
 	const struct CMUnitTest meta[] = {

@@ -185,7 +185,7 @@ static void link_push(struct pap_rseq_cursor *c, size_t k, uint64_t pos,
 }
 
 /* The most positions a cursor keeps expanded (4 bytes each). */
-#define CURSOR_FLAT_MAX ((uint64_t)1 << 20)
+#define CURSOR_FLAT_MAX ((uint64_t)1 << 22)
 /* ... and per position read or item of the sequence. */
 #define CURSOR_FLAT_PER 8
 

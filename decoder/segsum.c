@@ -63,6 +63,10 @@ struct seg_sums {
 	/* a record that failed had ids of its segments noted: f->blset
 	 * may hold ids of no decoded path */
 	int tainted;
+	/* lookups in seg past the front, those that found the segment;
+	 * seg is let go when they show its segments seldom come back */
+	uint64_t looked, found;
+	int off;
 };
 
 /* At most this many segments, and as many pieces, are remembered per
@@ -73,6 +77,11 @@ struct seg_sums {
 #define SEGSUM_MAX ((size_t)3 << 17)
 /* Slots of the front table (direct-mapped). */
 #define SEG_FRONT ((size_t)1 << 14)
+/* After this many lookups past the front, a table that found fewer than
+ * one segment in SEG_FEW_HITS is let go: its misses cost more than the
+ * decoding its hits save (bench/gen_profile paths: nearly all new). */
+#define SEG_TRIAL ((uint64_t)1 << 16)
+#define SEG_FEW_HITS 8
 /* The most pieces a segment has: each digit is at least binary. */
 #define SEG_PIECES 64
 
@@ -328,8 +337,14 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 	}
 	if (!s->front || s->note != note)
 		return 1;
+	if (!s->off && s->looked >= SEG_TRIAL &&
+	    s->found * SEG_FEW_HITS < s->looked) {
+		free(s->seg.slot);
+		memset(&s->seg, 0, sizeof(s->seg));
+		s->off = 1;
+	}
 	/* each of its segments may be new: kept if the table holds them */
-	keep = !sum_room(&s->seg, nbps_bound(r));
+	keep = !s->off && !sum_room(&s->seg, nbps_bound(r));
 	/* without repeats: the breakpoints themselves */
 	err = pap_bunpack_into(&f->unpacked, r->bps, r->nbps, UINT64_MAX,
 			       &bps, &nbps);
@@ -346,7 +361,9 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 				&s->seg.slot[sum_slot(&s->seg, end, v, h)] :
 				NULL;
 
+			s->looked += m != NULL;
 			if (m && m->used) {
+				s->found++;
 				*x = *m;
 			} else {
 				*noted |= note;

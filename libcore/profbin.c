@@ -1067,13 +1067,13 @@ static int pb_get_body(struct pap_profile *p, const unsigned char *d,
 	uint64_t lost, nfn, i;
 	int r;
 
+	if ((r = pb_get_varint(&in, &lost, "lost count")) ||
+	    (r = pb_get_count(&in, &nfn, 4, "function count")))
+		return r;
 	memset(&s, 0, sizeof(s));
 	s.batch = calloc(1, sizeof(*s.batch));
 	if (!s.batch)
 		return PAP_ENOMEM;
-	if ((r = pb_get_varint(&in, &lost, "lost count")) ||
-	    (r = pb_get_count(&in, &nfn, 4, "function count")))
-		return r;
 	for (i = 0; i < nfn && !r; i++)
 		r = pb_get_function(&in, p, &s, ng);
 	if (!r && in.pos != in.end)

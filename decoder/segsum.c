@@ -367,13 +367,12 @@ static int sum_record(struct dfunc *f, const struct pap_prof_rec *r,
 				*x = *m;
 			} else {
 				*noted |= note;
+				/* the front slot is written over: it holds
+				 * nothing until the segment is whole */
+				x->used = 0;
 				err = seg_decode(f, end, v, scratch, x);
-				if (err == PAP_ELIMIT)
-					return 1;	/* decoded whole */
-				if (err) {
-					x->used = 0;
-					return err;
-				}
+				if (err)	/* PAP_ELIMIT: decoded whole */
+					return err == PAP_ELIMIT ? 1 : err;
 				x->used = 1;
 				if (keep && m) {
 					*m = *x;
